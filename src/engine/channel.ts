@@ -1,0 +1,50 @@
+/**
+ * A Channel moves serialized JSON-RPC frames between two peers. It is the only thing a transport
+ * has to implement (stdio, in-memory, HTTP sessions...); everything above it is shared.
+ *
+ * Outbound frames are strings (the engine serializes once, and may splice cached JSON).
+ * Inbound frames are delivered decoded (a JSON value: one message or a batch array), because each
+ * transport already knows where a frame ends and can parse it in the same pass.
+ */
+import type { ProtocolError } from '../protocol/errors.js';
+
+/** Per-message information a transport knows and a handler may want (HTTP auth, headers...). */
+export interface InboundExtra {
+  /** Verified credentials of the caller, when the transport authenticated the message. */
+  readonly auth?: AuthInfo;
+  /** Transport-specific details, e.g. the HTTP request headers. */
+  readonly transport?: Record<string, unknown>;
+}
+
+/** Credentials a transport verified for the message (e.g. a bearer token). */
+export interface AuthInfo {
+  readonly token?: string;
+  readonly clientId?: string;
+  readonly subject?: string;
+  readonly scopes?: readonly string[];
+  readonly expiresAt?: number;
+  readonly extra?: Record<string, unknown>;
+}
+
+export interface ChannelSink {
+  /** One decoded JSON value: a single message or a batch array. */
+  message(value: unknown, extra?: InboundExtra): void;
+  /**
+   * A frame that could not be decoded (bad JSON, over the size limit). `error` carries the code
+   * the engine answers with (-32700 or -32600). The channel stays open.
+   */
+  malformed(error: ProtocolError): void;
+  /** The channel closed. `error` says why when it was not a normal close. Called at most once. */
+  closed(error?: Error): void;
+}
+
+export interface Channel {
+  /** Starts delivering inbound frames to `sink`. Called once. */
+  start(sink: ChannelSink): void;
+  /** Queues one serialized frame. Never throws; a broken channel reports through `sink.closed`. */
+  send(frame: string): void;
+  /** Closes the channel, releasing every resource it holds (streams, child processes). Idempotent. */
+  close(): Promise<void>;
+  /** A short human-readable label for error messages, e.g. `stdio: node server.js (pid 4242)`. */
+  readonly label?: string;
+}
