@@ -1,0 +1,121 @@
+/**
+ * The server side of stdio: frames in on stdin, frames out on stdout, nothing else ever on stdout.
+ *
+ * stdin reaching EOF (or closing) reports `closed()`: a server must not outlive its client (the
+ * official SDK's server ignored it, leaving zombie servers behind). `close()` stops reading (so the
+ * event loop can let the process exit), lets queued frames drain, then reports `closed()`.
+ */
+import type { Readable, Writable } from 'node:stream';
+import type { Channel, ChannelSink } from '../../engine/channel.js';
+import { SwitchboardError } from '../../protocol/errors.js';
+import { FrameWriter, reportSendErrorOnStderr, type SendErrorHandler } from './frame-writer.js';
+import { JsonLineDecoder } from './framing.js';
+
+export interface StdioServerChannelOptions {
+  /** Where frames come from. Default `process.stdin`. */
+  stdin?: Readable;
+  /** Where frames go. Default `process.stdout`. */
+  stdout?: Writable;
+  /** Largest inbound message in bytes. Default 32 MiB. */
+  maxMessageBytes?: number;
+  /** How long `close()` waits for queued frames to drain before giving up on them. Default 2000 ms. */
+  flushTimeoutMs?: number;
+  /** Told about a frame refused because it contains a raw newline. Default: a line on stderr. */
+  onSendError?: SendErrorHandler;
+}
+
+export class StdioServerChannel implements Channel {
+  readonly label = 'stdio: stdin/stdout';
+  readonly #stdin: Readable;
+  readonly #stdout: Writable;
+  readonly #writer: FrameWriter;
+  readonly #decoder: JsonLineDecoder;
+  readonly #flushTimeoutMs: number;
+  #sink: ChannelSink | undefined;
+  #closedReported = false;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: StdioServerChannelOptions = {}) {
+    this.#stdin = options.stdin ?? process.stdin;
+    this.#stdout = options.stdout ?? process.stdout;
+    this.#flushTimeoutMs = options.flushTimeoutMs ?? 2000;
+    this.#writer = new FrameWriter(this.#stdout, options.onSendError ?? reportSendErrorOnStderr);
+    this.#decoder = new JsonLineDecoder(
+      {
+        message: (value) => this.#sink?.message(value),
+        malformed: (error) => this.#sink?.malformed(error),
+      },
+      { maxMessageBytes: options.maxMessageBytes },
+    );
+  }
+
+  start(sink: ChannelSink): void {
+    if (this.#sink || this.#closing) return;
+    this.#sink = sink;
+    // Output listeners stay attached after close: an EPIPE with no listener would crash the process.
+    this.#stdout.on('error', this.#onOutputError);
+    this.#stdin.on('data', this.#onData);
+    this.#stdin.on('end', this.#onInputEnd);
+    this.#stdin.on('close', this.#onInputEnd);
+    this.#stdin.on('error', this.#onInputError);
+  }
+
+  send(frame: string): void {
+    if (this.#closing) return;
+    this.#writer.send(frame);
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#stopReading();
+      await this.#writer.idle(this.#flushTimeoutMs);
+      this.#reportClosed();
+    })();
+    return this.#closing;
+  }
+
+  readonly #onData = (chunk: Uint8Array | string): void => {
+    this.#decoder.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  };
+
+  readonly #onInputEnd = (): void => {
+    this.#decoder.end();
+    this.#stopReading();
+    this.#reportClosed();
+  };
+
+  readonly #onInputError = (error: Error): void => {
+    this.#stopReading();
+    this.#reportClosed(
+      new SwitchboardError('TRANSPORT', `Reading stdin failed: ${error.message}`, { cause: error }),
+    );
+  };
+
+  readonly #onOutputError = (error: Error): void => {
+    this.#writer.fail();
+    this.#stopReading();
+    this.#reportClosed(
+      new SwitchboardError(
+        'TRANSPORT',
+        `Writing to stdout failed (${error.message}): the client has most likely exited or closed the pipe`,
+        { cause: error },
+      ),
+    );
+  };
+
+  #stopReading(): void {
+    const stdin = this.#stdin;
+    stdin.off('data', this.#onData);
+    stdin.off('end', this.#onInputEnd);
+    stdin.off('close', this.#onInputEnd);
+    // Keep swallowing late input errors: an unhandled 'error' event would crash the process.
+    // Pausing releases process.stdin's hold on the event loop, so the process can exit.
+    stdin.pause();
+  }
+
+  #reportClosed(error?: Error): void {
+    if (this.#closedReported) return;
+    this.#closedReported = true;
+    this.#sink?.closed(error);
+  }
+}

@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { PassThrough, Writable } from 'node:stream';
+import { describe, test } from 'node:test';
+import type { ChannelSink } from '../../src/engine/channel.js';
+import type { ProtocolError } from '../../src/protocol/errors.js';
+import { StdioServerChannel } from '../../src/transports/stdio/server-channel.js';
+
+function recordingSink() {
+  const messages: unknown[] = [];
+  const errors: ProtocolError[] = [];
+  const closes: (Error | undefined)[] = [];
+  const sink: ChannelSink = {
+    message: (value) => messages.push(value),
+    malformed: (error) => errors.push(error),
+    closed: (error) => closes.push(error),
+  };
+  return { sink, messages, errors, closes };
+}
+
+async function readAll(stream: PassThrough): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+describe('StdioServerChannel', () => {
+  test('decodes stdin and writes newline-terminated frames to stdout', async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const channel = new StdioServerChannel({ stdin, stdout });
+    const { sink, messages, errors } = recordingSink();
+    channel.start(sink);
+    stdin.write('{"jsonrpc":"2.0","method":"a"}\nnot json\n{"jsonrpc":"2.0",');
+    stdin.write('"method":"b"}\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(messages, [
+      { jsonrpc: '2.0', method: 'a' },
+      { jsonrpc: '2.0', method: 'b' },
+    ]);
+    assert.equal(errors.length, 1);
+    assert.equal(errors[0]!.code, -32700);
+
+    channel.send('{"id":1}');
+    channel.send('{"id":2}');
+    await channel.close();
+    stdout.end();
+    assert.equal(await readAll(stdout), '{"id":1}\n{"id":2}\n');
+  });
+
+  test('stdin EOF reports closed() once, without an error', async () => {
+    const stdin = new PassThrough();
+    const channel = new StdioServerChannel({ stdin, stdout: new PassThrough() });
+    const { sink, messages, closes } = recordingSink();
+    channel.start(sink);
+    stdin.end('{"last":true}'); // no trailing newline: still delivered
+    await once(stdin, 'close');
+    assert.deepEqual(messages, [{ last: true }]);
+    assert.deepEqual(closes, [undefined]);
+    await channel.close();
+    assert.deepEqual(closes, [undefined]);
+  });
+
+  test('queues frames while stdout applies backpressure, then flushes them in order', async () => {
+    // A stdout whose writes complete only when the test says so, with a 1-byte buffer limit.
+    const written: string[] = [];
+    const callbacks: (() => void)[] = [];
+    const stdout = new Writable({
+      highWaterMark: 1,
+      write(chunk: Buffer, _encoding, callback) {
+        written.push(chunk.toString('utf8'));
+        callbacks.push(callback);
+      },
+    });
+    const channel = new StdioServerChannel({ stdin: new PassThrough(), stdout });
+    channel.start(recordingSink().sink);
+
+    const frames = Array.from({ length: 100 }, (_, i) => JSON.stringify({ id: i, pad: 'p'.repeat(i % 7) }));
+    for (const frame of frames) channel.send(frame);
+    assert.equal(written.length, 1, 'after write() returned false, frames wait in the channel');
+
+    let closed = false;
+    const closing = channel.close().then(() => {
+      closed = true;
+    });
+    while (!closed) {
+      for (const callback of callbacks.splice(0)) callback();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await closing;
+    assert.equal(written.join(''), frames.map((f) => `${f}\n`).join(''));
+    assert.equal(written.length, 2, 'the queued frames went out as one batch on drain');
+  });
+
+  test('close() resolves even when stdout never drains', async () => {
+    const stdout = new PassThrough({ highWaterMark: 1 });
+    const channel = new StdioServerChannel({ stdin: new PassThrough(), stdout, flushTimeoutMs: 20 });
+    const { sink, closes } = recordingSink();
+    channel.start(sink);
+    channel.send('{"a":1}');
+    channel.send('{"b":2}');
+    await channel.close();
+    assert.deepEqual(closes, [undefined]);
+  });
+
+  test('a stdout error closes the channel with a TRANSPORT error and does not crash', async () => {
+    const stdout = new PassThrough();
+    const channel = new StdioServerChannel({ stdin: new PassThrough(), stdout });
+    const { sink, closes } = recordingSink();
+    channel.start(sink);
+    const gone = new Promise((resolve) => stdout.once('close', resolve));
+    stdout.destroy(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+    await gone;
+    assert.equal(closes.length, 1);
+    assert.match(String(closes[0]?.message), /EPIPE.*client has most likely exited/);
+    channel.send('{"dropped":true}');
+    await channel.close();
+    assert.equal(closes.length, 1);
+  });
+
+  test('a frame with a raw newline is refused and reported, the next one is sent', async () => {
+    const stdout = new PassThrough();
+    const refused: Error[] = [];
+    const channel = new StdioServerChannel({
+      stdin: new PassThrough(),
+      stdout,
+      onSendError: (error) => refused.push(error),
+    });
+    channel.start(recordingSink().sink);
+    channel.send('{\n"a":1}');
+    channel.send('{"b":2}');
+    await channel.close();
+    stdout.end();
+    assert.equal(await readAll(stdout), '{"b":2}\n');
+    assert.equal(refused.length, 1);
+  });
+
+  test('stops reading stdin on close()', async () => {
+    const stdin = new PassThrough();
+    const channel = new StdioServerChannel({ stdin, stdout: new PassThrough() });
+    const { sink, messages } = recordingSink();
+    channel.start(sink);
+    await channel.close();
+    stdin.write('{"late":true}\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(messages, []);
+    assert.equal(stdin.listenerCount('data'), 0);
+  });
+});
