@@ -132,7 +132,7 @@ const stackChoice: number[] = [];
 
 function startMemo(size: number): void {
   if (memo.length < size) {
-    memo = new Uint8Array(Math.max(size, memo.length * 2));
+    memo = new Uint8Array(size);
     memoGeneration = 0;
   }
   if (++memoGeneration === 256) {
