@@ -24,9 +24,7 @@ if (files.length === 0) {
   process.exit(1);
 }
 // Tests are mostly I/O bound (child processes, loopback sockets), so run more files than cores.
-const child = spawn(
-  process.execPath,
-  ['--test', '--test-concurrency=4', '--test-timeout=60000', ...files],
-  { stdio: 'inherit' },
-);
+const child = spawn(process.execPath, ['--test', '--test-concurrency=4', '--test-timeout=60000', ...files], {
+  stdio: 'inherit',
+});
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,1 +1,80 @@
-export const hello = (n: string): string => `hi ${n}`;
+/**
+ * switchboard — the Model Context Protocol for TypeScript: server framework, client, protocol model.
+ * Runtime-neutral: nothing here imports Node built-ins. Node-only pieces live in `switchboard/stdio`
+ * (and later `switchboard/node`); test helpers in `switchboard/testing`.
+ */
+
+export {
+  type CallOptions,
+  Client,
+  type ClientCallContext,
+  type ClientOptions,
+  type ListOptions,
+  type VersionNegotiation,
+} from './client/client.js';
+export type { AuthInfo, Channel, ChannelSink, InboundExtra } from './engine/channel.js';
+export type { MethodHandler, Middleware } from './engine/middleware.js';
+export { compose } from './engine/middleware.js';
+export type { ProgressUpdate, RequestOptions } from './engine/peer.js';
+export { ErrorCode, type LocalErrorCode, ProtocolError, SwitchboardError } from './protocol/errors.js';
+export type {
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  Params,
+  RequestId,
+} from './protocol/jsonrpc.js';
+export { META } from './protocol/meta.js';
+export {
+  type Era,
+  isRevision,
+  LATEST_LEGACY_REVISION,
+  LATEST_REVISION,
+  LEGACY_REVISIONS,
+  type LegacyRevision,
+  MODERN_REVISIONS,
+  type ModernRevision,
+  REVISIONS,
+  type Revision,
+} from './protocol/revisions.js';
+export * from './protocol/types.js';
+export { jsonSchema, type SchemaLike, type TypedJsonSchema } from './schema/index.js';
+export type { Completer, CompletionContext } from './server/completion.js';
+export type { ServerConnection } from './server/connection.js';
+export {
+  audio,
+  embeddedResource,
+  image,
+  resourceContents,
+  resourceLink,
+  text,
+  toolError,
+} from './server/content.js';
+export { type ClientView, RequestContext } from './server/context.js';
+export type {
+  PromptArgs,
+  PromptArgumentConfig,
+  PromptConfig,
+  PromptHandler,
+  PromptReturn,
+} from './server/prompts.js';
+export type {
+  ResourceConfig,
+  ResourceReader,
+  ResourceReadReturn,
+  ResourceTemplateConfig,
+  TemplateReader,
+} from './server/resources.js';
+export {
+  type Handle,
+  type ListKind,
+  type PromptHandle,
+  type ResourceHandle,
+  type ResourceTemplateHandle,
+  Server,
+  type ServerOptions,
+  type ToolHandle,
+} from './server/server.js';
+export type { StructuredToolReturn, ToolArgs, ToolConfig, ToolHandler, ToolReturn } from './server/tools.js';
+export { UriTemplate } from './server/uri-template.js';

@@ -17,4 +17,5 @@ export {
   type JsonLineDecoderOptions,
   type JsonLineSink,
 } from './transports/stdio/framing.js';
+export { type ServeStdioOptions, serveStdio } from './transports/stdio/serve.js';
 export { StdioServerChannel, type StdioServerChannelOptions } from './transports/stdio/server-channel.js';

@@ -3,9 +3,6 @@
  * official schemas shipped with the package).
  */
 
-// In-memory linked channels: a client and a server in one process, no I/O.
-export { createLinkedChannels } from './transports/memory.js';
-
 // Schema assertions: every message checked against its revision's official JSON Schema.
 export { loadSchemaCatalog } from './testing/load-schemas.js';
 export {
@@ -18,3 +15,5 @@ export type { Sender } from './testing/revision-schema.js';
 export { SchemaCatalog } from './testing/schema-catalog.js';
 export { SchemaCheckedChannel, type SchemaCheckedChannelOptions } from './testing/schema-checked-channel.js';
 export { type SchemaViolation, SchemaViolationError } from './testing/schema-violation.js';
+// In-memory linked channels: a client and a server in one process, no I/O.
+export { createLinkedChannels } from './transports/memory.js';

@@ -76,7 +76,11 @@ export function classify(value: unknown): Classified {
     }
     const params = value.params;
     if (params !== undefined && !isObject(params)) {
-      return { kind: 'invalid', id: readableId, reason: 'The "params" member must be an object when present' };
+      return {
+        kind: 'invalid',
+        id: readableId,
+        reason: 'The "params" member must be an object when present',
+      };
     }
     if (!hasId) return { kind: 'notification', message: value as unknown as JsonRpcNotification };
     if (readableId === null) {
@@ -89,9 +93,14 @@ export function classify(value: unknown): Classified {
     return { kind: 'request', message: value as unknown as JsonRpcRequest };
   }
   if ('result' in value) {
-    if (readableId === null) return { kind: 'invalid', id: null, reason: 'A response must carry a valid "id"' };
+    if (readableId === null)
+      return { kind: 'invalid', id: null, reason: 'A response must carry a valid "id"' };
     if ('error' in value) {
-      return { kind: 'invalid', id: readableId, reason: 'A response must not carry both "result" and "error"' };
+      return {
+        kind: 'invalid',
+        id: readableId,
+        reason: 'A response must not carry both "result" and "error"',
+      };
     }
     if (!isObject(value.result)) {
       return { kind: 'invalid', id: readableId, reason: 'The "result" member must be an object' };

@@ -9,7 +9,15 @@ export type JsonObject = { [key: string]: unknown };
 export type Meta = Record<string, unknown>;
 
 export type Role = 'user' | 'assistant';
-export type LoggingLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+export type LoggingLevel =
+  | 'debug'
+  | 'info'
+  | 'notice'
+  | 'warning'
+  | 'error'
+  | 'critical'
+  | 'alert'
+  | 'emergency';
 export const LOGGING_LEVELS: readonly LoggingLevel[] = [
   'debug',
   'info',
@@ -238,7 +246,9 @@ export interface GetPromptResult {
 // ---------------------------------------------------------------------------------------------
 // Completion
 
-export type CompletionReference = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+export type CompletionReference =
+  | { type: 'ref/prompt'; name: string }
+  | { type: 'ref/resource'; uri: string };
 
 export interface CompleteParams {
   ref: CompletionReference;

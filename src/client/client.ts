@@ -1,0 +1,567 @@
+/**
+ * The client: connects over any Channel, works out which era the server speaks, and offers a typed
+ * method for every request. Results come back in the same shape from both eras.
+ */
+import type { Channel, InboundExtra } from '../engine/channel.js';
+import { compose, type MethodHandler, type Middleware } from '../engine/middleware.js';
+import { type InboundRequest, Peer, type ProgressUpdate } from '../engine/peer.js';
+import { encodeClientCapabilities, encodeImplementation } from '../protocol/codec.js';
+import { ErrorCode, methodNotFound, ProtocolError, SwitchboardError } from '../protocol/errors.js';
+import type { JsonRpcNotification, Params } from '../protocol/jsonrpc.js';
+import { META } from '../protocol/meta.js';
+import { methodSpec } from '../protocol/methods.js';
+import {
+  type Era,
+  featuresOf,
+  isLegacyRevision,
+  isModernRevision,
+  LATEST_LEGACY_REVISION,
+  LEGACY_REVISIONS,
+  type LegacyRevision,
+  MODERN_REVISIONS,
+  type ModernRevision,
+  type Revision,
+} from '../protocol/revisions.js';
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  CompleteParams,
+  CompleteResult,
+  GetPromptResult,
+  Implementation,
+  ListPromptsResult,
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ListToolsResult,
+  LoggingLevel,
+  Meta,
+  ReadResourceResult,
+  ServerCapabilities,
+  Tool,
+} from '../protocol/types.js';
+import { type CompiledSchema, compileSchema, formatIssues } from '../schema/index.js';
+import { ResultCache } from './cache.js';
+
+/**
+ * How the client picks the protocol era:
+ * - `auto` (default): probe with `server/discover`; fall back to `initialize` on any error that is
+ *   not a recognised modern error, or on timeout (the spec's rule).
+ * - `legacy`: `initialize` only.
+ * - `{ pin: revision }`: exactly that revision, or fail.
+ */
+export type VersionNegotiation = 'auto' | 'legacy' | { pin: Revision };
+
+export interface ClientOptions {
+  /** Capabilities to declare to the server. */
+  capabilities?: ClientCapabilities;
+  version?: VersionNegotiation;
+  /** Default timeout of every call. Default 60 s. */
+  timeoutMs?: number;
+  /** How long `auto` waits for `server/discover` before falling back to `initialize`. Default 5 s. */
+  probeTimeoutMs?: number;
+  /** Page cap when a list call walks all pages. Default 100. */
+  maxPages?: number;
+  /** Cache cacheable 2026-07-28 results per their `ttlMs`. Default true. */
+  cache?: boolean;
+  /** Problems that concern no single call (malformed frames, a failing notification listener). */
+  onerror?: (error: Error) => void;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  onprogress?: (update: ProgressUpdate) => void;
+  /** Whether progress restarts the timeout. Default true. */
+  resetTimeoutOnProgress?: boolean;
+  /** Upper bound however much progress arrives. Default 10 minutes. */
+  maxTotalTimeoutMs?: number;
+  /** Extra `_meta` for the request. */
+  meta?: Meta;
+  /** Skip the 2026-07-28 result cache for this call. */
+  fresh?: boolean;
+}
+
+export interface ListOptions extends CallOptions {
+  /** Fetch the single page after this cursor instead of walking every page. */
+  cursor?: string;
+  /** Fetch only the first page. */
+  singlePage?: boolean;
+}
+
+/** What sending middleware sees about the call it wraps. */
+export interface ClientCallContext {
+  readonly client: Client;
+  readonly options: CallOptions;
+}
+
+type NotificationListener = (params: Params, extra: InboundExtra | undefined) => void;
+
+const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
+const DEFAULT_MAX_PAGES = 100;
+
+/** A connection's negotiated facts. */
+interface Negotiated {
+  revision: Revision;
+  serverInfo: Implementation | undefined;
+  capabilities: ServerCapabilities;
+  instructions: string | undefined;
+}
+
+export class Client {
+  readonly info: Implementation;
+  private readonly options: ClientOptions;
+  private peer: Peer | undefined;
+  private negotiated: Negotiated | undefined;
+  private envelope: Meta | undefined;
+  private readonly cache: ResultCache | undefined;
+  private readonly listeners = new Map<string, Set<NotificationListener>>();
+  private readonly middleware: Middleware<ClientCallContext>[] = [];
+  private chain: MethodHandler<ClientCallContext>;
+  private readonly outputValidators = new Map<string, CompiledSchema>();
+
+  constructor(info: Implementation, options: ClientOptions = {}) {
+    if (!info || typeof info.name !== 'string' || typeof info.version !== 'string') {
+      throw new SwitchboardError(
+        'CONFIG',
+        'new Client(info): info needs a string "name" and "version", e.g. { name: "my-app", version: "1.0.0" }.',
+      );
+    }
+    this.info = info;
+    this.options = options;
+    this.cache = options.cache === false ? undefined : new ResultCache();
+    this.chain = (method, params, ctx) => this.send(method, params, ctx.options);
+  }
+
+  // --- connection ----------------------------------------------------------------------------
+
+  /**
+   * Connects and negotiates the era. Pass a factory instead of a channel to let `auto` negotiation
+   * start a fresh channel when a legacy server hangs up on the `server/discover` probe (some do).
+   */
+  async connect(channel: Channel | (() => Channel)): Promise<void> {
+    if (this.peer && !this.peer.closed) {
+      throw new SwitchboardError(
+        'CONFIG',
+        'This client is already connected; close() it first or create another Client.',
+      );
+    }
+    const open = typeof channel === 'function' ? channel : undefined;
+    this.attach(open ? open() : (channel as Channel));
+    const mode = this.options.version ?? 'auto';
+    try {
+      if (mode === 'legacy') {
+        await this.initialize(LATEST_LEGACY_REVISION);
+      } else if (typeof mode === 'object') {
+        if (isModernRevision(mode.pin)) await this.discover(mode.pin, this.options.timeoutMs);
+        else if (isLegacyRevision(mode.pin)) await this.initialize(mode.pin, true);
+        else
+          throw new SwitchboardError(
+            'CONFIG',
+            `Cannot pin unknown protocol revision ${JSON.stringify(mode.pin)}; known: ${[...MODERN_REVISIONS, ...LEGACY_REVISIONS].join(', ')}.`,
+          );
+      } else {
+        await this.negotiateAuto(open);
+      }
+    } catch (error) {
+      await this.peer?.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private attach(channel: Channel): void {
+    this.negotiated = undefined;
+    this.envelope = undefined;
+    this.cache?.clear();
+    this.peer = new Peer(
+      channel,
+      {
+        request: (request) => this.onRequest(request),
+        notification: (n, extra) => this.onNotification(n, extra),
+        error: (error) => this.options.onerror?.(error),
+      },
+      { timeoutMs: this.options.timeoutMs },
+    );
+    this.peer.start();
+  }
+
+  private async negotiateAuto(open: (() => Channel) | undefined): Promise<void> {
+    const probeTimeout = this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
+    let revision: ModernRevision = MODERN_REVISIONS[0];
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        await this.discover(revision, probeTimeout);
+        return;
+      } catch (error) {
+        const retry = this.modernRetryVersion(error);
+        if (retry && retry !== revision) {
+          revision = retry;
+          continue;
+        }
+        break;
+      }
+    }
+    // Not a modern server we can talk to: the legacy handshake, on a fresh channel if the probe killed it.
+    if (this.peer!.closed) {
+      if (!open) {
+        throw new SwitchboardError(
+          'CONNECTION_CLOSED',
+          `${this.peer!.label} closed during the server/discover probe, so the legacy fallback cannot run. ` +
+            'Pass a channel factory to connect() so a fresh channel can be opened, or use version: "legacy".',
+        );
+      }
+      this.attach(open());
+    }
+    await this.initialize(LATEST_LEGACY_REVISION);
+  }
+
+  /** On -32022 with a modern version we speak in `supported`, the version to retry with. */
+  private modernRetryVersion(error: unknown): ModernRevision | undefined {
+    if (!(error instanceof ProtocolError) || error.code !== ErrorCode.UnsupportedProtocolVersion)
+      return undefined;
+    const supported = (error.data as { supported?: unknown } | undefined)?.supported;
+    if (!Array.isArray(supported)) return undefined;
+    return MODERN_REVISIONS.find((r) => supported.includes(r));
+  }
+
+  private async discover(revision: ModernRevision, timeoutMs: number | undefined): Promise<void> {
+    this.envelope = this.buildEnvelope(revision);
+    const result = await this.peer!.request('server/discover', { _meta: this.envelope }, { timeoutMs });
+    const supported = Array.isArray(result.supportedVersions) ? (result.supportedVersions as unknown[]) : [];
+    if (!supported.includes(revision)) {
+      const other = MODERN_REVISIONS.find((r) => supported.includes(r));
+      if (other) return this.discover(other, timeoutMs);
+      this.envelope = undefined;
+      throw new SwitchboardError(
+        'NEGOTIATION_FAILED',
+        `The server supports protocol ${supported.join(', ') || '(none listed)'}, none of which this client speaks in the modern era.`,
+      );
+    }
+    this.negotiated = {
+      revision,
+      serverInfo: (result._meta as Meta | undefined)?.[META.serverInfo] as Implementation | undefined,
+      capabilities: (result.capabilities as ServerCapabilities | undefined) ?? {},
+      instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
+    };
+  }
+
+  private async initialize(requested: LegacyRevision, pinned = false): Promise<void> {
+    const f = featuresOf(requested);
+    const result = await this.peer!.request(
+      'initialize',
+      {
+        protocolVersion: requested,
+        capabilities: encodeClientCapabilities(this.options.capabilities ?? {}, f),
+        clientInfo: encodeImplementation(this.info, f),
+      },
+      { sendCancellation: false },
+    );
+    const revision = result.protocolVersion;
+    if (!isLegacyRevision(revision) || (pinned && revision !== requested)) {
+      throw new SwitchboardError(
+        'NEGOTIATION_FAILED',
+        `The server answered initialize with protocol version ${JSON.stringify(revision)}, which this client ` +
+          (pinned
+            ? `does not accept (pinned to ${requested}).`
+            : `does not speak (it speaks ${LEGACY_REVISIONS.join(', ')}).`),
+      );
+    }
+    this.negotiated = {
+      revision,
+      serverInfo: result.serverInfo as Implementation | undefined,
+      capabilities: (result.capabilities as ServerCapabilities | undefined) ?? {},
+      instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
+    };
+    this.peer!.notify('notifications/initialized');
+  }
+
+  private buildEnvelope(revision: ModernRevision): Meta {
+    const f = featuresOf(revision);
+    return Object.freeze({
+      [META.protocolVersion]: revision,
+      [META.clientCapabilities]: encodeClientCapabilities(this.options.capabilities ?? {}, f),
+      [META.clientInfo]: encodeImplementation(this.info, f),
+    });
+  }
+
+  /** Closes the connection; pending calls reject with `CONNECTION_CLOSED`. */
+  async close(): Promise<void> {
+    await this.peer?.close();
+  }
+
+  // --- negotiated facts ----------------------------------------------------------------------
+
+  private get facts(): Negotiated {
+    if (!this.negotiated || !this.peer || this.peer.closed) {
+      throw new SwitchboardError(
+        'NOT_CONNECTED',
+        'The client is not connected: await client.connect(channel) first.',
+      );
+    }
+    return this.negotiated;
+  }
+
+  get revision(): Revision {
+    return this.facts.revision;
+  }
+  get era(): Era {
+    return featuresOf(this.facts.revision).era;
+  }
+  get serverInfo(): Implementation | undefined {
+    return this.facts.serverInfo;
+  }
+  get serverCapabilities(): ServerCapabilities {
+    return this.facts.capabilities;
+  }
+  get instructions(): string | undefined {
+    return this.facts.instructions;
+  }
+
+  // --- middleware and notifications ----------------------------------------------------------
+
+  /** Adds sending middleware around every request this client makes. The first added is outermost. */
+  use(middleware: Middleware<ClientCallContext>): this {
+    this.middleware.push(middleware);
+    this.chain = compose((method, params, ctx) => this.send(method, params, ctx.options), this.middleware);
+    return this;
+  }
+
+  /** Listens for a server notification (e.g. `notifications/tools/list_changed`). Returns an unsubscribe function. */
+  on(method: string, listener: NotificationListener): () => void {
+    let set = this.listeners.get(method);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(method, set);
+    }
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  private onNotification(notification: JsonRpcNotification, extra: InboundExtra | undefined): void {
+    this.cache?.invalidate(notification.method, notification.params);
+    const set = this.listeners.get(notification.method);
+    if (!set) return;
+    for (const listener of set) {
+      try {
+        listener(notification.params ?? {}, extra);
+      } catch (error) {
+        this.options.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+  }
+
+  private onRequest(request: InboundRequest): unknown {
+    if (request.method === 'ping') return {};
+    throw methodNotFound(request.method, 'This client has no handler for it');
+  }
+
+  // --- requests ------------------------------------------------------------------------------
+
+  /** Sends any request through the middleware chain; resolves with the raw result. */
+  request(method: string, params: Params = {}, options: CallOptions = {}): Promise<Record<string, unknown>> {
+    return this.chain(method, params, { client: this, options }) as Promise<Record<string, unknown>>;
+  }
+
+  private async send(method: string, params: Params, options: CallOptions): Promise<Record<string, unknown>> {
+    const facts = this.facts;
+    const modern = featuresOf(facts.revision).modern;
+    const cacheable = modern && this.cache !== undefined && methodSpec(method)?.cacheable === true;
+    const cacheKey = cacheable ? ResultCache.key(method, params) : '';
+    if (cacheable && !options.fresh) {
+      const hit = this.cache!.get(cacheKey);
+      if (hit) return hit;
+    }
+    let meta = options.meta;
+    if (modern) meta = { ...meta, ...this.envelope };
+    const wire =
+      meta === undefined ? params : { ...params, _meta: { ...(params._meta as Meta | undefined), ...meta } };
+    const result = await this.peer!.request(method, wire, {
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+      onprogress: options.onprogress,
+      resetTimeoutOnProgress: options.resetTimeoutOnProgress,
+      maxTotalTimeoutMs: options.maxTotalTimeoutMs,
+    });
+    this.checkResultType(method, result);
+    if (cacheable) this.cache!.put(cacheKey, result);
+    return result;
+  }
+
+  private checkResultType(method: string, result: Record<string, unknown>): void {
+    const type = result.resultType;
+    // A missing resultType means "complete": that is how every legacy server answers.
+    if (type === undefined || type === 'complete') return;
+    if (type === 'input_required') {
+      throw new SwitchboardError(
+        'CAPABILITY_MISSING',
+        `The server needs input from this client to finish '${method}' (resultType "input_required"), ` +
+          'but this client has no handler for what it asked; declare and handle elicitation, sampling or roots.',
+      );
+    }
+    throw new SwitchboardError(
+      'INVALID_RESULT',
+      `The server answered '${method}' with resultType ${JSON.stringify(type)}, which this client does not recognise.`,
+    );
+  }
+
+  /** Walks every page of a list up to `maxPages`, or fetches one page on request. */
+  private async list<K extends string>(
+    method: string,
+    key: K,
+    options: ListOptions,
+  ): Promise<Record<K, unknown[]> & { nextCursor?: string }> {
+    const { cursor, singlePage, ...call } = options;
+    if (cursor !== undefined || singlePage) {
+      const page = await this.request(method, cursor === undefined ? {} : { cursor }, call);
+      return asListResult(page, key, method);
+    }
+    const maxPages = this.options.maxPages ?? DEFAULT_MAX_PAGES;
+    const items: unknown[] = [];
+    let next: string | undefined;
+    for (let pages = 0; ; pages++) {
+      if (pages === maxPages) {
+        throw new SwitchboardError(
+          'PAGINATION_LIMIT',
+          `'${method}' returned more than ${maxPages} pages; raise maxPages or page manually with { cursor }.`,
+        );
+      }
+      const page = asListResult(
+        await this.request(method, next === undefined ? {} : { cursor: next }, call),
+        key,
+        method,
+      );
+      items.push(...page[key]);
+      next = page.nextCursor;
+      if (next === undefined) return { [key]: items } as Record<K, unknown[]>;
+    }
+  }
+
+  async listTools(options: ListOptions = {}): Promise<ListToolsResult> {
+    const result = (await this.list('tools/list', 'tools', options)) as unknown as ListToolsResult;
+    for (const tool of result.tools) this.rememberOutputSchema(tool);
+    return result;
+  }
+
+  async callTool(
+    name: string,
+    args?: Record<string, unknown>,
+    options: CallOptions = {},
+  ): Promise<CallToolResult> {
+    const params: Params = args === undefined ? { name } : { name, arguments: args };
+    const result = (await this.request('tools/call', params, options)) as unknown as CallToolResult;
+    if (!Array.isArray(result.content)) {
+      throw new SwitchboardError(
+        'INVALID_RESULT',
+        `The server's tools/call result for "${name}" has no "content" array.`,
+      );
+    }
+    await this.checkStructuredContent(name, result);
+    return result;
+  }
+
+  listResources(options: ListOptions = {}): Promise<ListResourcesResult> {
+    return this.list('resources/list', 'resources', options) as unknown as Promise<ListResourcesResult>;
+  }
+
+  listResourceTemplates(options: ListOptions = {}): Promise<ListResourceTemplatesResult> {
+    return this.list(
+      'resources/templates/list',
+      'resourceTemplates',
+      options,
+    ) as unknown as Promise<ListResourceTemplatesResult>;
+  }
+
+  async readResource(uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
+    return (await this.request('resources/read', { uri }, options)) as unknown as ReadResourceResult;
+  }
+
+  listPrompts(options: ListOptions = {}): Promise<ListPromptsResult> {
+    return this.list('prompts/list', 'prompts', options) as unknown as Promise<ListPromptsResult>;
+  }
+
+  async getPrompt(
+    name: string,
+    args?: Record<string, string>,
+    options: CallOptions = {},
+  ): Promise<GetPromptResult> {
+    const params: Params = args === undefined ? { name } : { name, arguments: args };
+    return (await this.request('prompts/get', params, options)) as unknown as GetPromptResult;
+  }
+
+  async complete(params: CompleteParams, options: CallOptions = {}): Promise<CompleteResult> {
+    const wire: Params = { ...params };
+    // `context` arrived in 2025-06-18; older servers would not expect it.
+    if (!featuresOf(this.revision).structured) delete wire.context;
+    return (await this.request('completion/complete', wire, options)) as unknown as CompleteResult;
+  }
+
+  /** Legacy only: `ping` does not exist in 2026-07-28. */
+  async ping(options: CallOptions = {}): Promise<void> {
+    await this.request('ping', {}, options);
+  }
+
+  /**
+   * Legacy only: sets the connection's log level. On 2026-07-28 pass `meta` with
+   * `io.modelcontextprotocol/logLevel` on each request instead.
+   */
+  async setLoggingLevel(level: LoggingLevel, options: CallOptions = {}): Promise<void> {
+    await this.request('logging/setLevel', { level }, options);
+  }
+
+  // --- structured output ---------------------------------------------------------------------
+
+  private rememberOutputSchema(tool: Tool): void {
+    if (!tool.outputSchema) {
+      this.outputValidators.delete(tool.name);
+      return;
+    }
+    try {
+      this.outputValidators.set(
+        tool.name,
+        compileSchema(tool.outputSchema, { role: 'output', name: tool.name }),
+      );
+    } catch (error) {
+      // A schema we cannot compile must not break listing; the result simply goes unchecked.
+      this.outputValidators.delete(tool.name);
+      this.options.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private async checkStructuredContent(name: string, result: CallToolResult): Promise<void> {
+    const validator = this.outputValidators.get(name);
+    if (!validator || result.isError) return;
+    if (result.structuredContent === undefined) {
+      throw new SwitchboardError(
+        'INVALID_RESULT',
+        `Tool "${name}" declares an outputSchema but its result has no structuredContent.`,
+      );
+    }
+    const verdict = await validator.validate(result.structuredContent);
+    if (!verdict.ok) {
+      throw new SwitchboardError(
+        'INVALID_RESULT',
+        formatIssues(
+          verdict.issues,
+          `Tool "${name}" returned structuredContent that does not match its outputSchema`,
+        ),
+      );
+    }
+  }
+}
+
+function asListResult<K extends string>(
+  page: Record<string, unknown>,
+  key: K,
+  method: string,
+): Record<K, unknown[]> & { nextCursor?: string } {
+  if (!Array.isArray(page[key])) {
+    throw new SwitchboardError('INVALID_RESULT', `The server's ${method} result has no "${key}" array.`);
+  }
+  const next = page.nextCursor;
+  if (next !== undefined && typeof next !== 'string') {
+    throw new SwitchboardError(
+      'INVALID_RESULT',
+      `The server's ${method} result has a non-string nextCursor.`,
+    );
+  }
+  return page as Record<K, unknown[]> & { nextCursor?: string };
+}

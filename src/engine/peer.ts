@@ -1,0 +1,493 @@
+/**
+ * A Peer is one end of a JSON-RPC conversation over a {@link Channel}: it numbers and correlates
+ * outgoing requests, enforces their timeouts, sends cancellations, routes progress, and runs incoming
+ * requests through a handler with a per-request AbortSignal. It is symmetric: the server and the
+ * client both sit on a Peer. It knows JSON-RPC and the two MCP utilities that are about requests
+ * themselves (`notifications/cancelled`, `notifications/progress`), nothing else.
+ */
+import { ErrorCode, ProtocolError, SwitchboardError, toErrorObject } from '../protocol/errors.js';
+import {
+  classify,
+  type JsonRpcErrorObject,
+  type JsonRpcNotification,
+  type Params,
+  type RequestId,
+} from '../protocol/jsonrpc.js';
+import type { Channel, InboundExtra } from './channel.js';
+import { RawJson } from './raw-json.js';
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_TOTAL_TIMEOUT_MS = 10 * 60_000;
+
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface RequestOptions {
+  /** Aborting sends `notifications/cancelled` and rejects the call with code `ABORTED`. */
+  signal?: AbortSignal;
+  /** Time without a response (or, by default, without progress) before the call fails with `TIMEOUT`. */
+  timeoutMs?: number;
+  /** Progress reported by the peer; asking for it adds a `progressToken` to the request. */
+  onprogress?: (update: ProgressUpdate) => void;
+  /** Whether a progress notification restarts the timeout. Default true. */
+  resetTimeoutOnProgress?: boolean;
+  /** Hard limit however much progress arrives. Default 10 minutes (or `timeoutMs` if larger). */
+  maxTotalTimeoutMs?: number;
+  /** Whether abort and timeout send `notifications/cancelled`. Default true (false for `initialize`). */
+  sendCancellation?: boolean;
+}
+
+/** An incoming request as handlers see it. */
+export interface InboundRequest {
+  readonly id: RequestId;
+  readonly method: string;
+  readonly params: Params | undefined;
+  readonly extra: InboundExtra | undefined;
+  /** Aborted when the peer cancels the request or the connection closes. Created on first use. */
+  readonly signal: AbortSignal;
+  /** True once the peer cancelled the request or the connection closed: send nothing more for it. */
+  readonly cancelled: boolean;
+  /** True once the response was sent. */
+  readonly done: boolean;
+}
+
+export interface PeerHandlers {
+  /** Answers a request: a result object, a {@link RawJson}, or a thrown error. */
+  request(request: InboundRequest): unknown;
+  /** Any notification except cancellations of our inbound requests and progress for our outbound ones. */
+  notification(notification: JsonRpcNotification, extra: InboundExtra | undefined): void;
+  /** Whether an inbound batch may be processed now; return a reason string to refuse it. */
+  batch?(): true | string;
+  /** Problems that do not end the connection: malformed frames, failing notification handlers. */
+  error?(error: Error): void;
+  /** The channel closed; every pending call has been rejected. */
+  closed?(error: Error | undefined): void;
+}
+
+export interface PeerOptions {
+  /** Default timeout for outgoing requests. */
+  timeoutMs?: number;
+}
+
+interface PendingCall {
+  id: number;
+  method: string;
+  resolve(result: Record<string, unknown>): void;
+  reject(error: Error): void;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  timeoutMs: number;
+  startedAt: number;
+  maxTotalMs: number;
+  onprogress: ((update: ProgressUpdate) => void) | undefined;
+  resetOnProgress: boolean;
+  progressToken: RequestId | undefined;
+  cleanup: (() => void) | undefined;
+  sendCancellation: boolean;
+}
+
+/** Collects the responses of one inbound batch and sends them as one array. */
+class BatchCollector {
+  private readonly frames: string[] = [];
+  constructor(
+    private remaining: number,
+    private readonly flush: (frame: string) => void,
+  ) {}
+  add(frame: string | undefined): void {
+    if (frame !== undefined) this.frames.push(frame);
+    if (--this.remaining === 0 && this.frames.length > 0) this.flush(`[${this.frames.join(',')}]`);
+  }
+}
+
+class Inbound implements InboundRequest {
+  cancelled = false;
+  done = false;
+  private controller: AbortController | undefined;
+  constructor(
+    readonly id: RequestId,
+    readonly method: string,
+    readonly params: Params | undefined,
+    readonly extra: InboundExtra | undefined,
+    readonly batch: BatchCollector | undefined,
+  ) {}
+  // Lazy: most requests never look at their signal, and an AbortController per request is
+  // measurable on the hot path.
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    if (this.cancelled && !this.controller.signal.aborted) this.controller.abort();
+    return this.controller.signal;
+  }
+  cancel(reason: unknown): void {
+    if (this.cancelled || this.done) return;
+    this.cancelled = true;
+    this.controller?.abort(reason);
+  }
+}
+
+export class Peer {
+  private readonly channel: Channel;
+  private readonly handlers: PeerHandlers;
+  private readonly defaultTimeoutMs: number;
+  private nextId = 1;
+  private readonly pending = new Map<string | number, PendingCall>();
+  private readonly byProgressToken = new Map<string | number, PendingCall>();
+  private readonly inbound = new Map<string | number, Inbound>();
+  private closedError: Error | undefined;
+  private isClosed = false;
+  private started = false;
+
+  constructor(channel: Channel, handlers: PeerHandlers, options: PeerOptions = {}) {
+    this.channel = channel;
+    this.handlers = handlers;
+    this.defaultTimeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  get label(): string {
+    return this.channel.label ?? 'connection';
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.channel.start({
+      message: (value, extra) => this.receive(value, extra),
+      malformed: (error) => {
+        this.sendFrame(errorFrame(null, error.toObject()));
+        this.handlers.error?.(error);
+      },
+      closed: (error) => this.shutdown(error),
+    });
+  }
+
+  /** Sends a request and resolves with the raw result object. Rejects with ProtocolError or SwitchboardError. */
+  request(
+    method: string,
+    params: Params | undefined,
+    options: RequestOptions = {},
+  ): Promise<Record<string, unknown>> {
+    if (this.isClosed) {
+      return Promise.reject(
+        new SwitchboardError(
+          'NOT_CONNECTED',
+          `Cannot send '${method}': ${this.label} is closed${this.closedError ? ` (${this.closedError.message})` : ''}.`,
+        ),
+      );
+    }
+    const { signal } = options;
+    if (signal?.aborted) {
+      return Promise.reject(abortError(method, signal.reason));
+    }
+    const id = this.nextId++;
+    let progressToken: RequestId | undefined;
+    if (options.onprogress) {
+      progressToken = id;
+      params = { ...params, _meta: { ...(params?._meta as object | undefined), progressToken } };
+    }
+    const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
+    return new Promise((resolve, reject) => {
+      const call: PendingCall = {
+        id,
+        method,
+        resolve,
+        reject,
+        timer: undefined,
+        timeoutMs,
+        startedAt: Date.now(),
+        maxTotalMs: Math.max(options.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS, timeoutMs),
+        onprogress: options.onprogress,
+        resetOnProgress: options.resetTimeoutOnProgress ?? true,
+        progressToken,
+        cleanup: undefined,
+        sendCancellation: options.sendCancellation ?? true,
+      };
+      this.pending.set(id, call);
+      if (progressToken !== undefined) this.byProgressToken.set(progressToken, call);
+      if (Number.isFinite(timeoutMs)) this.arm(call, timeoutMs);
+      if (signal) {
+        const onAbort = () => this.cancelOutgoing(id, signal.reason, abortError(method, signal.reason));
+        signal.addEventListener('abort', onAbort, { once: true });
+        call.cleanup = () => signal.removeEventListener('abort', onAbort);
+      }
+      this.sendFrame(requestFrame(id, method, params));
+    });
+  }
+
+  notify(method: string, params?: Params): void {
+    if (this.isClosed) return;
+    this.sendFrame(
+      params === undefined
+        ? `{"jsonrpc":"2.0","method":${JSON.stringify(method)}}`
+        : `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}`,
+    );
+  }
+
+  /** Closes the channel; pending calls reject with CONNECTION_CLOSED. */
+  async close(): Promise<void> {
+    await this.channel.close();
+    this.shutdown(undefined);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private sendFrame(frame: string): void {
+    this.channel.send(frame);
+  }
+
+  private arm(call: PendingCall, ms: number): void {
+    const { id } = call;
+    call.timer = setTimeout(() => {
+      const elapsed = Date.now() - call.startedAt;
+      this.cancelOutgoing(
+        id,
+        'timeout',
+        new SwitchboardError(
+          'TIMEOUT',
+          `Request '${call.method}' (id ${id}) to ${this.label} got no response within ${elapsed} ms. ` +
+            'Raise the timeout (timeoutMs) if the operation is slow, or have the server report progress.',
+        ),
+      );
+    }, ms);
+  }
+
+  private settle(id: string | number): PendingCall | undefined {
+    const call = this.pending.get(id);
+    if (!call) return undefined;
+    this.pending.delete(id);
+    if (call.progressToken !== undefined) this.byProgressToken.delete(call.progressToken);
+    if (call.timer !== undefined) clearTimeout(call.timer);
+    call.cleanup?.();
+    return call;
+  }
+
+  private cancelOutgoing(id: number, reason: unknown, error: Error): void {
+    const call = this.settle(id);
+    if (!call) return;
+    if (call.sendCancellation && !this.isClosed) {
+      this.notify('notifications/cancelled', {
+        requestId: id,
+        reason: reason instanceof Error ? reason.message : String(reason ?? 'cancelled'),
+      });
+    }
+    call.reject(error);
+  }
+
+  private receive(value: unknown, extra: InboundExtra | undefined): void {
+    if (Array.isArray(value)) {
+      this.receiveBatch(value, extra);
+      return;
+    }
+    this.receiveOne(value, extra, undefined);
+  }
+
+  private receiveBatch(items: unknown[], extra: InboundExtra | undefined): void {
+    const verdict =
+      items.length === 0 ? 'A JSON-RPC batch must not be empty.' : (this.handlers.batch?.() ?? true);
+    if (verdict !== true) {
+      const error = new ProtocolError(ErrorCode.InvalidRequest, verdict);
+      this.sendFrame(errorFrame(null, error.toObject()));
+      this.handlers.error?.(error);
+      return;
+    }
+    const collector = new BatchCollector(items.length, (frame) => this.sendFrame(frame));
+    for (const item of items) this.receiveOne(item, extra, collector);
+  }
+
+  private receiveOne(
+    value: unknown,
+    extra: InboundExtra | undefined,
+    batch: BatchCollector | undefined,
+  ): void {
+    const c = classify(value);
+    switch (c.kind) {
+      case 'request':
+        this.dispatch(c.message.id, c.message.method, c.message.params, extra, batch);
+        return;
+      case 'notification':
+        batch?.add(undefined);
+        this.receiveNotification(c.message, extra);
+        return;
+      case 'result': {
+        batch?.add(undefined);
+        this.settle(c.message.id)?.resolve(c.message.result);
+        return;
+      }
+      case 'error': {
+        batch?.add(undefined);
+        const { id, error } = c.message;
+        if (id === null) {
+          // The peer could not read one of our messages; nothing to correlate it with.
+          this.handlers.error?.(ProtocolError.fromObject(error));
+          return;
+        }
+        this.settle(id)?.reject(ProtocolError.fromObject(error));
+        return;
+      }
+      case 'invalid': {
+        const error = new ProtocolError(ErrorCode.InvalidRequest, `Invalid JSON-RPC message: ${c.reason}.`);
+        const looksLikeResponse =
+          typeof value === 'object' && value !== null && ('result' in value || 'error' in value);
+        // Never answer something that was itself a response: that could ping-pong forever.
+        if (looksLikeResponse) batch?.add(undefined);
+        else this.respondOrCollect(errorFrame(c.id, error.toObject()), batch);
+        this.handlers.error?.(error);
+        return;
+      }
+    }
+  }
+
+  private receiveNotification(message: JsonRpcNotification, extra: InboundExtra | undefined): void {
+    const { method, params } = message;
+    if (method === 'notifications/cancelled') {
+      const requestId = params?.requestId;
+      const target = requestId === undefined ? undefined : this.inbound.get(requestId as RequestId);
+      if (target) {
+        target.cancel(params?.reason ?? 'cancelled by the peer');
+        return;
+      }
+    } else if (method === 'notifications/progress') {
+      const token = params?.progressToken as RequestId | undefined;
+      const call = token === undefined ? undefined : this.byProgressToken.get(token);
+      if (call) {
+        this.progress(call, params!);
+        return;
+      }
+    }
+    try {
+      this.handlers.notification(message, extra);
+    } catch (error) {
+      this.handlers.error?.(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private progress(call: PendingCall, params: Params): void {
+    if (typeof params.progress !== 'number') return;
+    if (call.resetOnProgress && call.timer !== undefined) {
+      clearTimeout(call.timer);
+      const left = call.maxTotalMs - (Date.now() - call.startedAt);
+      this.arm(call, Math.max(0, Math.min(call.timeoutMs, left)));
+    }
+    const update: ProgressUpdate = { progress: params.progress };
+    if (typeof params.total === 'number') update.total = params.total;
+    if (typeof params.message === 'string') update.message = params.message;
+    try {
+      call.onprogress?.(update);
+    } catch (error) {
+      this.handlers.error?.(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private dispatch(
+    id: RequestId,
+    method: string,
+    params: Params | undefined,
+    extra: InboundExtra | undefined,
+    batch: BatchCollector | undefined,
+  ): void {
+    if (this.inbound.has(id)) {
+      const error = new ProtocolError(
+        ErrorCode.InvalidRequest,
+        `Request id ${JSON.stringify(id)} is already in use by a pending request; ids must not be reused while pending.`,
+      );
+      this.respondOrCollect(errorFrame(id, error.toObject()), batch);
+      return;
+    }
+    const request = new Inbound(id, method, params, extra, batch);
+    this.inbound.set(id, request);
+    let outcome: unknown;
+    try {
+      outcome = this.handlers.request(request);
+    } catch (error) {
+      this.finish(request, undefined, error);
+      return;
+    }
+    if (isThenable(outcome)) {
+      outcome.then(
+        (result) => this.finish(request, result, undefined),
+        (error) => this.finish(request, undefined, error ?? new Error('Request handler failed')),
+      );
+    } else {
+      this.finish(request, outcome, undefined);
+    }
+  }
+
+  private finish(request: Inbound, result: unknown, error: unknown): void {
+    this.inbound.delete(request.id);
+    if (request.done) return;
+    request.done = true;
+    // A cancelled request gets no response at all (the peer has forgotten it).
+    if (request.cancelled || this.isClosed) {
+      request.batch?.add(undefined);
+      return;
+    }
+    let frame: string;
+    if (error !== undefined) {
+      frame = errorFrame(request.id, toErrorObject(error));
+    } else {
+      try {
+        frame = resultFrame(request.id, result);
+      } catch (serializeError) {
+        frame = errorFrame(request.id, {
+          code: ErrorCode.InternalError,
+          message: `The result of '${request.method}' could not be serialized: ${(serializeError as Error).message}`,
+        });
+      }
+    }
+    this.respondOrCollect(frame, request.batch);
+  }
+
+  private respondOrCollect(frame: string, batch: BatchCollector | undefined): void {
+    if (batch) batch.add(frame);
+    else this.sendFrame(frame);
+  }
+
+  private shutdown(error: Error | undefined): void {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    this.closedError = error;
+    const reason = error ? `: ${error.message}` : '';
+    for (const [id, call] of [...this.pending]) {
+      this.settle(id);
+      call.reject(
+        new SwitchboardError(
+          'CONNECTION_CLOSED',
+          `${this.label} closed before '${call.method}' (id ${id}) was answered${reason}`,
+          { cause: error },
+        ),
+      );
+    }
+    for (const request of this.inbound.values()) request.cancel(error ?? 'connection closed');
+    this.inbound.clear();
+    this.handlers.closed?.(error);
+  }
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
+}
+
+function abortError(method: string, reason: unknown): SwitchboardError {
+  const why = reason instanceof Error ? reason.message : reason === undefined ? '' : String(reason);
+  return new SwitchboardError('ABORTED', `Request '${method}' was aborted${why ? `: ${why}` : ''}.`, {
+    cause: reason,
+  });
+}
+
+function requestFrame(id: number, method: string, params: Params | undefined): string {
+  const head = `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)}`;
+  return params === undefined ? `${head}}` : `${head},"params":${JSON.stringify(params)}}`;
+}
+
+function resultFrame(id: RequestId, result: unknown): string {
+  const json = result instanceof RawJson ? result.json : JSON.stringify(result ?? {});
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${json}}`;
+}
+
+function errorFrame(id: RequestId | null, error: JsonRpcErrorObject): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":${JSON.stringify(error)}}`;
+}

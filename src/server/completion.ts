@@ -1,0 +1,25 @@
+/** `completion/complete`: suggestions for prompt arguments and resource-template variables. */
+import type { CompleteResult } from '../protocol/types.js';
+import type { RequestContext } from './context.js';
+
+export interface CompletionContext {
+  /** Values the user already chose for other arguments or variables. */
+  readonly arguments: Readonly<Record<string, string>>;
+  readonly ctx: RequestContext;
+}
+
+/** Returns candidate values for the partial `value`. At most 100 are sent; the rest are counted. */
+export type Completer = (value: string, context: CompletionContext) => string[] | Promise<string[]>;
+
+const MAX_VALUES = 100;
+
+export async function runCompleter(
+  completer: Completer | undefined,
+  value: string,
+  context: CompletionContext,
+): Promise<CompleteResult> {
+  if (!completer) return { completion: { values: [], hasMore: false } };
+  const values = await completer(value, context);
+  if (values.length <= MAX_VALUES) return { completion: { values, total: values.length, hasMore: false } };
+  return { completion: { values: values.slice(0, MAX_VALUES), total: values.length, hasMore: true } };
+}

@@ -1,0 +1,139 @@
+/**
+ * One long-lived connection to a client (stdio, in-memory, a legacy HTTP session): a Peer plus the
+ * era state the spec scopes to a connection — the legacy handshake, its negotiated revision, the
+ * log level. Modern (2026-07-28) requests carry their own state and pass straight through.
+ */
+import type { Channel, InboundExtra } from '../engine/channel.js';
+import { type InboundRequest, Peer } from '../engine/peer.js';
+import { ErrorCode, invalidRequest, ProtocolError } from '../protocol/errors.js';
+import type { JsonRpcNotification, Params } from '../protocol/jsonrpc.js';
+import { META } from '../protocol/meta.js';
+import type { LoggingLevel } from '../protocol/types.js';
+import type { RequestLink } from './context.js';
+import type { LegacySession, Server } from './server.js';
+
+const EMPTY: Params = Object.freeze({}) as Params;
+
+/** The request-scoped side channel of one inbound request on a connection. */
+class PeerRequestLink implements RequestLink {
+  constructor(
+    private readonly connection: ServerConnection,
+    private readonly request: InboundRequest,
+  ) {}
+  notify(method: string, params: Params): void {
+    if (!this.finished) this.connection.peer.notify(method, params);
+  }
+  get finished(): boolean {
+    return this.request.done || this.request.cancelled;
+  }
+  get signal(): AbortSignal {
+    return this.request.signal;
+  }
+  get extra(): InboundExtra | undefined {
+    return this.request.extra;
+  }
+  get logLevel(): LoggingLevel | undefined {
+    return this.connection.session?.logLevel;
+  }
+  setLogLevel(level: LoggingLevel): void {
+    const session = this.connection.session;
+    if (session) session.logLevel = level;
+  }
+}
+
+export class ServerConnection {
+  /** @internal */
+  readonly peer: Peer;
+  /** Settles once the connection has closed, for whatever reason. */
+  readonly closed: Promise<void>;
+  private legacy: LegacySession | undefined;
+
+  constructor(
+    private readonly server: Server,
+    channel: Channel,
+  ) {
+    let settle!: () => void;
+    this.closed = new Promise((resolve) => {
+      settle = resolve;
+    });
+    this.peer = new Peer(channel, {
+      request: (request) => this.onRequest(request),
+      notification: (notification) => this.onNotification(notification),
+      batch: () => this.batchVerdict(),
+      error: (error) => server.reportError(error),
+      closed: () => {
+        server.detach(this);
+        settle();
+      },
+    });
+  }
+
+  /** The legacy session, once `initialize` succeeded on this connection. */
+  get session(): LegacySession | undefined {
+    return this.legacy;
+  }
+
+  /** @internal */
+  start(): void {
+    this.peer.start();
+  }
+
+  close(): Promise<void> {
+    return this.peer.close();
+  }
+
+  /** @internal Sends a list_changed notification if this connection's client can receive it. */
+  notifyListChanged(kind: 'tools' | 'prompts' | 'resources', method: string): void {
+    const session = this.legacy;
+    if (session?.initialized && this.server.capabilities[kind]?.listChanged) this.peer.notify(method);
+  }
+
+  private onRequest(request: InboundRequest): Promise<unknown> | unknown {
+    const params = request.params ?? EMPTY;
+    if (!isModernEnvelope(params)) {
+      if (request.method === 'initialize') return this.initialize(params);
+      // The one request a legacy client may send before initializing.
+      if (request.method === 'ping' && !this.legacy) return EMPTY;
+    }
+    return this.server.serve(
+      request.method,
+      params,
+      request.id,
+      new PeerRequestLink(this, request),
+      this.legacy,
+    );
+  }
+
+  private initialize(params: Params): unknown {
+    if (this.legacy) {
+      throw invalidRequest(
+        `This connection is already initialized (protocol ${this.legacy.revision}); initialize may be sent only once per connection.`,
+      );
+    }
+    const { result, session } = this.server.initialize(params);
+    this.legacy = session;
+    return result;
+  }
+
+  private onNotification(notification: JsonRpcNotification): void {
+    if (notification.method === 'notifications/initialized') {
+      if (this.legacy) this.legacy.initialized = true;
+      else
+        this.server.reportError(
+          new ProtocolError(ErrorCode.InvalidRequest, 'notifications/initialized arrived before initialize.'),
+        );
+    }
+  }
+
+  private batchVerdict(): true | string {
+    if (this.legacy?.revision === '2025-03-26') return true;
+    return this.legacy
+      ? `JSON-RPC batches are only allowed on protocol revision 2025-03-26; this connection negotiated ${this.legacy.revision}. Send messages one at a time.`
+      : 'JSON-RPC batches are only allowed after initialize negotiated protocol revision 2025-03-26 (and initialize itself must not be batched). Send messages one at a time.';
+  }
+}
+
+const isModernEnvelope = (params: Params): boolean => {
+  const meta = params._meta as Record<string, unknown> | undefined;
+  return meta !== undefined && META.protocolVersion in meta;
+};

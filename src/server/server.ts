@@ -1,0 +1,725 @@
+/**
+ * The server framework: register tools, resources, templates and prompts; add middleware; connect
+ * to channels. One definition serves both protocol eras: legacy clients `initialize` a connection,
+ * modern clients describe themselves on every request, and handlers cannot tell the difference
+ * unless they ask (`ctx.era`).
+ */
+import type { Channel } from '../engine/channel.js';
+import { compose, type MethodHandler, type Middleware } from '../engine/middleware.js';
+import { encodeImplementation, encodeServerCapabilities } from '../protocol/codec.js';
+import {
+  ErrorCode,
+  invalidParams,
+  methodNotFound,
+  ProtocolError,
+  SwitchboardError,
+} from '../protocol/errors.js';
+import type { Params, RequestId } from '../protocol/jsonrpc.js';
+import { META } from '../protocol/meta.js';
+import { methodSpec } from '../protocol/methods.js';
+import {
+  featuresOf,
+  isModernRevision,
+  isRevision,
+  LEGACY_REVISIONS,
+  type LegacyRevision,
+  MODERN_REVISIONS,
+  REVISIONS,
+  type Revision,
+} from '../protocol/revisions.js';
+import {
+  type CacheHint,
+  type ClientCapabilities,
+  type CompleteParams,
+  type CompleteResult,
+  type Implementation,
+  type InitializeResult,
+  LOGGING_LEVELS,
+  type LoggingLevel,
+  type Meta,
+  type ReadResourceResult,
+  type Resource,
+  type ServerCapabilities,
+} from '../protocol/types.js';
+import type { SchemaLike } from '../schema/index.js';
+import { type Completer, runCompleter } from './completion.js';
+import { ServerConnection } from './connection.js';
+import { type ClientView, RequestContext, type RequestLink } from './context.js';
+import { encodeResult, markMemoizable } from './encode.js';
+import { checkName } from './names.js';
+import { compareKeys, paginate } from './pagination.js';
+import {
+  buildPromptEntry,
+  getPrompt,
+  type PromptConfig,
+  type PromptEntry,
+  type PromptHandler,
+  unknownPrompt,
+} from './prompts.js';
+import { Registry } from './registry.js';
+import {
+  buildResourceEntry,
+  buildTemplateEntry,
+  normalizeReadResult,
+  type ResourceConfig,
+  type ResourceEntry,
+  type ResourceReader,
+  type ResourceTemplateConfig,
+  resourceNotFound,
+  type TemplateEntry,
+  type TemplateReader,
+} from './resources.js';
+import {
+  buildToolEntry,
+  callTool,
+  type ToolConfig,
+  type ToolEntry,
+  type ToolHandler,
+  unknownTool,
+} from './tools.js';
+import { UriTemplateIndex } from './uri-template.js';
+
+export interface ServerOptions {
+  /** Guidance for the client's model about how to use this server (sent at initialize and discover). */
+  instructions?: string;
+  /** Capabilities to advertise beyond those derived from what is registered (experimental, extensions). */
+  capabilities?: ServerCapabilities;
+  /** Items per page on every list. Default 100. */
+  pageSize?: number;
+  /** Revisions to serve. Default: every revision Switchboard speaks (both eras). */
+  revisions?: readonly Revision[];
+  /** 2026-07-28 cache hint on `server/discover` and list results. Default `{ ttlMs: 60000, cacheScope: 'public' }`. */
+  listCache?: CacheHint;
+  /** Problems that concern no single request: malformed frames, a failing notification handler. Default: stderr-free no-op. */
+  onerror?: (error: Error) => void;
+}
+
+/** A registered item's controls. Every change sends the matching `list_changed`. */
+export interface Handle {
+  readonly enabled: boolean;
+  enable(): void;
+  disable(): void;
+  remove(): void;
+}
+export interface ToolHandle extends Handle {
+  readonly name: string;
+  /** Replaces parts of the definition (and optionally the handler or the name). */
+  update(changes: ToolConfig<any, any> & { name?: string; handler?: ToolHandler<any, any> }): void;
+}
+export interface ResourceHandle extends Handle {
+  readonly uri: string;
+  update(changes: ResourceConfig & { name?: string; uri?: string; read?: ResourceReader }): void;
+}
+export interface ResourceTemplateHandle extends Handle {
+  readonly uriTemplate: string;
+  update(
+    changes: ResourceTemplateConfig & { name?: string; uriTemplate?: string; read?: TemplateReader },
+  ): void;
+}
+export interface PromptHandle extends Handle {
+  readonly name: string;
+  update(changes: PromptConfig<any> & { name?: string; handler?: PromptHandler<any> }): void;
+}
+
+export type ListKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
+type ListItem<K extends ListKind> = K extends 'tools'
+  ? import('../protocol/types.js').Tool
+  : K extends 'resources'
+    ? Resource
+    : K extends 'resourceTemplates'
+      ? import('../protocol/types.js').ResourceTemplate
+      : import('../protocol/types.js').Prompt;
+
+const DEFAULT_LIST_CACHE: CacheHint = Object.freeze({ ttlMs: 60_000, cacheScope: 'public' });
+const NO_CACHE: CacheHint = Object.freeze({ ttlMs: 0, cacheScope: 'public' });
+const LIST_CHANGED = {
+  tools: 'notifications/tools/list_changed',
+  prompts: 'notifications/prompts/list_changed',
+  resources: 'notifications/resources/list_changed',
+} as const;
+
+/** State of a connection that completed the legacy `initialize` handshake. */
+export interface LegacySession {
+  readonly revision: LegacyRevision;
+  readonly client: ClientView;
+  initialized: boolean;
+  logLevel: (typeof LOGGING_LEVELS)[number] | undefined;
+}
+
+export class Server {
+  readonly info: Implementation;
+  private readonly options: ServerOptions;
+  private readonly pageSize: number;
+  private readonly served: ReadonlySet<Revision>;
+  private readonly tools: Registry<ToolEntry>;
+  private readonly prompts: Registry<PromptEntry>;
+  private readonly resources: Registry<ResourceEntry>;
+  private readonly templates: Registry<TemplateEntry>;
+  private readonly middleware: Middleware<RequestContext>[] = [];
+  private chain: MethodHandler<RequestContext>;
+  private readonly connections = new Set<ServerConnection>();
+  private readonly pendingListChanges = new Set<'tools' | 'prompts' | 'resources'>();
+  private index: { version: number; index: UriTemplateIndex<TemplateEntry> } | undefined;
+  private readonly listFilters = new Map<ListKind, ((item: any, ctx: RequestContext) => boolean)[]>();
+
+  constructor(info: Implementation, options: ServerOptions = {}) {
+    if (!info || typeof info.name !== 'string' || typeof info.version !== 'string') {
+      throw new SwitchboardError(
+        'CONFIG',
+        'new Server(info): info needs a string "name" and "version", e.g. { name: "my-server", version: "1.0.0" }.',
+      );
+    }
+    this.info = info;
+    this.options = options;
+    this.pageSize = options.pageSize ?? 100;
+    if (!Number.isInteger(this.pageSize) || this.pageSize < 1) {
+      throw new SwitchboardError('CONFIG', `pageSize must be a positive integer, got ${options.pageSize}.`);
+    }
+    const revisions = options.revisions ?? REVISIONS;
+    for (const r of revisions) {
+      if (!isRevision(r))
+        throw new SwitchboardError(
+          'CONFIG',
+          `Unknown protocol revision ${JSON.stringify(r)}; supported: ${REVISIONS.join(', ')}.`,
+        );
+    }
+    this.served = new Set(revisions);
+    this.tools = new Registry('tool', () => this.listChanged('tools'));
+    this.prompts = new Registry('prompt', () => this.listChanged('prompts'));
+    this.resources = new Registry('resource', () => this.listChanged('resources'));
+    this.templates = new Registry('resource template', () => this.listChanged('resources'));
+    this.chain = (method, params, ctx) => this.core(method, params, ctx);
+  }
+
+  // --- registration ----------------------------------------------------------------------------
+
+  registerTool<In extends SchemaLike | undefined = undefined, Out extends SchemaLike | undefined = undefined>(
+    name: string,
+    config: ToolConfig<In, Out>,
+    handler: ToolHandler<NoInfer<In>, NoInfer<Out>>,
+  ): ToolHandle {
+    checkName('tool', name);
+    this.tools.add(name, buildToolEntry(name, config, handler as ToolEntry['handler']));
+    let key = name;
+    let current = { config: config as ToolConfig<any, any>, handler: handler as ToolHandler<any, any> };
+    const tools = this.tools;
+    return {
+      get name() {
+        return key;
+      },
+      get enabled() {
+        return tools.isEnabled(key);
+      },
+      enable: () => tools.setEnabled(key, true),
+      disable: () => tools.setEnabled(key, false),
+      remove: () => tools.remove(key),
+      update: ({ name: newName, handler: newHandler, ...changes }) => {
+        const next = checkName('tool', newName ?? key);
+        current = { config: { ...current.config, ...changes }, handler: newHandler ?? current.handler };
+        tools.replace(
+          key,
+          next,
+          buildToolEntry(next, current.config, current.handler as ToolEntry['handler']),
+        );
+        key = next;
+      },
+    };
+  }
+
+  registerResource(name: string, uri: string, config: ResourceConfig, read: ResourceReader): ResourceHandle {
+    checkUri(uri);
+    this.resources.add(uri, buildResourceEntry(name, uri, config, read));
+    let key = uri;
+    let current = { name, config, read };
+    const resources = this.resources;
+    return {
+      get uri() {
+        return key;
+      },
+      get enabled() {
+        return resources.isEnabled(key);
+      },
+      enable: () => resources.setEnabled(key, true),
+      disable: () => resources.setEnabled(key, false),
+      remove: () => resources.remove(key),
+      update: ({ name: newName, uri: newUri, read: newRead, ...changes }) => {
+        const next = newUri ?? key;
+        checkUri(next);
+        current = {
+          name: newName ?? current.name,
+          config: { ...current.config, ...changes },
+          read: newRead ?? current.read,
+        };
+        resources.replace(key, next, buildResourceEntry(current.name, next, current.config, current.read));
+        key = next;
+      },
+    };
+  }
+
+  registerResourceTemplate(
+    name: string,
+    uriTemplate: string,
+    config: ResourceTemplateConfig,
+    read: TemplateReader,
+  ): ResourceTemplateHandle {
+    this.templates.add(uriTemplate, buildTemplateEntry(name, uriTemplate, config, read));
+    let key = uriTemplate;
+    let current = { name, config, read };
+    const templates = this.templates;
+    return {
+      get uriTemplate() {
+        return key;
+      },
+      get enabled() {
+        return templates.isEnabled(key);
+      },
+      enable: () => templates.setEnabled(key, true),
+      disable: () => templates.setEnabled(key, false),
+      remove: () => templates.remove(key),
+      update: ({ name: newName, uriTemplate: newTemplate, read: newRead, ...changes }) => {
+        const next = newTemplate ?? key;
+        current = {
+          name: newName ?? current.name,
+          config: { ...current.config, ...changes },
+          read: newRead ?? current.read,
+        };
+        templates.replace(key, next, buildTemplateEntry(current.name, next, current.config, current.read));
+        key = next;
+      },
+    };
+  }
+
+  registerPrompt<Args extends SchemaLike | undefined = undefined>(
+    name: string,
+    config: PromptConfig<Args>,
+    handler: PromptHandler<NoInfer<Args>>,
+  ): PromptHandle {
+    checkName('prompt', name);
+    this.prompts.add(name, buildPromptEntry(name, config, handler as PromptEntry['handler']));
+    let key = name;
+    let current = { config: config as PromptConfig<any>, handler: handler as PromptHandler<any> };
+    const prompts = this.prompts;
+    return {
+      get name() {
+        return key;
+      },
+      get enabled() {
+        return prompts.isEnabled(key);
+      },
+      enable: () => prompts.setEnabled(key, true),
+      disable: () => prompts.setEnabled(key, false),
+      remove: () => prompts.remove(key),
+      update: ({ name: newName, handler: newHandler, ...changes }) => {
+        const next = checkName('prompt', newName ?? key);
+        current = { config: { ...current.config, ...changes }, handler: newHandler ?? current.handler };
+        prompts.replace(
+          key,
+          next,
+          buildPromptEntry(next, current.config, current.handler as PromptEntry['handler']),
+        );
+        key = next;
+      },
+    };
+  }
+
+  // --- middleware --------------------------------------------------------------------------------
+
+  /**
+   * Adds receiving middleware around every request this server handles (after the protocol checks,
+   * before the method's handler). The first one added is the outermost.
+   */
+  use(middleware: Middleware<RequestContext>): this {
+    this.middleware.push(middleware);
+    this.chain = compose((method, params, ctx) => this.core(method, params, ctx), this.middleware);
+    return this;
+  }
+
+  /**
+   * Intercepts one method: `hook(params, ctx, next)` may inspect or change the params, call `next`
+   * (or not), and inspect or replace the result.
+   */
+  intercept(
+    method: string,
+    hook: (
+      params: Params,
+      ctx: RequestContext,
+      next: (params: Params) => Promise<unknown>,
+    ) => Promise<unknown> | unknown,
+  ): this {
+    return this.use(
+      (next) => (m, params, ctx) =>
+        m === method ? Promise.resolve(hook(params, ctx, (p) => next(m, p, ctx))) : next(m, params, ctx),
+    );
+  }
+
+  /**
+   * Shows a caller only the items `predicate` accepts, in lists and (for tools, prompts and static
+   * resources) in calls. Results then vary by caller, so their 2026-07-28 cache scope is `private`.
+   */
+  filterList<K extends ListKind>(
+    kind: K,
+    predicate: (item: ListItem<K>, ctx: RequestContext) => boolean,
+  ): this {
+    const list = this.listFilters.get(kind) ?? [];
+    list.push(predicate);
+    this.listFilters.set(kind, list);
+    return this;
+  }
+
+  // --- connections -------------------------------------------------------------------------------
+
+  /** Serves one connection (stdio, in-memory, a legacy HTTP session...). */
+  connect(channel: Channel): ServerConnection {
+    const connection = new ServerConnection(this, channel);
+    this.connections.add(connection);
+    connection.start();
+    return connection;
+  }
+
+  /** Closes every connection. */
+  async close(): Promise<void> {
+    await Promise.all([...this.connections].map((c) => c.close()));
+  }
+
+  /** @internal */
+  detach(connection: ServerConnection): void {
+    this.connections.delete(connection);
+  }
+
+  /** @internal */
+  reportError(error: Error): void {
+    this.options.onerror?.(error);
+  }
+
+  /** Capabilities derived from what is registered, plus those given in the options. */
+  get capabilities(): ServerCapabilities {
+    const caps: ServerCapabilities = { ...this.options.capabilities };
+    if (this.tools.size > 0) caps.tools ??= { listChanged: true };
+    if (this.prompts.size > 0) caps.prompts ??= { listChanged: true };
+    if (this.resources.size > 0 || this.templates.size > 0) caps.resources ??= { listChanged: true };
+    if (this.prompts.size > 0 || this.templates.size > 0) caps.completions ??= {};
+    caps.logging ??= {};
+    return caps;
+  }
+
+  // --- request pipeline --------------------------------------------------------------------------
+
+  /** @internal Answers `initialize` and returns the legacy session it opens. */
+  initialize(params: Params): { result: InitializeResult; session: LegacySession } {
+    methodSpec('initialize')!.check!(params, 'initialize');
+    const requested = params.protocolVersion as string;
+    const legacyServed = LEGACY_REVISIONS.filter((r) => this.served.has(r));
+    if (legacyServed.length === 0) {
+      throw new ProtocolError(
+        ErrorCode.UnsupportedProtocolVersion,
+        `This server speaks only protocol ${this.modernServed().join(', ')}, which has no initialize: send server/discover and put the version in _meta["${META.protocolVersion}"].`,
+        { supported: this.modernServed(), requested },
+      );
+    }
+    // The spec: answer with the requested version if we speak it, else with the latest we speak.
+    const revision = (legacyServed as string[]).includes(requested)
+      ? (requested as LegacyRevision)
+      : legacyServed[0]!;
+    const f = featuresOf(revision);
+    const result: InitializeResult = {
+      protocolVersion: revision,
+      capabilities: encodeServerCapabilities(this.capabilities, f),
+      serverInfo: encodeImplementation(this.info, f),
+    };
+    if (this.options.instructions !== undefined) result.instructions = this.options.instructions;
+    const client: ClientView = {
+      info: params.clientInfo as Implementation,
+      capabilities: params.capabilities as ClientCapabilities,
+    };
+    return { result, session: { revision, client, initialized: false, logLevel: undefined } };
+  }
+
+  /**
+   * @internal Serves one request: admits it (era, revision, method, capability, params), runs the
+   * middleware chain and the method's handler, and encodes the result for the request's revision.
+   */
+  async serve(
+    method: string,
+    params: Params,
+    requestId: RequestId | undefined,
+    link: RequestLink,
+    session: LegacySession | undefined,
+  ): Promise<unknown> {
+    const meta = params._meta as Meta | undefined;
+    let revision: Revision;
+    let client: ClientView;
+    if (meta !== undefined && META.protocolVersion in meta) {
+      ({ revision, client } = this.admitModern(meta));
+    } else if (session) {
+      ({ revision, client } = session);
+    } else {
+      throw invalidParams(
+        `'${method}' arrived before the connection was initialized and without _meta["${META.protocolVersion}"]: ` +
+          `legacy clients must send initialize first; 2026-07-28 clients must send the _meta envelope on every request.`,
+      );
+    }
+    const spec = methodSpec(method);
+    if (!spec?.inRevision(revision)) {
+      throw methodNotFound(method, spec ? `It is not part of protocol revision ${revision}` : undefined);
+    }
+    if (spec.capability && !this.capabilities[spec.capability]) {
+      throw methodNotFound(method, `This server does not offer ${spec.capability}`);
+    }
+    spec.check?.(params, method);
+    const ctx = new RequestContext(method, requestId, revision, client, meta, link);
+    const result = await this.chain(method, params, ctx);
+    return encodeResult(method, result, ctx, {
+      serverInfo: this.info,
+      cache: spec.cacheable ? this.cacheHintFor(method, result, ctx) : undefined,
+      tasks: false,
+    });
+  }
+
+  private modernServed(): Revision[] {
+    return MODERN_REVISIONS.filter((r) => this.served.has(r));
+  }
+
+  private admitModern(meta: Meta): { revision: Revision; client: ClientView } {
+    const requested = meta[META.protocolVersion];
+    if (!isModernRevision(requested) || !this.served.has(requested)) {
+      const supported = this.modernServed();
+      throw new ProtocolError(
+        ErrorCode.UnsupportedProtocolVersion,
+        `Unsupported protocol version ${JSON.stringify(requested)}: this server supports ${supported.length > 0 ? supported.join(', ') : 'only legacy revisions (send initialize)'}.`,
+        { supported, requested: typeof requested === 'string' ? requested : String(requested) },
+      );
+    }
+    const capabilities = meta[META.clientCapabilities];
+    if (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities)) {
+      throw invalidParams(
+        `Missing _meta["${META.clientCapabilities}"]: every 2026-07-28 request must declare the client's capabilities ({} for none).`,
+      );
+    }
+    const level = meta[META.logLevel];
+    if (level !== undefined && !LOGGING_LEVELS.includes(level as never)) {
+      throw invalidParams(
+        `Invalid _meta["${META.logLevel}"] ${JSON.stringify(level)}: use one of ${LOGGING_LEVELS.join(', ')}.`,
+      );
+    }
+    return {
+      revision: requested,
+      client: {
+        info: meta[META.clientInfo] as Implementation | undefined,
+        capabilities: capabilities as ClientCapabilities,
+      },
+    };
+  }
+
+  private cacheHintFor(method: string, result: unknown, ctx: RequestContext): CacheHint {
+    // Reads carry their resource's own hint (recorded by readResource); lists share the server's.
+    const hint =
+      method === 'resources/read'
+        ? {
+            ...NO_CACHE,
+            ...(typeof result === 'object' && result !== null ? readCacheHints.get(result) : undefined),
+          }
+        : (this.options.listCache ?? DEFAULT_LIST_CACHE);
+    const perCaller = ctx.auth !== undefined || this.listFilters.size > 0;
+    return perCaller && hint.cacheScope === 'public' ? { ...hint, cacheScope: 'private' } : hint;
+  }
+
+  /** The innermost handler: the method's own logic, behind every middleware. */
+  private core(method: string, params: Params, ctx: RequestContext): Promise<unknown> {
+    switch (method) {
+      case 'ping':
+        return Promise.resolve({});
+      case 'logging/setLevel':
+        ctx.setLogLevel(params.level as LoggingLevel);
+        return Promise.resolve({});
+      case 'server/discover':
+        return Promise.resolve(this.discover());
+      case 'tools/list':
+        return Promise.resolve(
+          this.listed('tools', this.tools, params, ctx, (page) => ({
+            tools: page.items.map((e) => e.descriptor),
+          })),
+        );
+      case 'tools/call': {
+        const name = params.name as string;
+        const entry = this.tools.get(name);
+        if (!entry || !this.visible('tools', entry.descriptor, ctx)) throw unknownTool(name);
+        return callTool(entry, params.arguments as Record<string, unknown> | undefined, ctx);
+      }
+      case 'prompts/list':
+        return Promise.resolve(
+          this.listed('prompts', this.prompts, params, ctx, (page) => ({
+            prompts: page.items.map((e) => e.descriptor),
+          })),
+        );
+      case 'prompts/get': {
+        const name = params.name as string;
+        const entry = this.prompts.get(name);
+        if (!entry || !this.visible('prompts', entry.descriptor, ctx)) throw unknownPrompt(name);
+        return getPrompt(entry, params.arguments as Record<string, string> | undefined, ctx);
+      }
+      case 'resources/list':
+        return this.listResources(params, ctx);
+      case 'resources/templates/list':
+        return Promise.resolve(
+          this.listed('resourceTemplates', this.templates, params, ctx, (page) => ({
+            resourceTemplates: page.items.map((e) => e.descriptor),
+          })),
+        );
+      case 'resources/read':
+        return this.readResource(params.uri as string, ctx);
+      case 'completion/complete':
+        return this.complete(params as unknown as CompleteParams, ctx);
+      default:
+        return Promise.reject(methodNotFound(method));
+    }
+  }
+
+  private discover(): Record<string, unknown> {
+    const f = featuresOf(MODERN_REVISIONS[0]);
+    const result: Record<string, unknown> = {
+      supportedVersions: this.modernServed(),
+      capabilities: encodeServerCapabilities(this.capabilities, f),
+    };
+    if (this.options.instructions !== undefined) result.instructions = this.options.instructions;
+    return result;
+  }
+
+  private visible<K extends ListKind>(kind: K, item: ListItem<K>, ctx: RequestContext): boolean {
+    const filters = this.listFilters.get(kind);
+    return !filters || filters.every((accept) => accept(item, ctx));
+  }
+
+  /** A page of a registry as a list result; memoized per page unless a filter makes it per caller. */
+  private listed<E extends { descriptor: object }, K extends ListKind>(
+    kind: K,
+    registry: Registry<E>,
+    params: Params,
+    ctx: RequestContext,
+    build: (page: { items: readonly E[] }) => Record<string, unknown>,
+  ): Record<string, unknown> {
+    const page = registry.page(params.cursor as string | undefined, this.pageSize);
+    let result = pageResults.get(page);
+    if (!result) {
+      result = build(page);
+      if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
+      pageResults.set(page, markMemoizable(result));
+    }
+    const filters = this.listFilters.get(kind);
+    if (!filters) return result;
+    const listKey = Object.keys(result).find((k) => k !== 'nextCursor')!;
+    return {
+      ...result,
+      [listKey]: (result[listKey] as ListItem<K>[]).filter((item) => this.visible(kind, item, ctx)),
+    };
+  }
+
+  private async listResources(params: Params, ctx: RequestContext): Promise<Record<string, unknown>> {
+    const dynamic = this.templates.values().filter((t) => t.list);
+    if (dynamic.length === 0) {
+      return this.listed('resources', this.resources, params, ctx, (page) => ({
+        resources: page.items.map((e) => e.descriptor),
+      }));
+    }
+    // Templates that enumerate resources make the list dynamic: build and page it per request.
+    const all: Resource[] = this.resources.values().map((e) => e.descriptor);
+    for (const t of dynamic) all.push(...(await t.list!(ctx)));
+    const visible = all
+      .filter((r) => this.visible('resources', r, ctx))
+      .sort((a, b) => compareKeys(a.uri, b.uri));
+    const page = paginate(
+      visible,
+      visible.map((r) => r.uri),
+      params.cursor as string | undefined,
+      this.pageSize,
+    );
+    const result: Record<string, unknown> = { resources: page.items };
+    if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
+    return result;
+  }
+
+  private async readResource(uri: string, ctx: RequestContext): Promise<unknown> {
+    const notFound = () => resourceNotFound(uri, featuresOf(ctx.revision).resourceNotFoundCode);
+    const entry = this.resources.get(uri);
+    let result: ReadResourceResult;
+    let cache: Partial<CacheHint> | undefined;
+    if (entry) {
+      if (!this.visible('resources', entry.descriptor, ctx)) throw notFound();
+      result = normalizeReadResult(await entry.read(uri, ctx), uri, entry.descriptor.mimeType);
+      cache = entry.cache;
+    } else {
+      const match = this.templateIndex().match(uri);
+      if (!match) throw notFound();
+      const template = match.value;
+      result = normalizeReadResult(
+        await template.read(uri, match.variables, ctx),
+        uri,
+        template.descriptor.mimeType,
+      );
+      cache = template.cache;
+    }
+    if (cache) readCacheHints.set(result, cache);
+    return result;
+  }
+
+  /** The enabled templates, indexed for matching; rebuilt when the template registry changes. */
+  private templateIndex(): UriTemplateIndex<TemplateEntry> {
+    if (this.index?.version !== this.templates.version) {
+      const index = new UriTemplateIndex<TemplateEntry>();
+      for (const entry of this.templates.values()) index.add(entry.template, entry);
+      this.index = { version: this.templates.version, index };
+    }
+    return this.index.index;
+  }
+
+  private async complete(params: CompleteParams, ctx: RequestContext): Promise<CompleteResult> {
+    const context = { arguments: params.context?.arguments ?? {}, ctx };
+    const { ref, argument } = params;
+    let completer: Completer | undefined;
+    if (ref.type === 'ref/prompt') {
+      const prompt = this.prompts.get(ref.name);
+      if (!prompt || !this.visible('prompts', prompt.descriptor, ctx)) throw unknownPrompt(ref.name);
+      completer = prompt.complete[argument.name];
+    } else {
+      const template = this.templates.get(ref.uri);
+      if (!template) {
+        throw invalidParams(
+          `Unknown resource template ${JSON.stringify(ref.uri)}: ref/resource must name a uriTemplate from resources/templates/list.`,
+        );
+      }
+      completer = template.complete?.[argument.name];
+    }
+    return runCompleter(completer, argument.value, context);
+  }
+
+  // --- change notifications ----------------------------------------------------------------------
+
+  private listChanged(kind: 'tools' | 'prompts' | 'resources'): void {
+    if (this.connections.size === 0) return;
+    // Coalesce: registering twenty tools in one tick sends one notification.
+    if (this.pendingListChanges.size === 0) queueMicrotask(() => this.flushListChanges());
+    this.pendingListChanges.add(kind);
+  }
+
+  private flushListChanges(): void {
+    const kinds = [...this.pendingListChanges];
+    this.pendingListChanges.clear();
+    for (const connection of this.connections) {
+      for (const kind of kinds) connection.notifyListChanged(kind, LIST_CHANGED[kind]);
+    }
+  }
+}
+
+/** The cache hint of each read result's resource, for the 2026-07-28 `ttlMs`/`cacheScope`. */
+const readCacheHints = new WeakMap<object, Partial<CacheHint>>();
+
+/** List results per registry page (pages are per-version objects, so this never goes stale). */
+const pageResults = new WeakMap<object, Record<string, unknown>>();
+
+function checkUri(uri: unknown): void {
+  if (typeof uri !== 'string' || !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(uri)) {
+    throw new SwitchboardError(
+      'CONFIG',
+      `Invalid resource URI ${JSON.stringify(uri)}: use an absolute URI with a scheme, e.g. "file:///notes.txt" or "config://app".`,
+    );
+  }
+}

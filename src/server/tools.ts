@@ -1,0 +1,181 @@
+/**
+ * Tools: definitions, and the execution of one `tools/call` — validate arguments, run the handler,
+ * normalize what it returned, validate structured output.
+ *
+ * Failures the model can act on (bad arguments, the tool threw) become `isError` results; an unknown
+ * tool is a protocol error (-32602); a tool that breaks its own `outputSchema` is a server bug and
+ * answers -32603.
+ */
+import { ErrorCode, invalidParams, ProtocolError } from '../protocol/errors.js';
+import type {
+  CallToolResult,
+  ContentBlock,
+  Icon,
+  JsonObject,
+  JsonSchemaObject,
+  Meta,
+  Tool,
+  ToolAnnotations,
+} from '../protocol/types.js';
+import {
+  type CompiledSchema,
+  compileSchema,
+  formatIssues,
+  type InferInput,
+  type InferOutput,
+  type SchemaLike,
+} from '../schema/index.js';
+import type { RequestContext } from './context.js';
+
+export interface ToolConfig<In extends SchemaLike | undefined, Out extends SchemaLike | undefined> {
+  title?: string;
+  description?: string;
+  icons?: Icon[];
+  annotations?: ToolAnnotations;
+  execution?: Tool['execution'];
+  _meta?: Meta;
+  /** Arguments schema (Standard Schema with JSON Schema export, or raw JSON Schema). Omit for no arguments. */
+  inputSchema?: In;
+  /** Schema of `structuredContent`; when given, every successful result must carry conforming structured content. */
+  outputSchema?: Out;
+}
+
+/** What a tool with an output schema returns on success. */
+export interface StructuredToolReturn<T> {
+  structuredContent: T;
+  /** Defaults to the JSON text of `structuredContent`, for clients that only read text. */
+  content?: ContentBlock[];
+  isError?: false;
+  _meta?: Meta;
+}
+
+export type ToolArgs<In> = In extends SchemaLike ? InferInput<In> : Record<string, never>;
+
+export type ToolReturn<Out> = Out extends SchemaLike
+  ? StructuredToolReturn<InferOutput<Out>> | (CallToolResult & { isError: true })
+  : CallToolResult | ContentBlock[] | string;
+
+export type ToolHandler<In, Out> = (
+  args: ToolArgs<In>,
+  ctx: RequestContext,
+) => ToolReturn<Out> | Promise<ToolReturn<Out>>;
+
+/** A registered tool, ready to list and call. */
+export interface ToolEntry {
+  readonly descriptor: Tool;
+  readonly input: CompiledSchema | undefined;
+  readonly output: CompiledSchema | undefined;
+  readonly handler: (args: any, ctx: RequestContext) => unknown;
+}
+
+const EMPTY_INPUT: JsonSchemaObject = Object.freeze({ type: 'object' }) as JsonSchemaObject;
+
+export function buildToolEntry(
+  name: string,
+  config: ToolConfig<SchemaLike | undefined, SchemaLike | undefined>,
+  handler: (args: any, ctx: RequestContext) => unknown,
+): ToolEntry {
+  const input =
+    config.inputSchema === undefined ? undefined : compileSchema(config.inputSchema, { role: 'input', name });
+  const output =
+    config.outputSchema === undefined
+      ? undefined
+      : compileSchema(config.outputSchema, { role: 'output', name });
+  const descriptor: Tool = {
+    name,
+    inputSchema: (input?.jsonSchema as JsonSchemaObject | undefined) ?? EMPTY_INPUT,
+  };
+  if (config.title !== undefined) descriptor.title = config.title;
+  if (config.description !== undefined) descriptor.description = config.description;
+  if (config.icons !== undefined) descriptor.icons = config.icons;
+  if (output) descriptor.outputSchema = output.jsonSchema as JsonObject;
+  if (config.annotations !== undefined) descriptor.annotations = config.annotations;
+  if (config.execution !== undefined) descriptor.execution = config.execution;
+  if (config._meta !== undefined) descriptor._meta = config._meta;
+  return { descriptor: Object.freeze(descriptor), input, output, handler };
+}
+
+export const unknownTool = (name: string) =>
+  invalidParams(`Unknown tool: ${JSON.stringify(name)}. Call tools/list for the available tools.`, { name });
+
+/** Runs one `tools/call` against a registered tool. */
+export async function callTool(
+  entry: ToolEntry,
+  args: Record<string, unknown> | undefined,
+  ctx: RequestContext,
+): Promise<CallToolResult> {
+  const name = entry.descriptor.name;
+  let value: unknown = args ?? {};
+  if (entry.input) {
+    const verdict = await entry.input.validate(value);
+    if (!verdict.ok) {
+      return {
+        content: [
+          { type: 'text', text: formatIssues(verdict.issues, `Invalid arguments for tool "${name}"`) },
+        ],
+        isError: true,
+      };
+    }
+    value = verdict.value;
+  }
+  let returned: unknown;
+  try {
+    returned = await entry.handler(value, ctx);
+  } catch (error) {
+    if (error instanceof ProtocolError) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    return { content: [{ type: 'text', text: message || `Tool "${name}" failed.` }], isError: true };
+  }
+  const result = normalizeToolResult(returned, name);
+  if (entry.output && !result.isError) await checkStructuredOutput(entry.output, result, name);
+  return result;
+}
+
+function normalizeToolResult(returned: unknown, name: string): CallToolResult {
+  if (typeof returned === 'string') return { content: [{ type: 'text', text: returned }] };
+  if (Array.isArray(returned)) return { content: returned as ContentBlock[] };
+  if (typeof returned !== 'object' || returned === null) {
+    throw new ProtocolError(
+      ErrorCode.InternalError,
+      `Tool "${name}" returned ${returned === null ? 'null' : typeof returned}; return a string, content blocks, or a CallToolResult.`,
+    );
+  }
+  const result = returned as CallToolResult;
+  if (
+    result.structuredContent !== undefined &&
+    (result.content === undefined || result.content.length === 0)
+  ) {
+    // Clients that predate structured output (and models that read only text) still see the data.
+    return { ...result, content: [{ type: 'text', text: JSON.stringify(result.structuredContent) }] };
+  }
+  if (!Array.isArray(result.content)) {
+    throw new ProtocolError(
+      ErrorCode.InternalError,
+      `Tool "${name}" returned a result without a "content" array.`,
+    );
+  }
+  return result;
+}
+
+async function checkStructuredOutput(
+  output: CompiledSchema,
+  result: CallToolResult,
+  name: string,
+): Promise<void> {
+  if (result.structuredContent === undefined) {
+    throw new ProtocolError(
+      ErrorCode.InternalError,
+      `Tool "${name}" declares an outputSchema but returned no structuredContent; return { structuredContent } or an isError result.`,
+    );
+  }
+  const verdict = await output.validate(result.structuredContent);
+  if (!verdict.ok) {
+    throw new ProtocolError(
+      ErrorCode.InternalError,
+      formatIssues(
+        verdict.issues,
+        `Tool "${name}" returned structuredContent that does not match its outputSchema`,
+      ),
+    );
+  }
+}
