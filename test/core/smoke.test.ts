@@ -6,7 +6,12 @@ import { Server } from '../../src/server/server.js';
 import { connectPair } from '../helpers/pair.js';
 
 function makeServer() {
-  const server = new Server({ name: 'smoke', version: '1.0.0', title: 'Smoke', icons: [{ src: 'https://example.com/i.png' }] });
+  const server = new Server({
+    name: 'smoke',
+    version: '1.0.0',
+    title: 'Smoke',
+    icons: [{ src: 'https://example.com/i.png' }],
+  });
   server.registerTool(
     'add',
     {
@@ -18,8 +23,17 @@ function makeServer() {
     },
     ({ a, b }) => ({ structuredContent: { sum: a + b } }),
   );
-  server.registerResource('readme', 'file:///readme.md', { mimeType: 'text/markdown', title: 'Readme' }, () => '# hi');
-  server.registerPrompt('greet', { arguments: [{ name: 'who', required: true }] }, ({ who }) => `Hello ${who}`);
+  server.registerResource(
+    'readme',
+    'file:///readme.md',
+    { mimeType: 'text/markdown', title: 'Readme' },
+    () => '# hi',
+  );
+  server.registerPrompt(
+    'greet',
+    { arguments: [{ name: 'who', required: true }] },
+    ({ who }) => `Hello ${who}`,
+  );
   return server;
 }
 
@@ -39,7 +53,11 @@ for (const revision of REVISIONS) {
       const bad = await client.callTool('add', { a: 'x' });
       assert.equal(bad.isError, true);
       const read = await client.readResource('file:///readme.md');
-      assert.deepEqual(read.contents[0], { uri: 'file:///readme.md', mimeType: 'text/markdown', text: '# hi' });
+      assert.deepEqual(read.contents[0], {
+        uri: 'file:///readme.md',
+        mimeType: 'text/markdown',
+        text: '# hi',
+      });
       const prompt = await client.getPrompt('greet', { who: 'Ada' });
       assert.equal(prompt.messages[0]?.content.type, 'text');
       pair.assertClean();

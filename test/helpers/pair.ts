@@ -18,8 +18,18 @@ export interface Pair {
 export async function connectPair(server: Server, options: ClientOptions = {}): Promise<Pair> {
   const catalog = await loadSchemaCatalog();
   const [clientEnd, serverEnd] = createLinkedChannels();
-  const serverSide = new SchemaCheckedChannel(serverEnd, { catalog, side: 'server', peer: 'assert', label: 'server' });
-  const clientSide = new SchemaCheckedChannel(clientEnd, { catalog, side: 'client', peer: 'assert', label: 'client' });
+  const serverSide = new SchemaCheckedChannel(serverEnd, {
+    catalog,
+    side: 'server',
+    peer: 'assert',
+    label: 'server',
+  });
+  const clientSide = new SchemaCheckedChannel(clientEnd, {
+    catalog,
+    side: 'client',
+    peer: 'assert',
+    label: 'client',
+  });
   server.connect(serverSide);
   const client = new Client({ name: 'test-client', version: '1.0.0' }, options);
   await client.connect(clientSide);
