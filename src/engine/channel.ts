@@ -7,6 +7,7 @@
  * transport already knows where a frame ends and can parse it in the same pass.
  */
 import type { ProtocolError } from '../protocol/errors.js';
+import type { Params, RequestId } from '../protocol/jsonrpc.js';
 
 /** Per-message information a transport knows and a handler may want (HTTP auth, headers...). */
 export interface InboundExtra {
@@ -38,11 +39,28 @@ export interface ChannelSink {
   closed(error?: Error): void;
 }
 
+/**
+ * What the engine knows about an outbound frame, passed along so a transport never has to re-parse
+ * it (the HTTP client derives `Mcp-Method`/`Mcp-Name` headers from it and turns a cancellation into
+ * closing the request's response stream).
+ */
+export type FrameInfo =
+  | {
+      readonly kind: 'request';
+      readonly id: RequestId;
+      readonly method: string;
+      readonly params: Params | undefined;
+    }
+  | { readonly kind: 'notification'; readonly method: string; readonly params: Params | undefined }
+  | { readonly kind: 'response'; readonly id: RequestId | null }
+  /** Several responses in one JSON-RPC batch array. */
+  | { readonly kind: 'batch' };
+
 export interface Channel {
   /** Starts delivering inbound frames to `sink`. Called once. */
   start(sink: ChannelSink): void;
   /** Queues one serialized frame. Never throws; a broken channel reports through `sink.closed`. */
-  send(frame: string): void;
+  send(frame: string, info?: FrameInfo): void;
   /** Closes the channel, releasing every resource it holds (streams, child processes). Idempotent. */
   close(): Promise<void>;
   /** A short human-readable label for error messages, e.g. `stdio: node server.js (pid 4242)`. */

@@ -13,7 +13,7 @@ import {
   type Params,
   type RequestId,
 } from '../protocol/jsonrpc.js';
-import type { Channel, InboundExtra } from './channel.js';
+import type { Channel, FrameInfo, InboundExtra } from './channel.js';
 import { RawJson } from './raw-json.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -158,7 +158,7 @@ export class Peer {
     this.channel.start({
       message: (value, extra) => this.receive(value, extra),
       malformed: (error) => {
-        this.sendFrame(errorFrame(null, error.toObject()));
+        this.sendFrame(errorFrame(null, error.toObject()), { kind: 'response', id: null });
         this.handlers.error?.(error);
       },
       closed: (error) => this.shutdown(error),
@@ -214,7 +214,7 @@ export class Peer {
         signal.addEventListener('abort', onAbort, { once: true });
         call.cleanup = () => signal.removeEventListener('abort', onAbort);
       }
-      this.sendFrame(requestFrame(id, method, params));
+      this.sendFrame(requestFrame(id, method, params), { kind: 'request', id, method, params });
     });
   }
 
@@ -224,6 +224,7 @@ export class Peer {
       params === undefined
         ? `{"jsonrpc":"2.0","method":${JSON.stringify(method)}}`
         : `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}`,
+      { kind: 'notification', method, params },
     );
   }
 
@@ -235,8 +236,8 @@ export class Peer {
 
   // ---------------------------------------------------------------------------------------------
 
-  private sendFrame(frame: string): void {
-    this.channel.send(frame);
+  private sendFrame(frame: string, info: FrameInfo): void {
+    this.channel.send(frame, info);
   }
 
   private arm(call: PendingCall, ms: number): void {
@@ -290,11 +291,11 @@ export class Peer {
       items.length === 0 ? 'A JSON-RPC batch must not be empty.' : (this.handlers.batch?.() ?? true);
     if (verdict !== true) {
       const error = new ProtocolError(ErrorCode.InvalidRequest, verdict);
-      this.sendFrame(errorFrame(null, error.toObject()));
+      this.sendFrame(errorFrame(null, error.toObject()), { kind: 'response', id: null });
       this.handlers.error?.(error);
       return;
     }
-    const collector = new BatchCollector(items.length, (frame) => this.sendFrame(frame));
+    const collector = new BatchCollector(items.length, (frame) => this.sendFrame(frame, BATCH));
     for (const item of items) this.receiveOne(item, extra, collector);
   }
 
@@ -334,7 +335,7 @@ export class Peer {
           typeof value === 'object' && value !== null && ('result' in value || 'error' in value);
         // Never answer something that was itself a response: that could ping-pong forever.
         if (looksLikeResponse) batch?.add(undefined);
-        else this.respondOrCollect(errorFrame(c.id, error.toObject()), batch);
+        else this.respondOrCollect(errorFrame(c.id, error.toObject()), c.id, batch);
         this.handlers.error?.(error);
         return;
       }
@@ -394,7 +395,7 @@ export class Peer {
         ErrorCode.InvalidRequest,
         `Request id ${JSON.stringify(id)} is already in use by a pending request; ids must not be reused while pending.`,
       );
-      this.respondOrCollect(errorFrame(id, error.toObject()), batch);
+      this.respondOrCollect(errorFrame(id, error.toObject()), id, batch);
       return;
     }
     const request = new Inbound(id, method, params, extra, batch);
@@ -438,12 +439,12 @@ export class Peer {
         });
       }
     }
-    this.respondOrCollect(frame, request.batch);
+    this.respondOrCollect(frame, request.id, request.batch);
   }
 
-  private respondOrCollect(frame: string, batch: BatchCollector | undefined): void {
+  private respondOrCollect(frame: string, id: RequestId | null, batch: BatchCollector | undefined): void {
     if (batch) batch.add(frame);
-    else this.sendFrame(frame);
+    else this.sendFrame(frame, { kind: 'response', id });
   }
 
   private shutdown(error: Error | undefined): void {
@@ -466,6 +467,8 @@ export class Peer {
     this.handlers.closed?.(error);
   }
 }
+
+const BATCH: FrameInfo = Object.freeze({ kind: 'batch' });
 
 function isThenable(v: unknown): v is PromiseLike<unknown> {
   return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';

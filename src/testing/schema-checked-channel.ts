@@ -12,7 +12,7 @@
  * its requests to pair our responses with), and by default only reported: an official SDK on the
  * other end is not ours to fix.
  */
-import type { Channel, ChannelSink } from '../engine/channel.js';
+import type { Channel, ChannelSink, FrameInfo } from '../engine/channel.js';
 import {
   isLegacyRevision,
   isModernRevision,
@@ -90,7 +90,7 @@ export class SchemaCheckedChannel implements Channel {
     });
   }
 
-  send(frame: string): void {
+  send(frame: string, info?: FrameInfo): void {
     let value: unknown;
     try {
       value = JSON.parse(frame);
@@ -100,7 +100,7 @@ export class SchemaCheckedChannel implements Channel {
       ]);
     }
     if (value !== undefined) this.observe(value, this.options.side);
-    this.inner.send(frame);
+    this.inner.send(frame, info);
   }
 
   close(): Promise<void> {
