@@ -12,7 +12,7 @@ export {
   type ListOptions,
   type VersionNegotiation,
 } from './client/client.js';
-export type { AuthInfo, Channel, ChannelSink, InboundExtra } from './engine/channel.js';
+export type { AuthInfo, Channel, ChannelSink, FrameInfo, InboundExtra } from './engine/channel.js';
 export type { MethodHandler, Middleware } from './engine/middleware.js';
 export { compose } from './engine/middleware.js';
 export type { ProgressUpdate, RequestOptions } from './engine/peer.js';

@@ -38,6 +38,8 @@ export interface RequestOptions {
   maxTotalTimeoutMs?: number;
   /** Whether abort and timeout send `notifications/cancelled`. Default true (false for `initialize`). */
   sendCancellation?: boolean;
+  /** The inbound request this one is made on behalf of (lets HTTP send it on that request's stream). */
+  relatedTo?: RequestId;
 }
 
 /** An incoming request as handlers see it. */
@@ -214,17 +216,24 @@ export class Peer {
         signal.addEventListener('abort', onAbort, { once: true });
         call.cleanup = () => signal.removeEventListener('abort', onAbort);
       }
-      this.sendFrame(requestFrame(id, method, params), { kind: 'request', id, method, params });
+      this.sendFrame(requestFrame(id, method, params), {
+        kind: 'request',
+        id,
+        method,
+        params,
+        relatedTo: options.relatedTo,
+      });
     });
   }
 
-  notify(method: string, params?: Params): void {
+  /** Sends a notification; `relatedTo` names the inbound request it is about, if any. */
+  notify(method: string, params?: Params, relatedTo?: RequestId): void {
     if (this.isClosed) return;
     this.sendFrame(
       params === undefined
         ? `{"jsonrpc":"2.0","method":${JSON.stringify(method)}}`
         : `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}`,
-      { kind: 'notification', method, params },
+      { kind: 'notification', method, params, relatedTo },
     );
   }
 

@@ -21,7 +21,7 @@ class PeerRequestLink implements RequestLink {
     private readonly request: InboundRequest,
   ) {}
   notify(method: string, params: Params): void {
-    if (!this.finished) this.connection.peer.notify(method, params);
+    if (!this.finished) this.connection.peer.notify(method, params, this.request.id);
   }
   get finished(): boolean {
     return this.request.done || this.request.cancelled;
