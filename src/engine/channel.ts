@@ -50,8 +50,16 @@ export type FrameInfo =
       readonly id: RequestId;
       readonly method: string;
       readonly params: Params | undefined;
+      /** The inbound request this one is sent on behalf of (e.g. an elicitation during a tool call). */
+      readonly relatedTo?: RequestId;
     }
-  | { readonly kind: 'notification'; readonly method: string; readonly params: Params | undefined }
+  | {
+      readonly kind: 'notification';
+      readonly method: string;
+      readonly params: Params | undefined;
+      /** The inbound request this notification is about (progress, logs): HTTP sends it on that request's stream. */
+      readonly relatedTo?: RequestId;
+    }
   | { readonly kind: 'response'; readonly id: RequestId | null }
   /** Several responses in one JSON-RPC batch array. */
   | { readonly kind: 'batch' };
