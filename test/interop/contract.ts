@@ -2,6 +2,11 @@
  * What every server in the interop tests serves — the Switchboard example server and the official
  * SDK fixtures alike — and the exact results a client must see. Each test wraps its client (official
  * or ours) in a {@link ContractClient} and runs {@link CONTRACT}.
+ *
+ * What is on the wire depends on the server: ours fits each result to the negotiated revision
+ * (structured output becomes text, resource links become text lines, audio becomes a note before
+ * the revisions that have them); the official servers send the same thing on every revision. A
+ * check is told which it faces through {@link Wire}.
  */
 import assert from 'node:assert/strict';
 import { beepWav, LOGO_PNG_BASE64, NOTES, README } from '../../examples/data.js';
@@ -51,13 +56,10 @@ export const TOOL_NAMES = ['add', 'beep', 'divide', 'echo', 'find_notes', 'logo'
 
 const textBlock = (text: string) => ({ type: 'text', text });
 const noteText = (id: string) => NOTES.find((n) => n.id === id)!.text;
-const link = (id: string, title: string) => ({
-  type: 'resource_link',
-  uri: `notes://${id}`,
-  name: id,
-  title,
-  mimeType: 'text/plain',
-});
+const link = (wire: Wire, id: string, title: string) =>
+  wire.structured
+    ? { type: 'resource_link', uri: `notes://${id}`, name: id, title, mimeType: 'text/plain' }
+    : textBlock(`Resource: ${title} <notes://${id}>`);
 const embeddedNote = (id: string) => ({
   type: 'resource',
   resource: { uri: `notes://${id}`, mimeType: 'text/plain', text: noteText(id) },
@@ -81,15 +83,31 @@ export async function failure(call: Promise<unknown>): Promise<{ code: number; m
   assert.fail('the call succeeded, but it should have failed');
 }
 
+/** What the server's results may carry: `FULL_WIRE`, or the revision's features for a server that fits results to it. */
+export interface Wire {
+  /** Title, `outputSchema`/`structuredContent`, resource links (2025-06-18+). */
+  readonly structured: boolean;
+  /** Audio content (2025-03-26+). */
+  readonly annotations: boolean;
+  /** The revision named in downgrade notes. */
+  readonly revision: string;
+}
+
+export const FULL_WIRE: Wire = { structured: true, annotations: true, revision: 'any' };
+
 export interface ContractCheck {
   readonly name: string;
-  run(client: ContractClient): Promise<void>;
+  run(client: ContractClient, wire: Wire): Promise<void>;
 }
+
+/** A structured result as a revision without structured output sees it: the JSON text only. */
+const structured = (wire: Wire, text: string, value: Obj): Obj =>
+  wire.structured ? { content: [textBlock(text)], structuredContent: value } : { content: [textBlock(text)] };
 
 export const CONTRACT: readonly ContractCheck[] = [
   {
     name: 'tools/list',
-    async run(client) {
+    async run(client, wire) {
       const tools = await client.listTools();
       // The example server also has `count` (progress and logging), which the fixtures leave out.
       const names = tools.map((t) => t.name).sort();
@@ -99,8 +117,9 @@ export const CONTRACT: readonly ContractCheck[] = [
       );
       const byName = new Map(tools.map((t) => [t.name, t]));
       for (const name of TOOL_NAMES) assert.equal(byName.get(name)!.inputSchema.type, 'object', name);
-      for (const name of ['add', 'word_count'])
-        assert.equal(byName.get(name)!.outputSchema?.type, 'object', name);
+      for (const name of ['add', 'word_count']) {
+        assert.equal(byName.get(name)!.outputSchema?.type, wire.structured ? 'object' : undefined, name);
+      }
     },
   },
   {
@@ -135,20 +154,20 @@ export const CONTRACT: readonly ContractCheck[] = [
   },
   {
     name: 'tools/call: structured output (zod schema)',
-    async run(client) {
-      assert.deepEqual(outcome(await client.callTool('add', { a: 2, b: 40 })), {
-        content: [textBlock('{"sum":42}')],
-        structuredContent: { sum: 42 },
-      });
+    async run(client, wire) {
+      assert.deepEqual(
+        outcome(await client.callTool('add', { a: 2, b: 40 })),
+        structured(wire, '{"sum":42}', { sum: 42 }),
+      );
     },
   },
   {
     name: 'tools/call: structured output (raw JSON Schema)',
-    async run(client) {
-      assert.deepEqual(outcome(await client.callTool('word_count', { text: 'one two\nthree' })), {
-        content: [textBlock('3 words, 13 characters, 2 lines')],
-        structuredContent: { words: 3, characters: 13, lines: 2 },
-      });
+    async run(client, wire) {
+      assert.deepEqual(
+        outcome(await client.callTool('word_count', { text: 'one two\nthree' })),
+        structured(wire, '3 words, 13 characters, 2 lines', { words: 3, characters: 13, lines: 2 }),
+      );
     },
   },
   {
@@ -169,21 +188,22 @@ export const CONTRACT: readonly ContractCheck[] = [
   },
   {
     name: 'tools/call: audio',
-    async run(client) {
+    async run(client, wire) {
       const wav = Buffer.from(beepWav(880)).toString('base64');
+      const note = `[audio content (audio/wav) omitted: protocol revision ${wire.revision} cannot carry audio]`;
       assert.deepEqual(outcome(await client.callTool('beep', { hz: 880 })), {
-        content: [{ type: 'audio', data: wav, mimeType: 'audio/wav' }],
+        content: [wire.annotations ? { type: 'audio', data: wav, mimeType: 'audio/wav' } : textBlock(note)],
       });
     },
   },
   {
     name: 'tools/call: resource links and embedded resources',
-    async run(client) {
+    async run(client, wire) {
       assert.deepEqual(outcome(await client.callTool('find_notes', { query: 'work' })), {
         content: [
           textBlock('2 notes match "work":'),
-          link('ideas', 'Ideas'),
-          link('meeting', 'Meeting notes'),
+          link(wire, 'ideas', 'Ideas'),
+          link(wire, 'meeting', 'Meeting notes'),
         ],
       });
       assert.deepEqual(outcome(await client.callTool('read_note', { id: 'groceries' })), {
@@ -193,7 +213,7 @@ export const CONTRACT: readonly ContractCheck[] = [
   },
   {
     name: 'resources/list and resources/templates/list',
-    async run(client) {
+    async run(client, wire) {
       const resources = await client.listResources();
       assert.deepEqual(resources.map((r) => r.uri).sort(), [
         'docs://readme',
@@ -203,7 +223,10 @@ export const CONTRACT: readonly ContractCheck[] = [
         'notes://meeting',
       ]);
       const note = resources.find((r) => r.uri === 'notes://ideas')!;
-      assert.deepEqual([note.name, note.title, note.mimeType], ['ideas', 'Ideas', 'text/plain']);
+      assert.deepEqual(
+        [note.name, note.title, note.mimeType],
+        ['ideas', wire.structured ? 'Ideas' : undefined, 'text/plain'],
+      );
       const templates = await client.listResourceTemplates();
       assert.deepEqual(templates.map((t) => t.uriTemplate).sort(), [
         'notes://tagged/{tag}{?limit}',

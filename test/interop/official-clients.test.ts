@@ -12,6 +12,7 @@ import { StdioClientTransport as V2StdioClientTransport } from '@modelcontextpro
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LOGO_ICON } from '../../examples/data.js';
+import { featuresOf, type Revision } from '../../src/protocol/revisions.js';
 import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
 import { CONTRACT, type ContractClient, failure, officialContractClient } from './contract.js';
 import { OfficialClientTap } from './helpers/official-client-tap.js';
@@ -72,11 +73,12 @@ async function connectV1(): Promise<Session> {
   };
 }
 
-async function connectV2(mode: 'legacy' | 'auto' | { pin: string }): Promise<Session> {
+/** `offer`: the legacy revisions the client offers at initialize (default: the newest first). */
+async function connectV2(mode: 'legacy' | 'auto' | { pin: string }, offer?: string[]): Promise<Session> {
   const tap = new OfficialClientTap(await loadSchemaCatalog());
   const client = new V2Client(
     { name: 'official-v2-client', version: '1.0.0' },
-    { versionNegotiation: { mode } },
+    { versionNegotiation: { mode }, ...(offer ? { supportedProtocolVersions: offer } : {}) },
   );
   const errors: Error[] = [];
   client.onerror = (error) => errors.push(error);
@@ -116,6 +118,13 @@ const scenarios: { name: string; revision: string; connect: () => Promise<Sessio
     v2: true,
   },
   { name: 'official v2 Client (auto)', revision: '2026-07-28', connect: () => connectV2('auto'), v2: true },
+  // The older revisions, where our server fits results to what the revision can carry.
+  ...(['2025-06-18', '2025-03-26', '2024-11-05'] as const).map((revision) => ({
+    name: `official v2 Client (legacy, offering ${revision})`,
+    revision,
+    connect: () => connectV2('legacy', [revision]),
+    v2: true,
+  })),
 ];
 
 for (const scenario of scenarios) {
@@ -135,9 +144,12 @@ for (const scenario of scenarios) {
       assert.match(session.instructions ?? '', /^A demo server\./);
     });
 
-    for (const check of CONTRACT) test(check.name, () => check.run(session.contract));
+    const features = featuresOf(scenario.revision as Revision);
+    const wire = { ...features, revision: scenario.revision };
+    for (const check of CONTRACT) test(check.name, () => check.run(session.contract, wire));
 
-    test('descriptors carry titles, icons, annotations and _meta', async () => {
+    // Older revisions' descriptors are covered in-process (example-server.test.ts).
+    test('descriptors carry titles, icons, annotations and _meta', { skip: !features.icons }, async () => {
       const tools = await session.contract.listTools();
       const echo = tools.find((t) => t.name === 'echo')!;
       assert.equal(echo.title, 'Echo');
@@ -193,11 +205,8 @@ for (const scenario of scenarios) {
         .slice(from)
         .filter((m) => m.method === 'notifications/progress' || 'result' in m)
         .map((m) => (m.method ? [m.params.progress, m.params.total, m.params.message] : 'result'));
-      const expected = [
-        [1, 3, 'step 1 of 3'],
-        [2, 3, 'step 2 of 3'],
-        [3, 3, 'step 3 of 3'],
-      ];
+      // Progress messages arrived in 2025-03-26.
+      const expected = [1, 2, 3].map((i) => [i, 3, features.annotations ? `step ${i} of 3` : undefined]);
       assert.deepEqual(wire, [...expected, 'result']);
       // Both SDKs handle notifications a microtask late but responses at once: when the notifications
       // and the response arrive in one read from the pipe, the response retires the progress handler
