@@ -152,7 +152,7 @@ export class Client {
       if (mode === 'legacy') {
         await this.initialize(LATEST_LEGACY_REVISION);
       } else if (typeof mode === 'object') {
-        if (isModernRevision(mode.pin)) await this.discover(mode.pin, this.options.timeoutMs);
+        if (isModernRevision(mode.pin)) await this.discoverPinned(mode.pin);
         else if (isLegacyRevision(mode.pin)) await this.initialize(mode.pin, true);
         else
           throw new SwitchboardError(
@@ -212,6 +212,21 @@ export class Client {
       this.attach(open());
     }
     await this.initialize(LATEST_LEGACY_REVISION);
+  }
+
+  /** A pinned modern revision: a server that refuses the probe does not speak it. */
+  private async discoverPinned(revision: ModernRevision): Promise<void> {
+    try {
+      await this.discover(revision, this.options.timeoutMs);
+    } catch (error) {
+      if (!(error instanceof ProtocolError)) throw error;
+      throw new SwitchboardError(
+        'NEGOTIATION_FAILED',
+        `The server refused server/discover on protocol ${revision} (${error.code}: ${error.message}); ` +
+          'it may speak only legacy revisions: use version "auto" or "legacy".',
+        { cause: error },
+      );
+    }
   }
 
   /** On -32022 with a modern version we speak in `supported`, the version to retry with. */
@@ -357,8 +372,13 @@ export class Client {
   // --- requests ------------------------------------------------------------------------------
 
   /** Sends any request through the middleware chain; resolves with the raw result. */
-  request(method: string, params: Params = {}, options: CallOptions = {}): Promise<Record<string, unknown>> {
-    return this.chain(method, params, { client: this, options }) as Promise<Record<string, unknown>>;
+  async request(
+    method: string,
+    params: Params = {},
+    options: CallOptions = {},
+  ): Promise<Record<string, unknown>> {
+    // Awaited inside an async function, so a middleware that throws synchronously rejects the call.
+    return (await this.chain(method, params, { client: this, options })) as Record<string, unknown>;
   }
 
   private async send(method: string, params: Params, options: CallOptions): Promise<Record<string, unknown>> {
