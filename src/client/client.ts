@@ -172,6 +172,8 @@ export class Client {
     this.negotiated = undefined;
     this.envelope = undefined;
     this.cache?.clear();
+    // Output schemas belong to the server they were listed from, not to the next one.
+    this.outputValidators.clear();
     this.peer = new Peer(
       channel,
       {
@@ -219,12 +221,11 @@ export class Client {
     try {
       await this.discover(revision, this.options.timeoutMs);
     } catch (error) {
-      if (!(error instanceof ProtocolError)) throw error;
-      throw new SwitchboardError(
-        'NEGOTIATION_FAILED',
-        `The server refused server/discover on protocol ${revision} (${error.code}: ${error.message}); ` +
-          'it may speak only legacy revisions: use version "auto" or "legacy".',
-        { cause: error },
+      throw handshakeRefused(
+        'server/discover',
+        revision,
+        error,
+        'if it speaks only legacy revisions, use version "auto".',
       );
     }
   }
@@ -269,7 +270,14 @@ export class Client {
         clientInfo: encodeImplementation(this.info, f),
       },
       { sendCancellation: false },
-    );
+    ).catch((error: unknown) => {
+      throw handshakeRefused(
+        'initialize',
+        requested,
+        error,
+        'if it speaks only 2026-07-28, use version "auto".',
+      );
+    });
     const revision = result.protocolVersion;
     if (!isLegacyRevision(revision) || (pinned && revision !== requested)) {
       throw new SwitchboardError(
@@ -566,6 +574,16 @@ export class Client {
       );
     }
   }
+}
+
+/** A protocol error answering the handshake: the two sides share no revision (other failures pass through). */
+function handshakeRefused(method: string, revision: Revision, error: unknown, advice: string): unknown {
+  if (!(error instanceof ProtocolError)) return error;
+  return new SwitchboardError(
+    'NEGOTIATION_FAILED',
+    `The server refused ${method} on protocol ${revision} (${error.code}: ${error.message}); ${advice}`,
+    { cause: error },
+  );
 }
 
 function asListResult<K extends string>(

@@ -207,6 +207,19 @@ describe('typed errors', () => {
     await rejectsLocal(inFlight, 'CONNECTION_CLOSED');
   });
 
+  test('server.close() ends every connection: pending calls fail, handlers see the abort', async () => {
+    const observed: Observed = { aborted: [], started: [] };
+    const server = makeServer(observed);
+    const a = await recorded(server, { version: { pin: '2025-06-18' } });
+    const b = await recorded(server, { version: { pin: '2026-07-28' } });
+    const pending = [a.client.callTool('hang'), b.client.callTool('hang')];
+    while (observed.started.length < 2) await sleep(1);
+    await server.close();
+    for (const call of pending) await rejectsLocal(call, 'CONNECTION_CLOSED');
+    assert.deepEqual(observed.aborted, ['connection closed', 'connection closed']);
+    await rejectsLocal(a.client.listTools(), 'NOT_CONNECTED');
+  });
+
   test('NOT_CONNECTED before connect and after close; getters too', async () => {
     const client = new Client({ name: 'c', version: '1' });
     await rejectsLocal(client.listTools(), 'NOT_CONNECTED');
@@ -453,6 +466,27 @@ describe('era negotiation', () => {
     });
   });
 
+  test('"legacy" against a modern-only server is NEGOTIATION_FAILED, with the -32022 as cause', async () => {
+    const server = new Server({ name: 'new', version: '1' }, { revisions: ['2026-07-28'] });
+    const [clientEnd, serverEnd] = createLinkedChannels();
+    server.connect(serverEnd);
+    const client = new Client({ name: 'c', version: '1' }, { version: 'legacy' });
+    await assert.rejects(client.connect(clientEnd), (error: unknown) => {
+      assert.ok(error instanceof SwitchboardError);
+      assert.equal(error.code, 'NEGOTIATION_FAILED');
+      assert.match(error.message, /refused initialize on protocol 2025-11-25/);
+      assert.match(error.message, /use version "auto"/);
+      assert.ok(error.cause instanceof ProtocolError);
+      assert.deepEqual(error.cause.data, { supported: ['2026-07-28'], requested: '2025-11-25' });
+      return true;
+    });
+    // "auto" finds the modern era on the same server.
+    const pair = await connectPair(server);
+    assert.equal(pair.client.revision, '2026-07-28');
+    pair.assertClean();
+    await pair.close();
+  });
+
   test('initialize is never cancelled: a handshake timeout sends no notifications/cancelled', async () => {
     const fake = fakeServer(() => undefined);
     const client = new Client({ name: 'c', version: '1' }, { version: 'legacy', timeoutMs: 15 });
@@ -594,6 +628,26 @@ describe('structured output on the client', () => {
       await pair.close();
     });
   }
+
+  test('output schemas are forgotten on reconnect (they belong to the server that listed them)', async () => {
+    const first = makeServer();
+    const second = new Server({ name: 'other', version: '1' });
+    second.registerTool('typed', { outputSchema: z.object({ n: z.string() }) }, () => ({
+      structuredContent: { n: 'text' },
+    }));
+    const client = new Client({ name: 'c', version: '1' });
+    for (const [server, expected] of [
+      [first, { n: 1 }],
+      [second, { n: 'text' }],
+    ] as const) {
+      const [clientEnd, serverEnd] = createLinkedChannels();
+      server.connect(serverEnd);
+      await client.connect(clientEnd);
+      if (server === first) await client.listTools();
+      assert.deepEqual((await client.callTool('typed')).structuredContent, expected);
+      await client.close();
+    }
+  });
 
   test('a schema the client cannot compile is reported to onerror and skipped', async () => {
     const errors: Error[] = [];

@@ -432,6 +432,20 @@ describe('the handshake itself', () => {
   });
 });
 
+test('Server options are checked at construction', () => {
+  const config = (fn: () => unknown, fragment: RegExp) =>
+    assert.throws(
+      fn,
+      (e: unknown) => e instanceof SwitchboardError && e.code === 'CONFIG' && fragment.test(e.message),
+    );
+  config(() => new Server({ name: 'x' } as never), /needs a string "name" and "version"/);
+  config(() => new Server(undefined as never), /needs a string "name" and "version"/);
+  config(
+    () => new Server(INFO, { revisions: ['2024-10-07' as Revision] }),
+    /Unknown protocol revision "2024-10-07"/,
+  );
+});
+
 test('version negotiation option "legacy" never probes server/discover', async () => {
   const fake = fakeServer((r) => (r.method === 'initialize' ? legacyInit('2025-11-25') : undefined));
   const client = new Client({ name: 'c', version: '1' }, { version: 'legacy' });
