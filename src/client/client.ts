@@ -152,7 +152,7 @@ export class Client {
       if (mode === 'legacy') {
         await this.initialize(LATEST_LEGACY_REVISION);
       } else if (typeof mode === 'object') {
-        if (isModernRevision(mode.pin)) await this.discover(mode.pin, this.options.timeoutMs);
+        if (isModernRevision(mode.pin)) await this.discoverPinned(mode.pin);
         else if (isLegacyRevision(mode.pin)) await this.initialize(mode.pin, true);
         else
           throw new SwitchboardError(
@@ -172,6 +172,8 @@ export class Client {
     this.negotiated = undefined;
     this.envelope = undefined;
     this.cache?.clear();
+    // Output schemas belong to the server they were listed from, not to the next one.
+    this.outputValidators.clear();
     this.peer = new Peer(
       channel,
       {
@@ -214,6 +216,20 @@ export class Client {
     await this.initialize(LATEST_LEGACY_REVISION);
   }
 
+  /** A pinned modern revision: a server that refuses the probe does not speak it. */
+  private async discoverPinned(revision: ModernRevision): Promise<void> {
+    try {
+      await this.discover(revision, this.options.timeoutMs);
+    } catch (error) {
+      throw handshakeRefused(
+        'server/discover',
+        revision,
+        error,
+        'if it speaks only legacy revisions, use version "auto".',
+      );
+    }
+  }
+
   /** On -32022 with a modern version we speak in `supported`, the version to retry with. */
   private modernRetryVersion(error: unknown): ModernRevision | undefined {
     if (!(error instanceof ProtocolError) || error.code !== ErrorCode.UnsupportedProtocolVersion)
@@ -254,7 +270,14 @@ export class Client {
         clientInfo: encodeImplementation(this.info, f),
       },
       { sendCancellation: false },
-    );
+    ).catch((error: unknown) => {
+      throw handshakeRefused(
+        'initialize',
+        requested,
+        error,
+        'if it speaks only 2026-07-28, use version "auto".',
+      );
+    });
     const revision = result.protocolVersion;
     if (!isLegacyRevision(revision) || (pinned && revision !== requested)) {
       throw new SwitchboardError(
@@ -357,8 +380,13 @@ export class Client {
   // --- requests ------------------------------------------------------------------------------
 
   /** Sends any request through the middleware chain; resolves with the raw result. */
-  request(method: string, params: Params = {}, options: CallOptions = {}): Promise<Record<string, unknown>> {
-    return this.chain(method, params, { client: this, options }) as Promise<Record<string, unknown>>;
+  async request(
+    method: string,
+    params: Params = {},
+    options: CallOptions = {},
+  ): Promise<Record<string, unknown>> {
+    // Awaited inside an async function, so a middleware that throws synchronously rejects the call.
+    return (await this.chain(method, params, { client: this, options })) as Record<string, unknown>;
   }
 
   private async send(method: string, params: Params, options: CallOptions): Promise<Record<string, unknown>> {
@@ -546,6 +574,16 @@ export class Client {
       );
     }
   }
+}
+
+/** A protocol error answering the handshake: the two sides share no revision (other failures pass through). */
+function handshakeRefused(method: string, revision: Revision, error: unknown, advice: string): unknown {
+  if (!(error instanceof ProtocolError)) return error;
+  return new SwitchboardError(
+    'NEGOTIATION_FAILED',
+    `The server refused ${method} on protocol ${revision} (${error.code}: ${error.message}); ${advice}`,
+    { cause: error },
+  );
 }
 
 function asListResult<K extends string>(

@@ -53,6 +53,11 @@ function stringRecord(value: unknown, what: string, method: string): void {
   }
 }
 
+/** `_meta`, when present, is an object in every revision; checked for every request before anything reads it. */
+export function checkMeta(params: Params, method: string): void {
+  if (params._meta !== undefined && !isPlainObject(params._meta)) fail(method, '"_meta" must be an object');
+}
+
 const paginated = (params: Params, method: string) => optionalString(params, 'cursor', method);
 const inputResponses = (params: Params, method: string) => {
   optionalObject(params, 'inputResponses', method);
@@ -161,7 +166,7 @@ export const SERVER_METHODS: Readonly<Record<string, MethodSpec>> = Object.freez
     nameParam: 'name',
     check: checks.getPrompt,
   },
-  'completion/complete': { inRevision: always, check: checks.complete },
+  'completion/complete': { inRevision: always, capability: 'completions', check: checks.complete },
   'logging/setLevel': { inRevision: legacy, capability: 'logging', check: checks.setLevel },
   'subscriptions/listen': { inRevision: modern, check: checks.listen },
   'tasks/get': {

@@ -85,7 +85,7 @@ export class ServerConnection {
   /** @internal Sends a list_changed notification if this connection's client can receive it. */
   notifyListChanged(kind: 'tools' | 'prompts' | 'resources', method: string): void {
     const session = this.legacy;
-    if (session?.initialized && this.server.capabilities[kind]?.listChanged) this.peer.notify(method);
+    if (session?.initialized && session.capabilities[kind]?.listChanged) this.peer.notify(method);
   }
 
   private onRequest(request: InboundRequest): Promise<unknown> | unknown {
@@ -134,6 +134,7 @@ export class ServerConnection {
 }
 
 const isModernEnvelope = (params: Params): boolean => {
-  const meta = params._meta as Record<string, unknown> | undefined;
-  return meta !== undefined && META.protocolVersion in meta;
+  const meta = params._meta;
+  // A `_meta` that is not an object is refused with -32602 by the server's params check.
+  return typeof meta === 'object' && meta !== null && META.protocolVersion in meta;
 };

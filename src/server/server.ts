@@ -16,7 +16,7 @@ import {
 } from '../protocol/errors.js';
 import type { Params, RequestId } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
-import { methodSpec } from '../protocol/methods.js';
+import { checkMeta, methodSpec } from '../protocol/methods.js';
 import {
   featuresOf,
   isModernRevision,
@@ -142,6 +142,11 @@ const LIST_CHANGED = {
 export interface LegacySession {
   readonly revision: LegacyRevision;
   readonly client: ClientView;
+  /**
+   * What initialize advertised. It stays the session's contract: `list_changed` goes out as promised
+   * even after the last tool is removed, and the methods stay callable (answering an empty list).
+   */
+  readonly capabilities: ServerCapabilities;
   initialized: boolean;
   logLevel: (typeof LOGGING_LEVELS)[number] | undefined;
 }
@@ -215,12 +220,14 @@ export class Server {
       remove: () => tools.remove(key),
       update: ({ name: newName, handler: newHandler, ...changes }) => {
         const next = checkName('tool', newName ?? key);
-        current = { config: { ...current.config, ...changes }, handler: newHandler ?? current.handler };
+        // Committed only once the registry accepted it: a failed update leaves no trace.
+        const updated = { config: { ...current.config, ...changes }, handler: newHandler ?? current.handler };
         tools.replace(
           key,
           next,
-          buildToolEntry(next, current.config, current.handler as ToolEntry['handler']),
+          buildToolEntry(next, updated.config, updated.handler as ToolEntry['handler']),
         );
+        current = updated;
         key = next;
       },
     };
@@ -245,12 +252,13 @@ export class Server {
       update: ({ name: newName, uri: newUri, read: newRead, ...changes }) => {
         const next = newUri ?? key;
         checkUri(next);
-        current = {
+        const updated = {
           name: newName ?? current.name,
           config: { ...current.config, ...changes },
           read: newRead ?? current.read,
         };
-        resources.replace(key, next, buildResourceEntry(current.name, next, current.config, current.read));
+        resources.replace(key, next, buildResourceEntry(updated.name, next, updated.config, updated.read));
+        current = updated;
         key = next;
       },
     };
@@ -278,12 +286,13 @@ export class Server {
       remove: () => templates.remove(key),
       update: ({ name: newName, uriTemplate: newTemplate, read: newRead, ...changes }) => {
         const next = newTemplate ?? key;
-        current = {
+        const updated = {
           name: newName ?? current.name,
           config: { ...current.config, ...changes },
           read: newRead ?? current.read,
         };
-        templates.replace(key, next, buildTemplateEntry(current.name, next, current.config, current.read));
+        templates.replace(key, next, buildTemplateEntry(updated.name, next, updated.config, updated.read));
+        current = updated;
         key = next;
       },
     };
@@ -311,12 +320,13 @@ export class Server {
       remove: () => prompts.remove(key),
       update: ({ name: newName, handler: newHandler, ...changes }) => {
         const next = checkName('prompt', newName ?? key);
-        current = { config: { ...current.config, ...changes }, handler: newHandler ?? current.handler };
+        const updated = { config: { ...current.config, ...changes }, handler: newHandler ?? current.handler };
         prompts.replace(
           key,
           next,
-          buildPromptEntry(next, current.config, current.handler as PromptEntry['handler']),
+          buildPromptEntry(next, updated.config, updated.handler as PromptEntry['handler']),
         );
+        current = updated;
         key = next;
       },
     };
@@ -353,8 +363,9 @@ export class Server {
   }
 
   /**
-   * Shows a caller only the items `predicate` accepts, in lists and (for tools, prompts and static
-   * resources) in calls. Results then vary by caller, so their 2026-07-28 cache scope is `private`.
+   * Shows a caller only the items `predicate` accepts, in lists and in calls (a hidden tool or prompt
+   * is unknown, a hidden resource or template cannot be read or completed). Results then vary by
+   * caller, so their 2026-07-28 cache scope is `private`.
    */
   filterList<K extends ListKind>(
     kind: K,
@@ -406,6 +417,7 @@ export class Server {
 
   /** @internal Answers `initialize` and returns the legacy session it opens. */
   initialize(params: Params): { result: InitializeResult; session: LegacySession } {
+    checkMeta(params, 'initialize');
     methodSpec('initialize')!.check!(params, 'initialize');
     const requested = params.protocolVersion as string;
     const legacyServed = LEGACY_REVISIONS.filter((r) => this.served.has(r));
@@ -421,9 +433,10 @@ export class Server {
       ? (requested as LegacyRevision)
       : legacyServed[0]!;
     const f = featuresOf(revision);
+    const capabilities = this.capabilities;
     const result: InitializeResult = {
       protocolVersion: revision,
-      capabilities: encodeServerCapabilities(this.capabilities, f),
+      capabilities: encodeServerCapabilities(capabilities, f),
       serverInfo: encodeImplementation(this.info, f),
     };
     if (this.options.instructions !== undefined) result.instructions = this.options.instructions;
@@ -431,7 +444,7 @@ export class Server {
       info: params.clientInfo as Implementation,
       capabilities: params.capabilities as ClientCapabilities,
     };
-    return { result, session: { revision, client, initialized: false, logLevel: undefined } };
+    return { result, session: { revision, client, capabilities, initialized: false, logLevel: undefined } };
   }
 
   /**
@@ -445,13 +458,16 @@ export class Server {
     link: RequestLink,
     session: LegacySession | undefined,
   ): Promise<unknown> {
+    checkMeta(params, method);
     const meta = params._meta as Meta | undefined;
     let revision: Revision;
     let client: ClientView;
+    let negotiated: ServerCapabilities | undefined;
     if (meta !== undefined && META.protocolVersion in meta) {
       ({ revision, client } = this.admitModern(meta));
     } else if (session) {
       ({ revision, client } = session);
+      negotiated = session.capabilities;
     } else {
       throw invalidParams(
         `'${method}' arrived before the connection was initialized and without _meta["${META.protocolVersion}"]: ` +
@@ -462,7 +478,7 @@ export class Server {
     if (!spec?.inRevision(revision)) {
       throw methodNotFound(method, spec ? `It is not part of protocol revision ${revision}` : undefined);
     }
-    if (spec.capability && !this.capabilities[spec.capability]) {
+    if (spec.capability && !this.capabilities[spec.capability] && !negotiated?.[spec.capability]) {
       throw methodNotFound(method, `This server does not offer ${spec.capability}`);
     }
     spec.check?.(params, method);
@@ -648,7 +664,7 @@ export class Server {
       cache = entry.cache;
     } else {
       const match = this.templateIndex().match(uri);
-      if (!match) throw notFound();
+      if (!match || !this.visible('resourceTemplates', match.value.descriptor, ctx)) throw notFound();
       const template = match.value;
       result = normalizeReadResult(
         await template.read(uri, match.variables, ctx),
@@ -681,7 +697,7 @@ export class Server {
       completer = prompt.complete[argument.name];
     } else {
       const template = this.templates.get(ref.uri);
-      if (!template) {
+      if (!template || !this.visible('resourceTemplates', template.descriptor, ctx)) {
         throw invalidParams(
           `Unknown resource template ${JSON.stringify(ref.uri)}: ref/resource must name a uriTemplate from resources/templates/list.`,
         );
