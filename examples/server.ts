@@ -22,7 +22,6 @@ import {
   image,
   jsonSchema,
   ProtocolError,
-  type RequestContext,
   resourceLink,
   Server,
   text,
@@ -38,17 +37,6 @@ const CATEGORY = 'com.example/category';
 export const DEBUG = 'com.example/debug';
 
 const noteUri = (id: string) => `notes://${id}`;
-
-/**
- * "No such resource" has a different code per era (-32002 before 2026-07-28, -32602 since): ask the
- * request which era it speaks.
- */
-const resourceNotFound = (uri: string, ctx: RequestContext) =>
-  new ProtocolError(
-    ctx.era === 'modern' ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound,
-    `Resource not found: ${uri}. Call resources/list for the notes that exist.`,
-    { uri },
-  );
 
 /** Completion: the candidates that start with what the user typed so far. */
 const startingWith = (candidates: readonly string[]) => (value: string) =>
@@ -320,11 +308,8 @@ export function createExampleServer(): Server {
       // ...and `id` completes in completion/complete.
       complete: { id: startingWith(NOTES.map((note) => note.id)) },
     },
-    (uri, { id }, ctx) => {
-      const note = findNote(String(id));
-      if (!note) throw resourceNotFound(uri, ctx);
-      return note.text;
-    },
+    // Returning undefined means "no such resource": the client gets its era's not-found error.
+    (_uri, { id }) => findNote(String(id))?.text,
   );
 
   // Level 3 expansion: query parameters, in any order, each optional.

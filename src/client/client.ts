@@ -57,7 +57,7 @@ export interface ClientOptions {
   version?: VersionNegotiation;
   /** Default timeout of every call. Default 60 s. */
   timeoutMs?: number;
-  /** How long `auto` waits for `server/discover` before falling back to `initialize`. Default 5 s. */
+  /** How long `auto` waits for `server/discover` before falling back to `initialize`. Default: `timeoutMs`. */
   probeTimeoutMs?: number;
   /** Page cap when a list call walks all pages. Default 100. */
   maxPages?: number;
@@ -96,7 +96,6 @@ export interface ClientCallContext {
 
 type NotificationListener = (params: Params, extra: InboundExtra | undefined) => void;
 
-const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
 const DEFAULT_MAX_PAGES = 100;
 
 /** A connection's negotiated facts. */
@@ -187,7 +186,9 @@ export class Client {
   }
 
   private async negotiateAuto(open: (() => Channel) | undefined): Promise<void> {
-    const probeTimeout = this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
+    // Default: the ordinary request timeout. A stdio server's start-up (npx fetching a package, say)
+    // counts against the probe, and a premature fallback would lose the modern era for good.
+    const probeTimeout = this.options.probeTimeoutMs ?? this.options.timeoutMs;
     let revision: ModernRevision = MODERN_REVISIONS[0];
     for (let attempt = 0; attempt < 2; attempt++) {
       try {

@@ -40,8 +40,14 @@ export type ResourceTemplateConfig = Omit<ResourceConfig, 'size'> & {
   complete?: Record<string, Completer>;
 };
 
-/** What a read handler may return. Bodies use the resource's `mimeType`. */
+/**
+ * What a read handler may return. Bodies use the resource's `mimeType`. `undefined` (or `null`) means
+ * "no such resource": the client gets the not-found error of its protocol era (-32002 legacy,
+ * -32602 on 2026-07-28).
+ */
 export type ResourceReadReturn =
+  | undefined
+  | null
   | ReadResourceResult
   | ResourceContents
   | ResourceContents[]
@@ -110,12 +116,13 @@ export const resourceNotFound = (uri: string, code: number) =>
     { uri },
   );
 
-/** Turns whatever a read handler returned into a `ReadResourceResult`. */
+/** Turns whatever a read handler returned into a `ReadResourceResult` (undefined: not found). */
 export function normalizeReadResult(
   returned: ResourceReadReturn,
   uri: string,
   mimeType: string | undefined,
-): ReadResourceResult {
+): ReadResourceResult | undefined {
+  if (returned === undefined || returned === null) return undefined;
   if (typeof returned === 'string' || returned instanceof Uint8Array) {
     return { contents: [resourceContents(uri, returned, mimeType)] };
   }

@@ -656,7 +656,7 @@ export class Server {
   private async readResource(uri: string, ctx: RequestContext): Promise<unknown> {
     const notFound = () => resourceNotFound(uri, featuresOf(ctx.revision).resourceNotFoundCode);
     const entry = this.resources.get(uri);
-    let result: ReadResourceResult;
+    let result: ReadResourceResult | undefined;
     let cache: Partial<CacheHint> | undefined;
     if (entry) {
       if (!this.visible('resources', entry.descriptor, ctx)) throw notFound();
@@ -673,6 +673,8 @@ export class Server {
       );
       cache = template.cache;
     }
+    // A handler returns nothing for a URI it does not know: the era's not-found error, not an empty read.
+    if (!result) throw notFound();
     if (cache) readCacheHints.set(result, cache);
     return result;
   }
