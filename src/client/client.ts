@@ -399,10 +399,19 @@ export class Client {
       const hit = this.cache!.get(cacheKey);
       if (hit) return hit;
     }
-    let meta = options.meta;
-    if (modern) meta = { ...meta, ...this.envelope };
-    const wire =
-      meta === undefined ? params : { ...params, _meta: { ...(params._meta as Meta | undefined), ...meta } };
+    const extra = options.meta;
+    let wire = params;
+    if (modern) {
+      // Most calls add nothing to the envelope: they share its frozen object rather than copying it
+      // into a fresh `_meta` (with its computed keys) per call.
+      const meta =
+        extra === undefined && params._meta === undefined
+          ? this.envelope
+          : { ...(params._meta as Meta | undefined), ...extra, ...this.envelope };
+      wire = { ...params, _meta: meta };
+    } else if (extra !== undefined) {
+      wire = { ...params, _meta: { ...(params._meta as Meta | undefined), ...extra } };
+    }
     const result = await this.peer!.request(method, wire, {
       signal: options.signal,
       timeoutMs: options.timeoutMs,
@@ -483,7 +492,8 @@ export class Client {
         `The server's tools/call result for "${name}" has no "content" array.`,
       );
     }
-    await this.checkStructuredContent(name, result);
+    // Only a tool with a remembered output schema costs a validation (and an await).
+    if (this.outputValidators.has(name)) await this.checkStructuredContent(name, result);
     return result;
   }
 

@@ -86,6 +86,22 @@ function encodeBody(method: string, result: Obj, f: RevisionFeatures, options: E
   }
 }
 
+/**
+ * The end of a modern result's JSON when the result sets none of the fields 2026-07-28 adds:
+ * `"resultType":"complete","_meta":{serverInfo}}`, serialized once per server identity. Assumes, as
+ * every other cache here does, that a server's `info` is not mutated once it serves.
+ */
+const modernTails = new WeakMap<Implementation, string>();
+
+function modernTail(serverInfo: Implementation): string {
+  let tail = modernTails.get(serverInfo);
+  if (tail === undefined) {
+    tail = `"resultType":"complete","_meta":${JSON.stringify({ [META.serverInfo]: serverInfo })}}`;
+    modernTails.set(serverInfo, tail);
+  }
+  return tail;
+}
+
 function addModernFields(method: string, result: Obj, options: EncodeOptions): Obj {
   const out: Obj = { ...result };
   out.resultType ??= 'complete';
@@ -116,13 +132,27 @@ export function encodeResult(
   }
   let raw = byVariant.get(variant);
   if (!raw) {
-    raw = new RawJson(JSON.stringify(finish(method, result as Obj, f, options)));
+    const encoded = finish(method, result as Obj, f, options);
+    raw = encoded instanceof RawJson ? encoded : new RawJson(JSON.stringify(encoded));
     byVariant.set(variant, raw);
   }
   return raw;
 }
 
-function finish(method: string, result: Obj, f: RevisionFeatures, options: EncodeOptions): Obj {
+function finish(method: string, result: Obj, f: RevisionFeatures, options: EncodeOptions): Obj | RawJson {
   const body = encodeBody(method, result, f, options);
-  return f.modern ? addModernFields(method, body, options) : body;
+  if (!f.modern) return body;
+  // The common modern result (a tool's content, say) sets no resultType, _meta or cache hint: append
+  // the precomputed tail to its JSON instead of copying it into a new object with a new _meta per
+  // call, which cost more than the rest of the request pipeline together.
+  if (
+    body.resultType === undefined &&
+    body._meta === undefined &&
+    !(options.cache && methodSpec(method)?.cacheable)
+  ) {
+    const json = JSON.stringify(body);
+    const tail = modernTail(options.serverInfo);
+    return new RawJson(json === '{}' ? `{${tail}` : `${json.slice(0, -1)},${tail}`);
+  }
+  return addModernFields(method, body, options);
 }

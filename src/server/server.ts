@@ -166,6 +166,7 @@ export class Server {
   private readonly pendingListChanges = new Set<'tools' | 'prompts' | 'resources'>();
   private index: { version: number; index: UriTemplateIndex<TemplateEntry> } | undefined;
   private readonly listFilters = new Map<ListKind, ((item: any, ctx: RequestContext) => boolean)[]>();
+  private offeredCache: ServerCapabilities | undefined;
 
   constructor(info: Implementation, options: ServerOptions = {}) {
     if (!info || typeof info.name !== 'string' || typeof info.version !== 'string') {
@@ -478,7 +479,7 @@ export class Server {
     if (!spec?.inRevision(revision)) {
       throw methodNotFound(method, spec ? `It is not part of protocol revision ${revision}` : undefined);
     }
-    if (spec.capability && !this.capabilities[spec.capability] && !negotiated?.[spec.capability]) {
+    if (spec.capability && !this.offered()[spec.capability] && !negotiated?.[spec.capability]) {
       throw methodNotFound(method, `This server does not offer ${spec.capability}`);
     }
     spec.check?.(params, method);
@@ -559,7 +560,8 @@ export class Server {
         const name = params.name as string;
         const entry = this.tools.get(name);
         if (!entry || !this.visible('tools', entry.descriptor, ctx)) throw unknownTool(name);
-        return callTool(entry, params.arguments as Record<string, unknown> | undefined, ctx);
+        // callTool answers synchronously when it can (see tools.ts); the chain's contract is a promise.
+        return Promise.resolve(callTool(entry, params.arguments as Record<string, unknown> | undefined, ctx));
       }
       case 'prompts/list':
         return Promise.resolve(
@@ -711,7 +713,17 @@ export class Server {
 
   // --- change notifications ----------------------------------------------------------------------
 
+  /**
+   * The capabilities as of the last registry change, for the per-request capability check: the
+   * `capabilities` getter builds a fresh object on every call, which every request paid for.
+   */
+  private offered(): ServerCapabilities {
+    this.offeredCache ??= this.capabilities;
+    return this.offeredCache;
+  }
+
   private listChanged(kind: 'tools' | 'prompts' | 'resources'): void {
+    this.offeredCache = undefined;
     if (this.connections.size === 0) return;
     // Coalesce: registering twenty tools in one tick sends one notification.
     if (this.pendingListChanges.size === 0) queueMicrotask(() => this.flushListChanges());

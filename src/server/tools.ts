@@ -24,6 +24,7 @@ import {
   type InferInput,
   type InferOutput,
   type SchemaLike,
+  type ValidationResult,
 } from '../schema/index.js';
 import type { RequestContext } from './context.js';
 
@@ -98,37 +99,85 @@ export function buildToolEntry(
 export const unknownTool = (name: string) =>
   invalidParams(`Unknown tool: ${JSON.stringify(name)}. Call tools/list for the available tools.`, { name });
 
-/** Runs one `tools/call` against a registered tool. */
-export async function callTool(
+/**
+ * Runs one `tools/call` against a registered tool.
+ *
+ * Written without `async`: validation and the handler are awaited only when they actually return a
+ * promise. A synchronous tool with a fast-path schema then costs no promise and no microtask hop at
+ * all, and its answer is ready within the call (the hot path of every benchmark and most real tools).
+ */
+export function callTool(
   entry: ToolEntry,
   args: Record<string, unknown> | undefined,
   ctx: RequestContext,
-): Promise<CallToolResult> {
-  const name = entry.descriptor.name;
-  let value: unknown = args ?? {};
-  if (entry.input) {
-    const verdict = await entry.input.validate(value);
-    if (!verdict.ok) {
-      return {
-        content: [
-          { type: 'text', text: formatIssues(verdict.issues, `Invalid arguments for tool "${name}"`) },
-        ],
-        isError: true,
-      };
-    }
-    value = verdict.value;
+): CallToolResult | Promise<CallToolResult> {
+  const value: unknown = args ?? {};
+  if (!entry.input) return runHandler(entry, value, ctx);
+  const verdict = entry.input.validate(value);
+  return isPromise(verdict)
+    ? verdict.then((v) => afterValidation(entry, v, ctx))
+    : afterValidation(entry, verdict, ctx);
+}
+
+function afterValidation(
+  entry: ToolEntry,
+  verdict: ValidationResult<unknown>,
+  ctx: RequestContext,
+): CallToolResult | Promise<CallToolResult> {
+  if (!verdict.ok) {
+    return {
+      content: [
+        {
+          type: 'text',
+          text: formatIssues(verdict.issues, `Invalid arguments for tool "${entry.descriptor.name}"`),
+        },
+      ],
+      isError: true,
+    };
   }
+  return runHandler(entry, verdict.value, ctx);
+}
+
+function runHandler(
+  entry: ToolEntry,
+  value: unknown,
+  ctx: RequestContext,
+): CallToolResult | Promise<CallToolResult> {
   let returned: unknown;
   try {
-    returned = await entry.handler(value, ctx);
+    returned = entry.handler(value, ctx);
   } catch (error) {
-    if (error instanceof ProtocolError) throw error;
-    const message = error instanceof Error ? error.message : String(error);
-    return { content: [{ type: 'text', text: message || `Tool "${name}" failed.` }], isError: true };
+    return toolFailure(entry, error);
   }
+  if (isPromise(returned)) {
+    return returned.then(
+      (r) => finishCall(entry, r),
+      (error: unknown) => toolFailure(entry, error),
+    );
+  }
+  return finishCall(entry, returned);
+}
+
+/** A handler that threw: an `isError` result the model can read (a ProtocolError stays one). */
+function toolFailure(entry: ToolEntry, error: unknown): CallToolResult {
+  if (error instanceof ProtocolError) throw error;
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    content: [{ type: 'text', text: message || `Tool "${entry.descriptor.name}" failed.` }],
+    isError: true,
+  };
+}
+
+function finishCall(entry: ToolEntry, returned: unknown): CallToolResult | Promise<CallToolResult> {
+  const name = entry.descriptor.name;
   const result = normalizeToolResult(returned, name);
-  if (entry.output && !result.isError) await checkStructuredOutput(entry.output, result, name);
-  return result;
+  if (!entry.output || result.isError) return result;
+  const checked = checkStructuredOutput(entry.output, result, name);
+  return checked === undefined ? result : checked.then(() => result);
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 function normalizeToolResult(returned: unknown, name: string): CallToolResult {
@@ -157,18 +206,27 @@ function normalizeToolResult(returned: unknown, name: string): CallToolResult {
   return result;
 }
 
-async function checkStructuredOutput(
+/** Throws for structured output that breaks the tool's own schema; a promise only if the schema is async. */
+function checkStructuredOutput(
   output: CompiledSchema,
   result: CallToolResult,
   name: string,
-): Promise<void> {
+): Promise<void> | undefined {
   if (result.structuredContent === undefined) {
     throw new ProtocolError(
       ErrorCode.InternalError,
       `Tool "${name}" declares an outputSchema but returned no structuredContent; return { structuredContent } or an isError result.`,
     );
   }
-  const verdict = await output.validate(result.structuredContent);
+  const verdict = output.validate(result.structuredContent);
+  if (!isPromise(verdict)) {
+    rejectInvalidOutput(verdict, name);
+    return undefined;
+  }
+  return verdict.then((v) => rejectInvalidOutput(v, name));
+}
+
+function rejectInvalidOutput(verdict: ValidationResult<unknown>, name: string): void {
   if (!verdict.ok) {
     throw new ProtocolError(
       ErrorCode.InternalError,

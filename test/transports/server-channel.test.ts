@@ -61,6 +61,27 @@ describe('StdioServerChannel', () => {
     assert.deepEqual(closes, [undefined]);
   });
 
+  test('coalesces the frames of one tick into one write, in order', async () => {
+    const written: string[] = [];
+    const stdout = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        written.push(chunk.toString('utf8'));
+        callback();
+      },
+    });
+    const channel = new StdioServerChannel({ stdin: new PassThrough(), stdout });
+    channel.start(recordingSink().sink);
+    channel.send('{"id":1}');
+    channel.send('{"id":2}');
+    assert.equal(written.length, 0, 'nothing is written before the tick ends');
+    await new Promise((resolve) => process.nextTick(resolve));
+    assert.deepEqual(written, ['{"id":1}\n{"id":2}\n']);
+    // A later tick is a later write.
+    channel.send('{"id":3}');
+    await channel.close();
+    assert.deepEqual(written, ['{"id":1}\n{"id":2}\n', '{"id":3}\n']);
+  });
+
   test('queues frames while stdout applies backpressure, then flushes them in order', async () => {
     // A stdout whose writes complete only when the test says so, with a 1-byte buffer limit.
     const written: string[] = [];
@@ -76,8 +97,12 @@ describe('StdioServerChannel', () => {
     channel.start(recordingSink().sink);
 
     const frames = Array.from({ length: 100 }, (_, i) => JSON.stringify({ id: i, pad: 'p'.repeat(i % 7) }));
-    for (const frame of frames) channel.send(frame);
-    assert.equal(written.length, 1, 'after write() returned false, frames wait in the channel');
+    channel.send(frames[0]!);
+    await new Promise((resolve) => process.nextTick(resolve));
+    assert.equal(written.length, 1, 'the first tick went out as one write, which filled the stream');
+    for (const frame of frames.slice(1)) channel.send(frame);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(written.length, 1, 'while write() asks to wait, frames wait in the channel');
 
     let closed = false;
     const closing = channel.close().then(() => {

@@ -1,0 +1,90 @@
+/**
+ * The benchmark suite: Switchboard side by side with the official SDKs (v1, v2 in both eras), tmcp
+ * (HTTP server side) and the raw limit, in one process tree, reported as ratios to the raw limit
+ * measured in the same run.
+ *
+ *   npm run bench                 the full run (several minutes)
+ *   npm run bench -- --smoke      about a second per scenario, to prove every cell runs
+ *   options: --runs N   --only stdio|http   --out FILE (also write the report there)
+ *
+ * The markdown report goes to stdout, progress to stderr. Exits 1 if any cell failed.
+ */
+import { writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { type Config, FULL, SMOKE } from './config.js';
+import { renderSection, type Section } from './lib/report.js';
+import type { Context } from './scenarios/common.js';
+import { httpSections } from './scenarios/http.js';
+import { stdioSections } from './scenarios/stdio.js';
+import { renderTargets } from './targets.js';
+
+function parseArgs(argv: readonly string[]): {
+  config: Config;
+  only: string | undefined;
+  out: string | undefined;
+} {
+  let config: Config = argv.includes('--smoke') ? SMOKE : FULL;
+  const value = (name: string) => {
+    const at = argv.indexOf(name);
+    return at === -1 ? undefined : argv[at + 1];
+  };
+  const runs = value('--runs');
+  if (runs !== undefined) {
+    const n = Number(runs);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`--runs needs a positive integer, got ${runs}`);
+    config = { ...config, runs: n };
+  }
+  const only = value('--only');
+  if (only !== undefined && only !== 'stdio' && only !== 'http') {
+    throw new Error(`--only takes stdio or http, got ${only}`);
+  }
+  return { config, only, out: value('--out') };
+}
+
+function machine(): string {
+  const cpu = cpus();
+  return [
+    `- CPU: ${cpu[0]?.model ?? 'unknown'}, ${cpu.length} cores; ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
+    `- Node ${process.version} on ${process.platform} ${process.arch}`,
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const { config, only, out } = parseArgs(process.argv.slice(2));
+  const started = Date.now();
+  const ctx: Context = {
+    config,
+    failures: [],
+    log: (line) => process.stderr.write(`${line}\n`),
+  };
+  ctx.log(`switchboard bench: ${config.smoke ? 'smoke pass' : 'full run'}, ${config.runs} run(s)`);
+  const sections: Section[] = [];
+  if (only !== 'http') sections.push(...(await stdioSections(ctx)));
+  if (only !== 'stdio') sections.push(...(await httpSections(ctx)));
+  const minutes = ((Date.now() - started) / 60_000).toFixed(1);
+  const command = `npm run bench${config.smoke ? ' -- --smoke' : ''}`;
+  const report = [
+    `## Benchmark ${config.smoke ? '(smoke pass: figures not meaningful)' : 'results'}`,
+    '',
+    machine(),
+    `- Command: \`${command}\`${config.runs === (config.smoke ? SMOKE : FULL).runs ? '' : ` --runs ${config.runs}`}; ` +
+      `${config.runs} run(s), implementations interleaved, ${minutes} min`,
+    '- Cells: median [min-max] over runs. Ratio columns: per-run `implementation / raw`, then median [min-max]; ' +
+      'for throughput more is better, for times, CPU and bytes less is better.',
+    '',
+    ...sections.flatMap((s) => [renderSection(s), '']),
+    renderTargets(sections),
+    ...(ctx.failures.length > 0
+      ? ['', '### Failed cells', '', ...ctx.failures.map((f) => `- ${f.split('\n')[0]}`)]
+      : []),
+    '',
+  ].join('\n');
+  process.stdout.write(report);
+  if (out) writeFileSync(out, report);
+  if (ctx.failures.length > 0) {
+    for (const failure of ctx.failures) process.stderr.write(`\n${failure}\n`);
+    process.exitCode = 1;
+  }
+}
+
+await main();
