@@ -28,6 +28,31 @@ describe('JsonLineDecoder', () => {
     assert.deepEqual(errors, []);
   });
 
+  test('one chunk of many lines follows the same rules as lines pushed one by one', () => {
+    // Whole lines of a chunk are decoded together; every rule must hold inside such a run.
+    const stream = Buffer.concat([
+      bytes('\uFEFF{"a":1}\r\n\n   \n{"b":"é"}\n'),
+      Uint8Array.of(0x7b, 0x22, 0x63, 0x22, 0x3a, 0x22, 0xe2, 0x22, 0x7d, 0x0a), // {"c":"<bad UTF-8>"}
+      bytes(`{"big":"${'x'.repeat(40)}"}\nnot json\n\uFEFF{"d":4}\n{"e":5}`),
+    ]);
+    const whole = collect(30);
+    whole.decoder.push(stream);
+    whole.decoder.end();
+    const byteWise = collect(30);
+    for (const byte of stream) byteWise.decoder.push(Uint8Array.of(byte));
+    byteWise.decoder.end();
+    assert.deepEqual(whole.messages, [{ a: 1 }, { b: 'é' }, { c: '\uFFFD' }, { e: 5 }]);
+    assert.deepEqual(whole.messages, byteWise.messages);
+    assert.deepEqual(
+      whole.errors.map((e) => e.code),
+      [-32600, -32700, -32700],
+    );
+    assert.deepEqual(
+      whole.errors.map((e) => e.code),
+      byteWise.errors.map((e) => e.code),
+    );
+  });
+
   test('reassembles messages pushed one byte at a time, including multi-byte UTF-8', () => {
     const { decoder, messages, errors } = collect();
     const text = '{"text":"héllo → 世界 🎉"}\n{"n":2}\n';
