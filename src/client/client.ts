@@ -117,6 +117,8 @@ export class Client {
   private readonly middleware: Middleware<ClientCallContext>[] = [];
   private chain: MethodHandler<ClientCallContext>;
   private readonly outputValidators = new Map<string, CompiledSchema>();
+  /** The JSON each output validator was compiled from: a relisted, unchanged schema is not recompiled. */
+  private readonly outputSchemaJson = new Map<string, string>();
 
   constructor(info: Implementation, options: ClientOptions = {}) {
     if (!info || typeof info.name !== 'string' || typeof info.version !== 'string') {
@@ -173,6 +175,7 @@ export class Client {
     this.cache?.clear();
     // Output schemas belong to the server they were listed from, not to the next one.
     this.outputValidators.clear();
+    this.outputSchemaJson.clear();
     this.peer = new Peer(
       channel,
       {
@@ -550,16 +553,22 @@ export class Client {
   private rememberOutputSchema(tool: Tool): void {
     if (!tool.outputSchema) {
       this.outputValidators.delete(tool.name);
+      this.outputSchemaJson.delete(tool.name);
       return;
     }
+    // Every tools/list brings new schema objects; compiling is far dearer than comparing their JSON.
+    const json = JSON.stringify(tool.outputSchema);
+    if (this.outputSchemaJson.get(tool.name) === json && this.outputValidators.has(tool.name)) return;
     try {
       this.outputValidators.set(
         tool.name,
         compileSchema(tool.outputSchema, { role: 'output', name: tool.name }),
       );
+      this.outputSchemaJson.set(tool.name, json);
     } catch (error) {
       // A schema we cannot compile must not break listing; the result simply goes unchecked.
       this.outputValidators.delete(tool.name);
+      this.outputSchemaJson.delete(tool.name);
       this.options.onerror?.(error instanceof Error ? error : new Error(String(error)));
     }
   }

@@ -11,7 +11,7 @@
  *   is thrown or left as an unhandled rejection.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import type { Channel, ChannelSink } from '../../engine/channel.js';
+import type { Channel, ChannelSink, FrameInfo } from '../../engine/channel.js';
 import { SwitchboardError } from '../../protocol/errors.js';
 import { childEnv } from './child-env.js';
 import { FrameWriter, reportSendErrorOnStderr, type SendErrorHandler } from './frame-writer.js';
@@ -169,7 +169,7 @@ export class StdioClientChannel implements Channel {
     }
   }
 
-  send(frame: string): void {
+  send(frame: string, info?: FrameInfo): void {
     if (this.#stopping || this.#finished) return;
     if (!this.#writer) {
       (this.#options.onSendError ?? reportSendErrorOnStderr)(
@@ -180,7 +180,7 @@ export class StdioClientChannel implements Channel {
       );
       return;
     }
-    this.#writer.send(frame);
+    this.#writer.send(frame, info !== undefined);
   }
 
   close(): Promise<void> {

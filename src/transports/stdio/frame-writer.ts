@@ -45,15 +45,24 @@ export class FrameWriter {
   /**
    * Frames and queues one serialized message for this tick's write. Dropped once the stream has
    * failed or ended; a frame that would break the framing goes to the send-error handler instead.
+   *
+   * `fromEngine`: the frame was serialized by the engine (it came with its FrameInfo), i.e. by
+   * `JSON.stringify`, which never emits a raw line break. Such frames skip the line-break check:
+   * on a 10 MB answer that check (which first flattens the concatenated frame) cost as much as
+   * writing it. Hand-made frames are always checked.
    */
-  send(frame: string): void {
+  send(frame: string, fromEngine = false): void {
     if (this.#failed || this.#ended) return;
     let text: string;
-    try {
-      text = encodeFrame(frame);
-    } catch (error) {
-      this.#onSendError(error as SwitchboardError);
-      return;
+    if (fromEngine) {
+      text = `${frame}\n`;
+    } else {
+      try {
+        text = encodeFrame(frame);
+      } catch (error) {
+        this.#onSendError(error as SwitchboardError);
+        return;
+      }
     }
     this.#queue.push(text);
     if (!this.#flushScheduled && !this.#waitingForDrain) {

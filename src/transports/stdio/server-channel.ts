@@ -6,7 +6,7 @@
  * event loop can let the process exit), lets queued frames drain, then reports `closed()`.
  */
 import type { Readable, Writable } from 'node:stream';
-import type { Channel, ChannelSink } from '../../engine/channel.js';
+import type { Channel, ChannelSink, FrameInfo } from '../../engine/channel.js';
 import { SwitchboardError } from '../../protocol/errors.js';
 import { FrameWriter, reportSendErrorOnStderr, type SendErrorHandler } from './frame-writer.js';
 import { JsonLineDecoder } from './framing.js';
@@ -60,9 +60,9 @@ export class StdioServerChannel implements Channel {
     this.#stdin.on('error', this.#onInputError);
   }
 
-  send(frame: string): void {
+  send(frame: string, info?: FrameInfo): void {
     if (this.#closing) return;
-    this.#writer.send(frame);
+    this.#writer.send(frame, info !== undefined);
   }
 
   close(): Promise<void> {

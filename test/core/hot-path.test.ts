@@ -1,0 +1,136 @@
+/**
+ * The shortcuts the request path takes for speed (see bench/) must not change what goes on the wire:
+ * cached list serializations, modern results spliced from a precomputed tail, synchronous and
+ * asynchronous tool paths, output validators compiled once per schema.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { RawJson } from '../../src/engine/raw-json.js';
+import { META } from '../../src/protocol/meta.js';
+import type { StandardJsonSchema } from '../../src/schema/types.js';
+import type { RequestLink } from '../../src/server/context.js';
+import { Server } from '../../src/server/server.js';
+import { connectPair } from '../helpers/pair.js';
+
+const TEXT = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } as const;
+
+function echoServer(): Server {
+  const server = new Server({ name: 'hot-path', version: '1.0.0' });
+  server.registerTool('echo', { inputSchema: TEXT }, ({ text }) => text as string);
+  return server;
+}
+
+const link: RequestLink = {
+  notify: () => {},
+  finished: false,
+  signal: new AbortController().signal,
+  extra: undefined,
+};
+
+const modernMeta = { [META.protocolVersion]: '2026-07-28', [META.clientCapabilities]: {} };
+
+/** A Standard schema whose validation is asynchronous (as with zod's async refinements). */
+function asyncSumSchema(): StandardJsonSchema {
+  const json = { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] };
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'test',
+      validate: async (value: unknown) =>
+        typeof (value as { sum?: unknown })?.sum === 'number'
+          ? { value }
+          : { issues: [{ message: 'sum must be a number', path: ['sum'] }] },
+      jsonSchema: { input: () => json, output: () => json },
+    },
+  } as never;
+}
+
+describe('the hot path', () => {
+  test('a tools/list page is serialized once per revision and served from that string', async () => {
+    const server = echoServer();
+    const first = await server.serve('tools/list', { _meta: modernMeta }, 1, link, undefined);
+    const second = await server.serve('tools/list', { _meta: modernMeta }, 2, link, undefined);
+    assert.ok(first instanceof RawJson);
+    assert.equal(second, first, 'the second list reuses the first serialization');
+    server.registerTool('other', {}, () => 'x');
+    const third = await server.serve('tools/list', { _meta: modernMeta }, 3, link, undefined);
+    assert.notEqual(third, first, 'a change to the list invalidates it');
+    assert.deepEqual(
+      (JSON.parse((third as RawJson).json) as { tools: { name: string }[] }).tools.map((t) => t.name),
+      ['echo', 'other'],
+    );
+  });
+
+  test('modern results carry resultType and serverInfo, merged with a _meta of their own', async () => {
+    const server = echoServer();
+    server.registerTool('tagged', {}, () => ({
+      content: [{ type: 'text', text: 'hi' }],
+      _meta: { 'com.example/tag': 1 },
+    }));
+    server.registerTool('empty', {}, () => ({ content: [] }));
+    const pair = await connectPair(server, { version: { pin: '2026-07-28' } });
+    try {
+      const echo = await pair.client.callTool('echo', { text: 'a "quoted" \\ text' });
+      assert.deepEqual(echo, {
+        content: [{ type: 'text', text: 'a "quoted" \\ text' }],
+        resultType: 'complete',
+        _meta: { [META.serverInfo]: { name: 'hot-path', version: '1.0.0' } },
+      });
+      const tagged = await pair.client.callTool('tagged', {});
+      assert.deepEqual(tagged._meta, {
+        'com.example/tag': 1,
+        [META.serverInfo]: { name: 'hot-path', version: '1.0.0' },
+      });
+      const empty = await pair.client.callTool('empty', {});
+      assert.deepEqual(empty.content, []);
+      assert.equal((empty as unknown as Record<string, unknown>).resultType, 'complete');
+      pair.assertClean();
+    } finally {
+      await pair.close();
+    }
+  });
+
+  test('asynchronous output validation still rejects a bad structuredContent', async () => {
+    const server = new Server({ name: 'hot-path', version: '1.0.0' });
+    server.registerTool('sum', { outputSchema: asyncSumSchema() }, () => ({ structuredContent: { sum: 3 } }));
+    server.registerTool('bad', { outputSchema: asyncSumSchema() }, () => ({
+      structuredContent: { sum: 'three' } as never,
+    }));
+    const pair = await connectPair(server, { version: 'legacy' });
+    try {
+      assert.deepEqual((await pair.client.callTool('sum', {})).structuredContent, { sum: 3 });
+      await assert.rejects(pair.client.callTool('bad', {}), (error: Error & { code?: number }) => {
+        assert.equal(error.code, -32603);
+        assert.match(error.message, /must be a number/);
+        return true;
+      });
+    } finally {
+      await pair.close();
+    }
+  });
+
+  test('a relisted tool whose output schema changed is checked against the new schema', async () => {
+    const server = new Server({ name: 'hot-path', version: '1.0.0' });
+    const number = { type: 'object', properties: { v: { type: 'number' } }, required: ['v'] } as const;
+    const string = { type: 'object', properties: { v: { type: 'string' } }, required: ['v'] } as const;
+    let value: unknown = 1;
+    const tool = server.registerTool(
+      'v',
+      { outputSchema: number },
+      () => ({ structuredContent: { v: value } }) as never,
+    );
+    // A lying server: it advertises the schema, but its handler's output is checked on our side too.
+    const pair = await connectPair(server, { version: 'legacy' });
+    try {
+      await pair.client.listTools();
+      await pair.client.listTools(); // unchanged: the validator is kept
+      assert.deepEqual((await pair.client.callTool('v', {})).structuredContent, { v: 1 });
+      tool.update({ outputSchema: string });
+      value = 'one';
+      await pair.client.listTools();
+      assert.deepEqual((await pair.client.callTool('v', {})).structuredContent, { v: 'one' });
+    } finally {
+      await pair.close();
+    }
+  });
+});
