@@ -25,13 +25,13 @@ export interface Config {
 export const FULL: Config = {
   smoke: false,
   runs: 3,
-  load: { warmupMs: 500, durationMs: 3000 },
-  matrix: { warmupMs: 300, durationMs: 2000 },
+  load: { warmupMs: 500, durationMs: 2500 },
+  matrix: { warmupMs: 300, durationMs: 1500 },
   inFlight: 64,
-  coldIterations: 6,
+  coldIterations: 8,
   payload: { sizes: [1e3, 1e5, 1e6, 1e7], reps: [100, 30, 10, 3] },
   list: { tools: 1000, warmupMs: 300, durationMs: 1500 },
-  http: { warmupMs: 300, durationMs: 2000, mixClients: 50, sessions: { warm: 20, count: 1000 } },
+  http: { warmupMs: 300, durationMs: 1500, mixClients: 50, sessions: { warm: 20, count: 1000 } },
   jobTimeoutMs: 120_000,
 };
 

@@ -32,9 +32,11 @@ export function runJob<T>(
   execArgv: readonly string[] = [],
 ): Promise<T> {
   return new Promise((resolve, reject) => {
+    // --no-warnings: the official SDK clients print a MaxListenersExceededWarning per HTTP call
+    // (one AbortSignal shared by every fetch), tens of thousands of lines per run.
     const child = fork(WORKER, [], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      execArgv: [...execArgv],
+      execArgv: ['--no-warnings', ...execArgv],
     });
     let settled = false;
     const running = () => child.exitCode === null && child.signalCode === null;
