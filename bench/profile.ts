@@ -3,8 +3,9 @@
  * functions (self time, as a share of the non-idle samples). The other side is the raw limit, so the
  * profile shows only the side under study.
  *
- *   npm run bench:profile -- [--side server|client] [--impl switchboard|sdk-v1|sdk-v2]
- *                            [--era legacy|modern] [--in-flight N] [--ms N] [--top N]
+ *   npm run bench:profile -- [--transport stdio|http] [--side server|client]
+ *                            [--impl switchboard|sdk-v1|sdk-v2|tmcp] [--era legacy|modern]
+ *                            [--in-flight N] [--ms N] [--top N]
  *
  * The .cpuprofile files stay in a temporary directory (printed) for Chrome DevTools or speedscope.
  */
@@ -12,7 +13,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClientKind, Era } from './clients/types.js';
-import { fixture, runJob } from './lib/harness.js';
+import { fixture, runJob, startServer } from './lib/harness.js';
 import type { LoadResult } from './worker.js';
 
 interface ProfileNode {
@@ -59,7 +60,16 @@ export function hottest(profile: CpuProfile): { total: number; rows: [string, nu
   return { total, rows: [...self.entries()].sort((a, b) => b[1] - a[1]) };
 }
 
+const HTTP_SERVERS: Record<string, { fixture: string; args: string[] }> = {
+  switchboard: { fixture: 'switchboard-http', args: [] },
+  'sdk-v1': { fixture: 'sdk-v1-http', args: ['--mode', 'sessions'] },
+  'sdk-v2': { fixture: 'sdk-v2-http', args: ['--mode', 'sessions'] },
+  tmcp: { fixture: 'tmcp-http', args: [] },
+  raw: { fixture: 'raw-http', args: [] },
+};
+
 async function main(): Promise<void> {
+  const transport = option('--transport', 'stdio');
   const side = option('--side', 'server');
   const impl = option('--impl', 'switchboard');
   const era = option('--era', 'legacy') as Era;
@@ -68,27 +78,45 @@ async function main(): Promise<void> {
   const top = Number(option('--top', '25'));
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-prof-'));
   const prof = ['--cpu-prof', '--cpu-prof-dir', dir];
-  const server = side === 'server' ? SERVERS[impl]! : 'raw-stdio';
-  const job = {
+  const client = (side === 'client' ? impl : 'raw') as ClientKind;
+  const load = {
     type: 'load' as const,
-    client: (side === 'client' ? impl : 'raw') as ClientKind,
+    client,
     era,
-    target: {
-      kind: 'stdio' as const,
-      command: process.execPath,
-      args: side === 'server' ? [...prof, fixture(server)] : [fixture(server)],
-    },
     tool: 'echo' as const,
     inFlight,
     warmupMs: 500,
     durationMs: ms,
   };
-  const result = await runJob<LoadResult>(job, ms + 60_000, undefined, side === 'client' ? prof : []);
+  let result: LoadResult;
+  if (transport === 'http') {
+    const spec = HTTP_SERVERS[side === 'server' ? impl : 'raw']!;
+    const server = await startServer(spec.fixture, spec.args, 20_000, side === 'server' ? prof : []);
+    try {
+      result = await runJob<LoadResult>(
+        { ...load, target: { kind: 'http', url: server.url }, serverPid: server.pid },
+        ms + 60_000,
+        undefined,
+        side === 'client' ? prof : [],
+      );
+    } finally {
+      await server.stop();
+    }
+  } else {
+    const server = side === 'server' ? SERVERS[impl]! : 'raw-stdio';
+    const args = side === 'server' ? [...prof, fixture(server)] : [fixture(server)];
+    result = await runJob<LoadResult>(
+      { ...load, target: { kind: 'stdio', command: process.execPath, args } },
+      ms + 60_000,
+      undefined,
+      side === 'client' ? prof : [],
+    );
+  }
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error(`no profile was written to ${dir}`);
   const { total, rows } = hottest(JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile);
   process.stdout.write(
-    `${impl} ${side} (${era}, ${inFlight} in flight): ${Math.round(result.callsPerSecond)} calls/s, ` +
+    `${impl} ${side} over ${transport} (${era}, ${inFlight} in flight): ${Math.round(result.callsPerSecond)} calls/s, ` +
       `client ${result.clientCpuUsPerCall.toFixed(1)} us/call, server ${result.serverCpuUsPerCall?.toFixed(1)} us/call\n` +
       `profile: ${join(dir, file)} (${total.toFixed(0)} ms of non-idle samples, whole process lifetime)\n\n`,
   );

@@ -102,17 +102,18 @@ export interface ServerProcess {
 }
 
 /**
- * Forks an HTTP fixture (with `--expose-gc`, so memory can be measured after a collection) and waits
- * for it to report its URL. Rejects if it exits or stays silent for `timeoutMs`.
+ * Forks an HTTP fixture (with `--expose-gc`, so memory can be measured after a collection, plus
+ * `execArgv`) and waits for it to report its URL. Rejects if it exits or stays silent for `timeoutMs`.
  */
 export function startServer(
   name: string,
   args: readonly string[],
   timeoutMs = 20_000,
+  execArgv: readonly string[] = [],
 ): Promise<ServerProcess> {
   const child = fork(fixture(name), [...args], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    execArgv: ['--expose-gc'],
+    execArgv: ['--expose-gc', ...execArgv],
   });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
