@@ -460,12 +460,18 @@ export class Client {
     }
   }
 
-  private onRequest(request: InboundRequest): unknown {
+  private async onRequest(request: InboundRequest): Promise<unknown> {
     if (request.method === 'ping') return {};
     const revision = this.negotiated?.revision ?? LATEST_LEGACY_REVISION;
     const f = featuresOf(revision);
     const ctx: InputContext = { signal: request.signal, revision, era: f.era };
-    return this.inputs.answer(request.method, request.params, ctx, f);
+    // The server waits on us (a user filling a form): our own calls to it must not time out meanwhile.
+    const release = this.peer!.holdTimeouts();
+    try {
+      return await this.inputs.answer(request.method, request.params, ctx, f);
+    } finally {
+      release();
+    }
   }
 
   // --- requests ------------------------------------------------------------------------------

@@ -42,6 +42,12 @@ interface Question extends SealedQuestion {
   readonly params: Params | undefined;
 }
 
+interface Binding {
+  readonly method: string;
+  readonly request: string;
+  readonly caller: string | null;
+}
+
 /** One run of a handler on 2026-07-28: its answers, and the questions it asked that have none. */
 export class MrtrRound implements InputSource {
   private nextKey = 0;
@@ -49,13 +55,33 @@ export class MrtrRound implements InputSource {
   readonly questions = new Map<string, Question>();
   private readonly inflight: Promise<unknown>[] = [];
 
+  private bound: Promise<Binding> | undefined;
+
   constructor(
     private readonly answers: Map<string, SealedAnswer>,
     private readonly f: RevisionFeatures,
     private readonly capabilities: ClientCapabilities,
-    /** Identity of the request and caller, sealed into the next state. */
-    readonly binding: { readonly method: string; readonly request: string; readonly caller: string | null },
+    private readonly request: {
+      readonly method: string;
+      readonly params: Params;
+      readonly auth: AuthInfo | undefined;
+    },
   ) {}
+
+  /** Identity of the request and caller, sealed into each state. Computed only when a state is. */
+  binding(): Promise<Binding> {
+    this.bound ??= (async () => ({
+      method: this.request.method,
+      request: await requestDigest(this.request.method, this.request.params),
+      caller: await callerDigest(this.request.auth),
+    }))();
+    return this.bound;
+  }
+
+  /** True when no input call was made: nothing to wait for, nothing to ask. */
+  get idle(): boolean {
+    return this.inflight.length === 0;
+  }
 
   ask(method: InputMethod, params: Params | undefined, _options: InputCallOptions, fresh = false) {
     // The key is taken synchronously, so calls started together (Promise.all) keep their call order.
@@ -129,14 +155,10 @@ export class Mrtr {
     f: RevisionFeatures,
     capabilities: ClientCapabilities,
   ): Promise<MrtrRound> {
-    const binding = {
-      method,
-      request: await requestDigest(method, params),
-      caller: await callerDigest(auth),
-    };
     const answers = new Map<string, SealedAnswer>();
+    const round = new MrtrRound(answers, f, capabilities, { method, params, auth });
     if (typeof params.requestState === 'string') {
-      const state = await this.verify(params.requestState, binding);
+      const state = await this.verify(params.requestState, await round.binding());
       for (const [key, answer] of Object.entries(state.a)) answers.set(key, answer);
       const responses = (params.inputResponses ?? {}) as Record<string, unknown>;
       for (const [key, question] of Object.entries(state.p)) {
@@ -151,13 +173,15 @@ export class Mrtr {
       }
     }
     // Without a requestState, inputResponses answer nothing this server asked: they are ignored.
-    return new MrtrRound(answers, f, capabilities, binding);
+    return round;
   }
 
   /** After the handler settled: the `input_required` result if it asked anything, else undefined. */
   async finish(round: MrtrRound): Promise<Record<string, unknown> | undefined> {
+    if (round.idle) return undefined;
     await round.settled();
     if (round.questions.size === 0) return undefined;
+    const binding = await round.binding();
     const inputRequests: Record<string, unknown> = {};
     const asked: Record<string, SealedQuestion> = {};
     for (const [key, q] of round.questions) {
@@ -166,9 +190,9 @@ export class Mrtr {
     }
     const payload: RequestStatePayload = {
       v: 1,
-      m: round.binding.method,
-      r: round.binding.request,
-      c: round.binding.caller,
+      m: binding.method,
+      r: binding.request,
+      c: binding.caller,
       e: Date.now() + this.ttlMs,
       n: newNonce(),
       a: round.keptAnswers(),
@@ -181,7 +205,7 @@ export class Mrtr {
     };
   }
 
-  private async verify(token: string, binding: MrtrRound['binding']): Promise<RequestStatePayload> {
+  private async verify(token: string, binding: Binding): Promise<RequestStatePayload> {
     const state = await this.options.sealer.open(token);
     if (!state || !isPayload(state)) {
       throw invalidParams(

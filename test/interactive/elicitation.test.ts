@@ -358,18 +358,19 @@ describe('URL-mode elicitation', () => {
     assert.equal(server.completeElicitation(params.elicitationId), false);
     assert.equal(server.completeElicitation('unknown'), false);
 
+    let required = '';
     await assert.rejects(pair.client.callTool('linked-call', {}), (error: unknown) => {
       assert.ok(error instanceof ProtocolError);
       assert.equal(error.code, ErrorCode.UrlElicitationRequired);
       const [elicitation] = (error.data as { elicitations: { elicitationId: string; url: string }[] })
         .elicitations;
       assert.equal(elicitation!.url, 'https://example.com/link');
-      assert.equal(server.completeElicitation(elicitation!.elicitationId), true);
+      required = elicitation!.elicitationId;
       return true;
     });
+    assert.equal(server.completeElicitation(required), true);
     await pair.client.listTools(); // lets the notification arrive
-    assert.deepEqual(completed, [params.elicitationId, completed[1]]);
-    assert.equal(completed.length, 2);
+    assert.deepEqual(completed, [params.elicitationId, required]);
     state.linked = true;
     assert.equal(textOf(await pair.client.callTool('linked-call', {})), 'linked');
     pair.assertClean();
@@ -428,5 +429,37 @@ describe('URL-mode elicitation', () => {
     );
     old.assertClean();
     await old.close();
+  });
+});
+
+describe('legacy server→client requests', () => {
+  test('a declared capability without a handler answers -32601, which the tool reports', async () => {
+    const pair = await connectPair(profileServer(), {
+      version: { pin: '2025-11-25' },
+      capabilities: { elicitation: {} },
+    });
+    const result = await pair.client.callTool('profile', {});
+    assert.equal(result.isError, true);
+    assert.match(
+      textOf(result),
+      /The client could not answer elicitation\/create: Method not found: elicitation\/create\. This client has no handler for it \(error -32601\)/,
+    );
+    pair.assertClean();
+    await pair.close();
+  });
+
+  test('our pending call does not time out while the user answers', async () => {
+    const pair = await connectPair(
+      profileServer(),
+      { version: { pin: '2025-11-25' }, timeoutMs: 40 },
+      (client) =>
+        client.onElicitation(async () => {
+          await new Promise((resolve) => setTimeout(resolve, 150));
+          return { action: 'accept', content: { name: 'slow' } };
+        }),
+    );
+    assert.equal(textOf(await pair.client.callTool('profile', {})), 'SLOW ? false');
+    pair.assertClean();
+    await pair.close();
   });
 });

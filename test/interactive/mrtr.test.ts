@@ -4,10 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { Client } from '../../src/client/client.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
 import type { CreateMessageResult } from '../../src/protocol/types.js';
 import { RequestStateSealer } from '../../src/server/request-state.js';
 import { Server } from '../../src/server/server.js';
+import { createLinkedChannels } from '../../src/transports/memory.js';
 import { connectPair } from '../helpers/pair.js';
 import { rawSession } from '../helpers/raw-session.js';
 
@@ -198,6 +200,53 @@ describe('MRTR replay', () => {
     );
     pair.assertClean();
     await pair.close();
+  });
+});
+
+describe('the client retry', () => {
+  test('a new id, the original params plus inputResponses, and no invented requestState', async () => {
+    const [clientEnd, serverEnd] = createLinkedChannels();
+    const frames: Record<string, any>[] = [];
+    const send = (frame: object) => serverEnd.send(JSON.stringify(frame));
+    serverEnd.start({
+      message: (value) => {
+        const frame = value as Record<string, any>;
+        frames.push(frame);
+        if (frame.method === 'server/discover') {
+          send({
+            jsonrpc: '2.0',
+            id: frame.id,
+            result: {
+              resultType: 'complete',
+              supportedVersions: ['2026-07-28'],
+              capabilities: { tools: {} },
+              ttlMs: 0,
+              cacheScope: 'public',
+            },
+          });
+        } else if (frame.params?.inputResponses === undefined) {
+          send({
+            jsonrpc: '2.0',
+            id: frame.id,
+            result: { resultType: 'input_required', inputRequests: { q: { method: 'roots/list' } } },
+          });
+        } else {
+          send({ jsonrpc: '2.0', id: frame.id, result: { resultType: 'complete', content: [] } });
+        }
+      },
+      malformed: () => undefined,
+      closed: () => undefined,
+    });
+    const client = new Client({ name: 'c', version: '1' }, MODERN);
+    client.setRoots([{ uri: 'file:///r' }]);
+    await client.connect(clientEnd);
+    await client.callTool('t', { a: 1 });
+    const [first, retry] = frames.filter((f) => f.method === 'tools/call');
+    assert.notEqual(retry!.id, first!.id);
+    assert.deepEqual(retry!.params.arguments, { a: 1 });
+    assert.deepEqual(retry!.params.inputResponses, { q: { roots: [{ uri: 'file:///r' }] } });
+    assert.equal('requestState' in retry!.params, false);
+    await client.close();
   });
 });
 
