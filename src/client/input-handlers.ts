@@ -205,7 +205,7 @@ export class InputHandlers {
     }
     let schema: ElicitFormParams['requestedSchema'];
     try {
-      schema = checkFormSchema(params.requestedSchema, { where: 'The requested form' });
+      schema = checkFormSchema(params.requestedSchema, { where: 'The requested form', lenient: true });
     } catch (error) {
       throw invalidParams((error as Error).message);
     }

@@ -63,6 +63,11 @@ export interface CheckFormSchemaOptions {
    * `additionalProperties: false`) instead of refusing it.
    */
   exported?: boolean;
+  /**
+   * Ignore keywords a form field does not define instead of refusing them: what a client does with
+   * a server's form (it only needs the fields' kinds and the constraints it checks).
+   */
+  lenient?: boolean;
 }
 
 type Obj = Record<string, unknown>;
@@ -85,7 +90,7 @@ export function checkFormSchema(schema: unknown, options: CheckFormSchemaOptions
   if (!isObject(schema) || schema.type !== 'object' || !isObject(schema.properties)) {
     throw configError(where, 'the schema', 'must be { type: "object", properties: { ... } }');
   }
-  for (const key of Object.keys(schema)) {
+  for (const key of options.lenient ? [] : Object.keys(schema)) {
     if (key === 'type' || key === 'properties' || key === 'required') continue;
     if (key === '$schema' && typeof schema.$schema === 'string') continue;
     if (key === 'additionalProperties' && schema.additionalProperties === false) continue;
@@ -121,7 +126,7 @@ function checkField(field: unknown, path: string, options: CheckFormSchemaOption
   const kind =
     fieldKind(source) ??
     fail(`has type ${preview(source.type)}; nested objects and other types are not allowed`);
-  for (const key of Object.keys(source)) {
+  for (const key of options.lenient ? [] : Object.keys(source)) {
     if (!ALLOWED[kind]!.includes(key)) fail(`has "${key}", which a form field of this kind cannot carry`);
   }
   for (const key of ['title', 'description'] as const) {

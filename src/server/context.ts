@@ -281,8 +281,8 @@ export class RequestContext {
     checkUrlRequest(request);
     const f = featuresOf(this.revision);
     if (f.modern) {
-      await this.input.ask('elicitation/create', request as unknown as Params, {}, true);
-      throw new SwitchboardError('CONFIG', 'unreachable: a required URL elicitation always asks');
+      // A fresh question never has an answer: this always rejects (InputRequiredError, or why not).
+      return this.input.ask('elicitation/create', request as unknown as Params, {}, true) as Promise<never>;
     }
     const refused = capabilityError(
       'elicitation/create',

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
 import type { Client } from '../../src/client/client.js';
+import { InputHandlers } from '../../src/client/input-handlers.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
-import type { Revision } from '../../src/protocol/revisions.js';
+import { featuresOf, type Revision } from '../../src/protocol/revisions.js';
 import type { ElicitParams } from '../../src/protocol/types.js';
 import { Server } from '../../src/server/server.js';
 import { connectPair } from '../helpers/pair.js';
@@ -461,5 +462,40 @@ describe('legacy server→client requests', () => {
     assert.equal(textOf(await pair.client.callTool('profile', {})), 'SLOW ? false');
     pair.assertClean();
     await pair.close();
+  });
+});
+
+describe('the client reading a server form', () => {
+  test('keywords a form does not define are ignored, not refused; non-flat forms are refused', async () => {
+    const handlers = new InputHandlers();
+    handlers.setElicitation(() => ({ action: 'accept', content: { code: 'AB' } }));
+    const ctx = {
+      signal: new AbortController().signal,
+      revision: '2025-11-25' as const,
+      era: 'legacy' as const,
+    };
+    const f = featuresOf('2025-11-25');
+    const loose = {
+      message: 'm',
+      requestedSchema: {
+        type: 'object',
+        properties: { code: { type: 'string', pattern: '^[A-Z]+$', 'x-widget': 'big' } },
+        additionalProperties: true,
+      },
+    };
+    assert.deepEqual(await handlers.answer('elicitation/create', loose, ctx, f), {
+      action: 'accept',
+      content: { code: 'AB' },
+    });
+    const nested = {
+      message: 'm',
+      requestedSchema: { type: 'object', properties: { a: { type: 'object' } } },
+    };
+    await assert.rejects(handlers.answer('elicitation/create', nested, ctx, f), (error: unknown) => {
+      assert.ok(error instanceof ProtocolError);
+      assert.equal(error.code, ErrorCode.InvalidParams);
+      assert.match(error.message, /field "a" has type "object"/);
+      return true;
+    });
   });
 });
