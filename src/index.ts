@@ -10,12 +10,22 @@ export {
   type ClientCallContext,
   type ClientOptions,
   type ListOptions,
+  type LogMessage,
   type VersionNegotiation,
 } from './client/client.js';
+export type {
+  ElicitationHandler,
+  ElicitationOptions,
+  InputContext,
+  RootsProvider,
+  SamplingHandler,
+  SamplingOptions,
+} from './client/input-handlers.js';
 export type { AuthInfo, Channel, ChannelSink, FrameInfo, InboundExtra } from './engine/channel.js';
 export type { MethodHandler, Middleware } from './engine/middleware.js';
 export { compose } from './engine/middleware.js';
 export type { ProgressUpdate, RequestOptions } from './engine/peer.js';
+export type { ElicitFieldValue, ElicitFormContent } from './protocol/elicitation.js';
 export { ErrorCode, type LocalErrorCode, ProtocolError, SwitchboardError } from './protocol/errors.js';
 export type {
   JsonRpcMessage,
@@ -51,7 +61,14 @@ export {
   text,
   toolError,
 } from './server/content.js';
-export { type ClientView, RequestContext } from './server/context.js';
+export {
+  type ClientView,
+  type ElicitFormRequest,
+  type ElicitOutcome,
+  type ElicitUrlRequest,
+  RequestContext,
+} from './server/context.js';
+export { type InputCallOptions, InputRequiredError } from './server/input.js';
 export type {
   PromptArgs,
   PromptArgumentConfig,
@@ -59,6 +76,8 @@ export type {
   PromptHandler,
   PromptReturn,
 } from './server/prompts.js';
+export { type RedactFn, redactSecrets } from './server/redact.js';
+export { MemoryRequestStateStore, type RequestStateStore } from './server/request-state.js';
 export type {
   ResourceConfig,
   ResourceReader,
@@ -73,6 +92,7 @@ export {
   type ResourceHandle,
   type ResourceTemplateHandle,
   Server,
+  type ServerEvents,
   type ServerOptions,
   type ToolHandle,
 } from './server/server.js';
