@@ -13,7 +13,7 @@ await client.connect(() => {
     env: { LOG_LEVEL: 'debug', NODE_OPTIONS: undefined }, // set or remove variables
     inheritEnv: false, // default: only PATH, HOME, LANG and a few more of ours
     stderr: 'pipe', // default 'inherit'; 'pipe' keeps it for stderrTail() and error messages
-    shutdownTimeoutMs: 1000, // close(): end stdin, wait, SIGTERM, wait, SIGKILL
+    shutdownTimeoutMs: 3000, // close(): end stdin, wait this long, SIGTERM, wait, SIGKILL
   });
   return channel;
 });

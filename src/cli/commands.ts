@@ -43,9 +43,11 @@ export interface Command {
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
-function operandCount(command: string, what: string, min: number, max: number) {
+/** Checks the number of operands; `first` names the required first one, if there is one. */
+function operandCount(command: string, max: number, first?: string) {
+  const min = first === undefined ? 0 : 1;
   return (operands: readonly string[]) => {
-    if (operands.length < min) throw new UsageError(`Missing ${what}.`, command);
+    if (operands.length < min) throw new UsageError(`Missing ${first}.`, command);
     if (operands.length > max) {
       throw new UsageError(
         `Unexpected argument${operands.length - max > 1 ? 's' : ''} ${operands
@@ -74,7 +76,7 @@ default) and hints such as read-only.
 
 Example:
   switchboard tools "node server.js"`,
-  checkOperands: operandCount('tools', 'nothing', 0, 0),
+  checkOperands: operandCount('tools', 0),
   async run({ client, options, out, step }) {
     step('list tools');
     const list = offers(client, 'tools') ? (await client.listTools()).tools : [];
@@ -92,7 +94,7 @@ URI template). Read one with: switchboard read <target> <uri>.
 
 Example:
   switchboard resources "node server.js"`,
-  checkOperands: operandCount('resources', 'nothing', 0, 0),
+  checkOperands: operandCount('resources', 0),
   async run({ client, options, out, step }) {
     let list: Awaited<ReturnType<Client['listResources']>>['resources'] = [];
     let templates: Awaited<ReturnType<Client['listResourceTemplates']>>['resourceTemplates'] = [];
@@ -124,7 +126,7 @@ const prompts: Command = {
 
 Example:
   switchboard prompts "node server.js"`,
-  checkOperands: operandCount('prompts', 'nothing', 0, 0),
+  checkOperands: operandCount('prompts', 0),
   async run({ client, options, out, step }) {
     step('list prompts');
     const list = offers(client, 'prompts') ? (await client.listPrompts()).prompts : [];
@@ -153,7 +155,7 @@ Examples:
   switchboard call "node server.js" search query="open issues" limit=5 tags='["bug"]'
   switchboard call "node server.js" search --args '{"query": "x", "filters": {"open": true}}'
   switchboard call add a=2 b=3 -- npx -y some-server`,
-  checkOperands: operandCount('call', 'the name of the tool to call', 1, Number.POSITIVE_INFINITY),
+  checkOperands: operandCount('call', Number.POSITIVE_INFINITY, 'the name of the tool to call'),
   async run({ client, options, operands, out, err, step }) {
     const [name, ...pairs] = operands as [string, ...string[]];
     if (!offers(client, 'tools'))
@@ -189,7 +191,7 @@ size); --json prints them base64-encoded. Any URI a resource template matches wo
 
 Example:
   switchboard read "node server.js" file:///notes.txt`,
-  checkOperands: operandCount('read', 'the URI of the resource to read', 1, 1),
+  checkOperands: operandCount('read', 1, 'the URI of the resource to read'),
   async run({ client, options, operands, out, step }) {
     const uri = operands[0]!;
     step(`read ${uri}`);
@@ -208,7 +210,7 @@ strings: values are taken as they are. --args takes them as one JSON object of s
 
 Example:
   switchboard prompt "node server.js" review language=typescript`,
-  checkOperands: operandCount('prompt', 'the name of the prompt to get', 1, Number.POSITIVE_INFINITY),
+  checkOperands: operandCount('prompt', Number.POSITIVE_INFINITY, 'the name of the prompt to get'),
   async run({ client, options, operands, out, step }) {
     const [name, ...pairs] = operands as [string, ...string[]];
     if (!offers(client, 'prompts'))

@@ -46,9 +46,7 @@ ${EXIT}
 }
 
 export function commandHelp(command: Command): string {
-  const dashed = command.synopsis
-    .replace(' <target>', '')
-    .replace(/^(\S+)(.*)$/, '$1$2 -- <server command ...>');
+  const dashed = `${command.synopsis.replace(' <target>', '')} -- <server command ...>`;
   return `Usage:
   switchboard ${command.synopsis}
   switchboard ${dashed}

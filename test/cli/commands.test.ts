@@ -271,11 +271,11 @@ inline text
     const verbose = await runCli(['tools', chatty, '--verbose']);
     assert.match(verbose.stderr, /^fixture: started$/m);
     // Generous: the timeout also bounds the server's start-up, which is slow on a loaded machine.
-    const failed = await runCli(['call', chatty, 'hang', '--timeout', '3000']);
+    const failed = await runCli(['call', chatty, 'hang', '--timeout', '5000']);
     assert.equal(failed.code, 1);
     assert.equal(
       failed.stderr,
-      'switchboard: could not call tool "hang": the server gave no answer within 3000 ms. If it is just slow, raise --timeout <ms>; ' +
+      'switchboard: could not call tool "hang": the server gave no answer within 5000 ms. If it is just slow, raise --timeout <ms>; ' +
         "run with --verbose to watch what it writes to stderr.\nLast lines of the server's stderr:\nfixture: started\n",
     );
   });
