@@ -1,6 +1,7 @@
 /**
- * docs/cli.md shows terminal sessions; this runs each `$ switchboard ...` line of every block marked
- * `<!-- cli-session -->` and compares what it prints (stderr, then stdout) with the lines below it.
+ * README.md and docs/cli.md show terminal sessions; this runs each `$ switchboard ...` line of every
+ * block marked `<!-- cli-session -->` and compares what it prints (stderr, then stdout) with the
+ * lines below it.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -44,10 +45,12 @@ function run(words: string[]): Promise<string> {
   });
 }
 
-const steps = sessions(readFileSync(join(repo, 'docs', 'cli.md'), 'utf8'));
+const steps = ['README.md', join('docs', 'cli.md')].flatMap((page) =>
+  sessions(readFileSync(join(repo, page), 'utf8')),
+);
 
-describe('docs/cli.md sessions', { concurrency: 4 }, () => {
-  test('there are sessions to run', () => assert.ok(steps.length >= 5));
+describe('cli-session blocks of README.md and docs/cli.md', { concurrency: 4 }, () => {
+  test('there are sessions to run', () => assert.ok(steps.length >= 10));
   for (const { command, expected } of steps) {
     test(command, async () => {
       // The same splitting rules the CLI applies to a quoted target are a subset of the shell's.
