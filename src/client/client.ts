@@ -146,7 +146,8 @@ export class Client {
       );
     }
     const open = typeof channel === 'function' ? channel : undefined;
-    this.attach(open ? open() : (channel as Channel));
+    const first = open ? open() : (channel as Channel);
+    this.attach(first);
     const mode = this.options.version ?? 'auto';
     try {
       if (mode === 'legacy') {
@@ -160,7 +161,7 @@ export class Client {
             `Cannot pin unknown protocol revision ${JSON.stringify(mode.pin)}; known: ${[...MODERN_REVISIONS, ...LEGACY_REVISIONS].join(', ')}.`,
           );
       } else {
-        await this.negotiateAuto(open);
+        await this.negotiateAuto(open, first.preferredEra);
       }
     } catch (error) {
       await this.peer?.close().catch(() => undefined);
@@ -184,7 +185,16 @@ export class Client {
     this.peer.start();
   }
 
-  private async negotiateAuto(open: (() => Channel) | undefined): Promise<void> {
+  private async negotiateAuto(open: (() => Channel) | undefined, preferred: Era | undefined): Promise<void> {
+    if (preferred === 'legacy') {
+      // The channel knows this server as legacy: handshake at once, and probe only if that fails.
+      try {
+        await this.initialize(LATEST_LEGACY_REVISION);
+        return;
+      } catch (error) {
+        if (this.peer!.closed) throw error;
+      }
+    }
     const probeTimeout = this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
     let revision: ModernRevision = MODERN_REVISIONS[0];
     for (let attempt = 0; attempt < 2; attempt++) {
