@@ -5,12 +5,20 @@
  */
 import { Client, type ClientOptions } from '../../../src/client/client.js';
 import type { Channel } from '../../../src/engine/channel.js';
+import { nodeFetch } from '../../../src/node/fetch.js';
 import { loadSchemaCatalog } from '../../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../../src/testing/schema-checked-channel.js';
+import type { FetchLike } from '../../../src/transports/http/client/fetch-like.js';
 import {
   StreamableHttpClientChannel,
   type StreamableHttpClientChannelOptions,
 } from '../../../src/transports/http/client/streamable-channel.js';
+
+/** The fetches the channels are tested with: the runtime's, and the node:http one. */
+export const FETCHES: readonly (readonly [string, FetchLike | undefined])[] = [
+  ['global fetch', undefined],
+  ['nodeFetch', nodeFetch],
+];
 
 export interface HttpConnection {
   client: Client;

@@ -181,7 +181,7 @@ describe('HTTP failures become errors of the request', () => {
     const server = await raw(() => undefined);
     const url = server.url;
     await server.close();
-    servers.length = 0;
+    servers.splice(servers.indexOf(server), 1);
     const client = new Client({ name: 't', version: '1' }, { probeTimeoutMs: 2000 });
     await assert.rejects(
       client.connect(new StreamableHttpClientChannel(url, { transport: 'streamable' })),
