@@ -311,6 +311,74 @@ describe('remembered eras', () => {
   });
 });
 
+describe('legacy sessions on a bare server', () => {
+  /** 2025-06-18, session "s-1"; pings the client from inside a tools/call stream; no GET stream, no DELETE. */
+  function legacyServer(sessionId: string) {
+    return (request: RawRequest, res: ServerResponse) => {
+      if (request.method !== 'POST') {
+        res.writeHead(405);
+        res.end();
+        return;
+      }
+      const { body } = request;
+      if (body?.method === 'initialize') {
+        const result = {
+          protocolVersion: '2025-06-18',
+          capabilities: { tools: {} },
+          serverInfo: { name: 'raw', version: '1' },
+        };
+        json(res, 200, { jsonrpc: '2.0', id: body.id, result }, { 'mcp-session-id': sessionId });
+      } else if (body?.method === 'tools/call') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: 'ping-1', method: 'ping' })}\n\n`);
+        const result = { content: [{ type: 'text', text: 'pong seen' }] };
+        setTimeout(() => res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id: body.id, result })}\n\n`), 20);
+      } else if (body?.id === 'ping-1' || body?.method?.startsWith('notifications/')) {
+        res.writeHead(202);
+        res.end();
+      } else {
+        json(res, 400, {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32000, message: 'Bad Request: Server not initialized' },
+        });
+      }
+    };
+  }
+
+  test('answers to server requests are POSTed with the session; GET and DELETE 405 are fine', async () => {
+    const server = await raw(legacyServer('s-1'));
+    const conn = await connectHttp(server.url, { version: 'legacy' });
+    assert.equal(conn.client.revision, '2025-06-18');
+    assert.equal(conn.channel.sessionId, 's-1');
+    const result = await conn.client.callTool('t', {});
+    assert.deepEqual(result.content, [{ type: 'text', text: 'pong seen' }]);
+    await eventually(() => server.seen.some((s) => s.body?.id === 'ping-1'), 'the ping answer');
+    const answer = server.seen.find((s) => s.body?.id === 'ping-1')!;
+    assert.deepEqual(answer.body, { jsonrpc: '2.0', id: 'ping-1', result: {} });
+    assert.equal(answer.headers['mcp-session-id'], 's-1');
+    assert.equal(answer.headers['mcp-protocol-version'], '2025-06-18');
+    await conn.close();
+    assert.deepEqual(
+      server.seen.filter((s) => s.method !== 'POST').map((s) => [s.method, s.headers['mcp-session-id']]),
+      [
+        ['GET', 's-1'],
+        ['DELETE', 's-1'],
+      ],
+    );
+    assert.deepEqual(conn.warnings, []);
+    conn.assertClean();
+  });
+
+  test('a session id that is not visible ASCII is refused with a warning', async () => {
+    const server = await raw(legacyServer('bad id'));
+    const conn = await connectHttp(server.url, { version: 'legacy' });
+    assert.equal(conn.channel.sessionId, undefined);
+    assert.match(conn.warnings[0] ?? '', /session id that is not visible ASCII/);
+    await conn.close();
+  });
+});
+
 describe('HTTP+SSE edge cases', () => {
   test('an endpoint on another origin is refused', async () => {
     const server = await raw((_request, res) => {

@@ -54,6 +54,8 @@ export interface StreamableHttpClientChannelOptions extends HttpClientChannelOpt
 }
 
 const ACCEPT = 'application/json, text/event-stream';
+/** What a session id may contain (visible ASCII, 0x21-0x7E). */
+const SESSION_ID = /^[\x21-\x7e]+$/;
 /** Pages of `tools/list` walked to find a tool after a HeaderMismatch. */
 const MAX_RELIST_PAGES = 20;
 
@@ -236,7 +238,12 @@ export class StreamableHttpClientChannel implements Channel {
         reinitialized = true;
         if (await this.#reinitialize(session)) continue;
       }
-      if (rpc?.code === ErrorCode.HeaderMismatch && info.method === 'tools/call' && !relisted) {
+      if (
+        rpc?.code === ErrorCode.HeaderMismatch &&
+        exchange.modern &&
+        info.method === 'tools/call' &&
+        !relisted
+      ) {
         // Our idea of the tool's x-mcp-header arguments is missing or stale: re-list, then retry.
         relisted = true;
         if (await this.#relist(exchange)) continue;
@@ -296,9 +303,7 @@ export class StreamableHttpClientChannel implements Channel {
   /** Reads a 2xx answer to a request: one JSON body, or an event stream. */
   async #readAnswer(response: ResponseLike, exchange: Exchange): Promise<void> {
     const { info } = exchange;
-    if (info.method === 'initialize' && !exchange.modern) {
-      exchange.sessionId = response.headers.get('mcp-session-id') ?? undefined;
-    }
+    if (info.method === 'initialize' && !exchange.modern) exchange.sessionId = this.#sessionIdOf(response);
     if (isEventStream(response)) return this.#readStream(response, exchange);
     const text = await response.text();
     if (text === '') {
@@ -584,6 +589,16 @@ export class StreamableHttpClientChannel implements Channel {
     }
   }
 
+  /** The session id a response assigns, if it is usable: the spec allows visible ASCII only. */
+  #sessionIdOf(response: ResponseLike): string | undefined {
+    const id = response.headers.get('mcp-session-id') ?? undefined;
+    if (id === undefined || SESSION_ID.test(id)) return id;
+    this.#io.warn(
+      `The server at ${this.#io.display} assigned a session id that is not visible ASCII; ignoring it.`,
+    );
+    return undefined;
+  }
+
   /** Starts a new session after the server forgot `stale`; concurrent callers share one attempt. */
   #reinitialize(stale: string): Promise<boolean> {
     const legacy = this.#legacy;
@@ -608,7 +623,7 @@ export class StreamableHttpClientChannel implements Channel {
       if (!isObject(result) || typeof result.protocolVersion !== 'string') {
         throw new Error(isObject(message.error) ? String(message.error.message) : 'no initialize result');
       }
-      legacy.sessionId = response.headers.get('mcp-session-id') ?? undefined;
+      legacy.sessionId = this.#sessionIdOf(response);
       legacy.protocolVersion = result.protocolVersion;
       if (legacy.initialized !== undefined) {
         const next = await this.#io.headers();
