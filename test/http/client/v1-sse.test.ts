@@ -58,6 +58,13 @@ for (const [fetchName, fetch] of FETCHES) {
       await conn.close();
     });
 
+    test('transport: "streamable" does not fall back to HTTP+SSE', async () => {
+      await assert.rejects(
+        connectHttp(server.url, {}, { transport: 'streamable', rememberEra: false, fetch }),
+        /^ProtocolError: HTTP 404 Not Found from POST http:\/\/127\.0\.0\.1:\d+\/sse\. Nothing answers there/,
+      );
+    });
+
     test('transport: "sse" never POSTs to the stream URL', async () => {
       const from = server.seen.length;
       const conn = await connectHttp(server.url, {}, { transport: 'sse', rememberEra: false, fetch });

@@ -83,13 +83,14 @@ export class HttpIo {
       );
     }
     parsed.hash = '';
-    const fetchImpl = options.fetch ?? (globalThis.fetch as FetchLike | undefined);
-    if (typeof fetchImpl !== 'function') {
+    if (options.fetch === undefined && typeof globalThis.fetch !== 'function') {
       throw new SwitchboardError(
         'CONFIG',
         `${channel}: this runtime has no global fetch; pass one as \`fetch\`.`,
       );
     }
+    // Called unbound: browsers reject a fetch invoked with some other object as `this`.
+    const fetchImpl: FetchLike = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
     this.url = parsed;
     this.href = parsed.href;
     this.display = displayUrl(parsed);
@@ -121,7 +122,8 @@ export class HttpIo {
 
   fetch(url: string, init: RequestInitLike): Promise<ResponseLike> {
     const passthrough = this.#options.requestInit;
-    return this.#fetch(url, passthrough ? { ...passthrough, ...init } : init);
+    const fetchImpl = this.#fetch;
+    return fetchImpl(url, passthrough ? { ...passthrough, ...init } : init);
   }
 
   warn(message: string): void {
