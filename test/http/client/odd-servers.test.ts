@@ -251,6 +251,25 @@ describe('event streams', () => {
   });
 });
 
+describe('event streams kept open', () => {
+  test('a stream left open after its answer is closed by the client shortly after', async () => {
+    let closed = false;
+    const server = await raw(
+      modern((request, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`data: ${JSON.stringify(modernResult(request.body.id, { content: [] }))}\n\n`);
+        res.on('close', () => {
+          closed = true;
+        });
+      }),
+    );
+    const conn = await connectHttp(server.url);
+    await conn.client.callTool('t', {});
+    await eventually(() => closed, 'the client to hang up', 5000);
+    await conn.close();
+  });
+});
+
 describe('credentials and extra headers', () => {
   test('bearerToken (a function) and headers are sent on every request, never in the URL', async () => {
     const server = await raw(

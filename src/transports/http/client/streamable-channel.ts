@@ -56,6 +56,8 @@ export interface StreamableHttpClientChannelOptions extends HttpClientChannelOpt
 const ACCEPT = 'application/json, text/event-stream';
 /** What a session id may contain (visible ASCII, 0x21-0x7E). */
 const SESSION_ID = /^[\x21-\x7e]+$/;
+/** How long a response stream may stay open after carrying its answer. */
+const LINGER_AFTER_ANSWER_MS = 1000;
 /** Pages of `tools/list` walked to find a tool after a HeaderMismatch. */
 const MAX_RELIST_PAGES = 20;
 
@@ -333,11 +335,16 @@ export class StreamableHttpClientChannel implements Channel {
    */
   async #readStream(response: ResponseLike, exchange: Exchange): Promise<void> {
     const { signal } = exchange.controller;
+    // The answer should end the stream; a server that keeps it open gets a moment, then is hung up on.
+    let linger: ReturnType<typeof setTimeout> | undefined;
     const handlers = {
       event: (event: { id?: string | undefined; event?: string | undefined; data: string }) => {
         if (event.id !== undefined) exchange.lastEventId = event.id;
         if (event.data !== '' && (event.event === undefined || event.event === 'message')) {
           this.#receive(event.data, exchange);
+          if (exchange.answered && linger === undefined) {
+            linger = setTimeout(() => exchange.controller.abort(), LINGER_AFTER_ANSWER_MS);
+          }
         }
       },
       retry: (ms: number) => {
@@ -356,6 +363,7 @@ export class StreamableHttpClientChannel implements Channel {
         broken = error;
       } finally {
         release?.();
+        clearTimeout(linger);
       }
       if (exchange.answered) return;
       const resumable = !exchange.modern && this.#legacy !== undefined && exchange.lastEventId !== undefined;
