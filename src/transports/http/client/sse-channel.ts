@@ -14,7 +14,7 @@ import type { Era } from '../../../protocol/revisions.js';
 import { frameInfoOf } from './frame-info.js';
 import { describeCause, errorResponse, httpStatusError, networkError, rpcErrorIn } from './http-errors.js';
 import { type HttpClientChannelOptions, HttpIo } from './options.js';
-import { readEventStream } from './sse-reader.js';
+import { messageData, readEventStream } from './sse-reader.js';
 
 export type SseClientChannelOptions = HttpClientChannelOptions;
 
@@ -115,8 +115,12 @@ export class SseClientChannel implements Channel {
         response.body,
         {
           event: (event) => {
-            if (event.event === 'endpoint') this.#onEndpoint(event.data);
-            else if (event.event === undefined || event.event === 'message') this.#onMessage(event.data);
+            if (event.event === 'endpoint') {
+              this.#onEndpoint(event.data);
+              return;
+            }
+            const data = messageData(event);
+            if (data !== undefined) this.#onMessage(data);
           },
         },
         io.maxMessageBytes,

@@ -15,6 +15,13 @@ export interface EventStreamHandlers {
   retry?(ms: number): void;
 }
 
+/** The JSON-RPC payload of an event: the data of a default (`message`) event, unless empty (a priming event). */
+export function messageData(event: EventSourceMessage): string | undefined {
+  return event.data !== '' && (event.event === undefined || event.event === 'message')
+    ? event.data
+    : undefined;
+}
+
 /**
  * Feeds the whole body to `handlers`. Resolves when the server ends the stream; rejects when reading
  * fails (network error, abort) or the buffer cap is exceeded.

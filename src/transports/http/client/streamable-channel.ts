@@ -26,6 +26,14 @@ import type { JsonRpcErrorObject, Params, RequestId } from '../../../protocol/js
 import { META } from '../../../protocol/meta.js';
 import type { Era } from '../../../protocol/revisions.js';
 import { endpointKey, forgetEra, type HttpEra, recallEra, rememberEra } from './era-cache.js';
+import {
+  isEventStream,
+  keepStreamOpen,
+  type OpenStream,
+  ok,
+  openEventStream,
+  postForAnswer,
+} from './event-streams.js';
 import type { ResponseLike } from './fetch-like.js';
 import { answers, frameInfoOf } from './frame-info.js';
 import { encodeHeaderValue, nameFieldOf } from './header-encoding.js';
@@ -39,7 +47,7 @@ import {
 } from './http-errors.js';
 import { type HttpClientChannelOptions, HttpIo, sleep } from './options.js';
 import { SseClientChannel } from './sse-channel.js';
-import { readEventStream } from './sse-reader.js';
+import { messageData, readEventStream } from './sse-reader.js';
 import { ToolHeaderIndex } from './tool-headers.js';
 
 /** Which transport to speak: find out (default), Streamable HTTP only, or HTTP+SSE only. */
@@ -64,9 +72,6 @@ const MAX_RELIST_PAGES = 20;
 type RequestInfo = Extract<FrameInfo, { kind: 'request' }>;
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const ok = (status: number) => status >= 200 && status < 300;
-const isEventStream = (response: ResponseLike) =>
-  (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
 
 /** One request on its way: its POST, and the response stream that should carry its answer. */
 interface Exchange {
@@ -81,12 +86,6 @@ interface Exchange {
   /** Legacy streams: where to resume, and how long the server asked us to wait first. */
   lastEventId?: string;
   retryMs?: number;
-}
-
-/** An event stream being read, and how to detach it from the signal that can abort it. */
-interface OpenStream {
-  readonly response: ResponseLike;
-  release(): void;
 }
 
 /** A legacy (initialize-based) session with the server. */
@@ -340,8 +339,9 @@ export class StreamableHttpClientChannel implements Channel {
     const handlers = {
       event: (event: { id?: string | undefined; event?: string | undefined; data: string }) => {
         if (event.id !== undefined) exchange.lastEventId = event.id;
-        if (event.data !== '' && (event.event === undefined || event.event === 'message')) {
-          this.#receive(event.data, exchange);
+        const data = messageData(event);
+        if (data !== undefined) {
+          this.#receive(data, exchange);
           if (exchange.answered && linger === undefined) {
             linger = setTimeout(() => exchange.controller.abort(), LINGER_AFTER_ANSWER_MS);
           }
@@ -389,7 +389,10 @@ export class StreamableHttpClientChannel implements Channel {
   /** GET + `Last-Event-ID`: the rest of an interrupted stream, or undefined if the server will not. */
   async #resume(lastEventId: string, signal: AbortSignal): Promise<OpenStream | undefined> {
     try {
-      const opened = await this.#openStream(lastEventId, signal);
+      const headers = await this.#io.headers();
+      this.#addSessionHeaders(headers);
+      headers['last-event-id'] = lastEventId;
+      const opened = await openEventStream(this.#io, headers, signal);
       if (ok(opened.response.status) && isEventStream(opened.response)) return opened;
       opened.release();
       await opened.response.text().catch(() => undefined);
@@ -511,90 +514,16 @@ export class StreamableHttpClientChannel implements Channel {
     if (!legacy || legacy.stream || this.#options.standaloneStream === false || this.#finished) return;
     const controller = new AbortController();
     legacy.stream = controller;
-    void this.#runStandaloneStream(legacy, controller.signal);
-  }
-
-  /**
-   * Keeps the standalone stream open: reconnects when it ends (with `Last-Event-ID`, after the
-   * server's `retry` delay), backs off on failures and gives up after `maxAttempts` in a row.
-   * 405 means the server offers no such stream; 404 means the session is gone, and the next
-   * request re-initializes (which reopens the stream).
-   */
-  async #runStandaloneStream(legacy: LegacySession, signal: AbortSignal): Promise<void> {
-    const io = this.#io;
-    let lastEventId: string | undefined;
-    let retryMs: number | undefined;
-    let failures = 0;
-    const handlers = {
-      event: (event: { id?: string | undefined; event?: string | undefined; data: string }) => {
-        if (event.id !== undefined) lastEventId = event.id;
-        if (event.data !== '' && (event.event === undefined || event.event === 'message')) {
-          this.#receive(event.data, undefined);
-        }
-      },
-      retry: (ms: number) => {
-        retryMs = ms;
-      },
+    const headers = async () => {
+      const h = await this.#io.headers();
+      this.#addSessionHeaders(h);
+      return h;
     };
-    while (!signal.aborted) {
-      let opened = false;
-      try {
-        const { response, release } = await this.#openStream(lastEventId, signal);
-        try {
-          if (ok(response.status) && isEventStream(response)) {
-            opened = true;
-            failures = 0;
-            await readEventStream(response.body, handlers, io.maxMessageBytes);
-          } else {
-            await response.text().catch(() => undefined);
-            if (response.status === 405 || response.status === 404) break;
-          }
-        } finally {
-          release();
-        }
-      } catch {
-        // A network failure or a broken stream: reconnect below.
-      }
-      if (signal.aborted) return;
-      if (!opened && ++failures >= io.reconnect.maxAttempts) {
-        io.warn(
-          `Gave up the standalone event stream of ${io.display} after ${failures} failed attempts; ` +
-            'server-initiated messages outside requests will not arrive.',
-        );
-        break;
-      }
-      await sleep(io.backoff(Math.max(failures, 1), retryMs), signal);
-    }
-    if (legacy.stream?.signal === signal) legacy.stream = undefined;
-  }
-
-  /**
-   * GETs the session's event stream (resuming after `lastEventId` if given). Gives up if the
-   * response headers take longer than the connect timeout; `signal` aborts it until `release()`.
-   */
-  async #openStream(lastEventId: string | undefined, signal: AbortSignal): Promise<OpenStream> {
-    const headers = await this.#io.headers();
-    headers.accept = 'text/event-stream';
-    this.#addSessionHeaders(headers);
-    if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
-    const controller = new AbortController();
-    const abort = () => controller.abort();
-    signal.addEventListener('abort', abort, { once: true });
-    const release = () => signal.removeEventListener('abort', abort);
-    const timer = setTimeout(abort, this.#io.connectTimeoutMs);
-    try {
-      const response = await this.#io.fetch(this.#io.href, {
-        method: 'GET',
-        headers,
-        signal: controller.signal,
-      });
-      return { response, release };
-    } catch (error) {
-      release();
-      throw error;
-    } finally {
-      clearTimeout(timer);
-    }
+    void keepStreamOpen(this.#io, headers, (data) => this.#receive(data, undefined), controller.signal).then(
+      () => {
+        if (legacy.stream === controller) legacy.stream = undefined;
+      },
+    );
   }
 
   /** The session id a response assigns, if it is usable: the spec allows visible ASCII only. */
@@ -695,7 +624,7 @@ export class StreamableHttpClientChannel implements Channel {
     return false;
   }
 
-  /** A request of the channel's own (not the engine's): POST it and read its response message. */
+  /** A request of the channel's own (not the engine's), bounded by the connect timeout and by close(). */
   async #call(
     frame: string,
     id: RequestId,
@@ -705,44 +634,7 @@ export class StreamableHttpClientChannel implements Channel {
     this.#others.add(controller);
     const timer = setTimeout(() => controller.abort(), this.#io.connectTimeoutMs);
     try {
-      const response = await this.#io.fetch(this.#io.href, {
-        method: 'POST',
-        headers,
-        body: frame,
-        signal: controller.signal,
-      });
-      if (!ok(response.status)) {
-        const body = await response.text();
-        throw new Error(rpcErrorIn(body)?.message ?? `HTTP ${response.status}`);
-      }
-      let found: Json | undefined;
-      const take = (value: unknown) => {
-        if (!found && isObject(value) && answers(value, id)) found = value;
-      };
-      if (isEventStream(response)) {
-        await readEventStream(
-          response.body,
-          {
-            event: (event) => {
-              if (found || event.data === '') return;
-              try {
-                take(JSON.parse(event.data));
-              } catch {
-                return;
-              }
-              // Got it: the server may keep the stream open, so close it ourselves.
-              if (found) controller.abort();
-            },
-          },
-          this.#io.maxMessageBytes,
-        ).catch((error) => {
-          if (!found) throw error;
-        });
-      } else {
-        take(JSON.parse(await response.text()));
-      }
-      if (!found) throw new Error(`the server sent no response to its request ${JSON.stringify(id)}`);
-      return { response, message: found };
+      return await postForAnswer(this.#io, frame, id, headers, controller);
     } finally {
       clearTimeout(timer);
       this.#others.delete(controller);
