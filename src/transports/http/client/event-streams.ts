@@ -6,13 +6,11 @@
  */
 import type { RequestId } from '../../../protocol/jsonrpc.js';
 import type { ResponseLike } from './fetch-like.js';
-import { answers } from './frame-info.js';
+import { answers, isObject, type Json } from './frame-info.js';
 import { rpcErrorIn } from './http-errors.js';
 import { type HttpIo, sleep } from './options.js';
 import { messageData, readEventStream } from './sse-reader.js';
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 export const ok = (status: number) => status >= 200 && status < 300;
 export const isEventStream = (response: ResponseLike) =>
   (response.headers.get('content-type') ?? '').startsWith('text/event-stream');

@@ -1,9 +1,13 @@
 /**
- * The structure of an outbound frame, for the rare sender that does not pass {@link FrameInfo}
- * (the engine always does). Parsing costs a copy of the frame, so it is only the fallback.
+ * Message shapes for the HTTP client: the structure of an outbound frame, for the rare sender that
+ * does not pass {@link FrameInfo} (the engine always does; parsing costs a copy of the frame, so it
+ * is only the fallback), and whether an inbound message answers a given request.
  */
 import type { FrameInfo } from '../../../engine/channel.js';
 import { isRequestId, type Params } from '../../../protocol/jsonrpc.js';
+
+export type Json = Record<string, unknown>;
+export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function frameInfoOf(frame: string): FrameInfo {
   let value: unknown;

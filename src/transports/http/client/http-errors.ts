@@ -6,6 +6,7 @@
  */
 import { ErrorCode } from '../../../protocol/errors.js';
 import type { JsonRpcErrorObject, RequestId } from '../../../protocol/jsonrpc.js';
+import { isObject, type Json } from './frame-info.js';
 
 /** Where a request went, as shown in messages: no query string (it may carry secrets) and no fragment. */
 export const displayUrl = (url: URL): string => url.origin + url.pathname;
@@ -16,9 +17,6 @@ export const errorResponse = (id: RequestId | null, error: JsonRpcErrorObject) =
   id,
   error,
 });
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The JSON-RPC error a failed response's body carries, if it is one (a single error response). */
 export function rpcErrorIn(body: string): JsonRpcErrorObject | undefined {

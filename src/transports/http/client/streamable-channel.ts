@@ -35,7 +35,7 @@ import {
   postForAnswer,
 } from './event-streams.js';
 import type { ResponseLike } from './fetch-like.js';
-import { answers, frameInfoOf } from './frame-info.js';
+import { answers, frameInfoOf, isObject, type Json } from './frame-info.js';
 import { encodeHeaderValue, nameFieldOf } from './header-encoding.js';
 import {
   badResponseError,
@@ -70,8 +70,6 @@ const LINGER_AFTER_ANSWER_MS = 1000;
 const MAX_RELIST_PAGES = 20;
 
 type RequestInfo = Extract<FrameInfo, { kind: 'request' }>;
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** One request on its way: its POST, and the response stream that should carry its answer. */
 interface Exchange {

@@ -9,6 +9,7 @@
  * through `properties` keys alone. An annotation anywhere else (under `items`, a composition or
  * conditional keyword, a definition, on the root itself) invalidates the tool.
  */
+import { isObject, type Json } from './frame-info.js';
 import { headerValueOf } from './header-encoding.js';
 
 const ANNOTATION = 'x-mcp-header';
@@ -50,8 +51,6 @@ export type ToolHeaderScan =
   | { readonly ok: true; readonly params: readonly HeaderParam[] }
   | { readonly ok: false; readonly reason: string };
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const where = (path: readonly string[]) => (path.length === 0 ? 'the schema root' : `"${path.join('.')}"`);
 
 /** Checks a tool's `inputSchema` against the `x-mcp-header` rules and collects its mirrored arguments. */
