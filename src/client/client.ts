@@ -175,7 +175,8 @@ export class Client {
       );
     }
     const open = typeof channel === 'function' ? channel : undefined;
-    this.attach(open ? open() : (channel as Channel));
+    const first = open ? open() : (channel as Channel);
+    this.attach(first);
     const mode = this.options.version ?? 'auto';
     try {
       if (mode === 'legacy') {
@@ -189,7 +190,7 @@ export class Client {
             `Cannot pin unknown protocol revision ${JSON.stringify(mode.pin)}; known: ${[...MODERN_REVISIONS, ...LEGACY_REVISIONS].join(', ')}.`,
           );
       } else {
-        await this.negotiateAuto(open);
+        await this.negotiateAuto(open, first.preferredEra);
       }
     } catch (error) {
       await this.peer?.close().catch(() => undefined);
@@ -215,7 +216,16 @@ export class Client {
     this.peer.start();
   }
 
-  private async negotiateAuto(open: (() => Channel) | undefined): Promise<void> {
+  private async negotiateAuto(open: (() => Channel) | undefined, preferred: Era | undefined): Promise<void> {
+    if (preferred === 'legacy') {
+      // The channel knows this server as legacy: handshake at once, and probe only if that fails.
+      try {
+        await this.initialize(LATEST_LEGACY_REVISION);
+        return;
+      } catch (error) {
+        if (this.peer!.closed) throw error;
+      }
+    }
     // Default: the ordinary request timeout. A stdio server's start-up (npx fetching a package, say)
     // counts against the probe, and a premature fallback would lose the modern era for good.
     const probeTimeout = this.options.probeTimeoutMs ?? this.options.timeoutMs;
@@ -244,7 +254,11 @@ export class Client {
       }
       this.attach(open());
     }
-    await this.initialize(LATEST_LEGACY_REVISION);
+    await this.initialize(
+      LATEST_LEGACY_REVISION,
+      false,
+      'it answered neither server/discover nor initialize: check that the command or URL is an MCP server.',
+    );
   }
 
   /** A pinned modern revision: a server that refuses the probe does not speak it. */
@@ -291,7 +305,15 @@ export class Client {
     };
   }
 
-  private async initialize(requested: LegacyRevision, pinned = false): Promise<void> {
+  /**
+   * The legacy handshake. `advice` ends the NEGOTIATION_FAILED message when the server refuses it:
+   * what to try next depends on how we got here (explicit legacy, a pin, or auto's fallback).
+   */
+  private async initialize(
+    requested: LegacyRevision,
+    pinned = false,
+    advice = 'if it speaks only 2026-07-28, use version "auto".',
+  ): Promise<void> {
     const f = featuresOf(requested);
     const result = await this.peer!.request(
       'initialize',
@@ -302,12 +324,7 @@ export class Client {
       },
       { sendCancellation: false },
     ).catch((error: unknown) => {
-      throw handshakeRefused(
-        'initialize',
-        requested,
-        error,
-        'if it speaks only 2026-07-28, use version "auto".',
-      );
+      throw handshakeRefused('initialize', requested, error, advice);
     });
     const revision = result.protocolVersion;
     if (!isLegacyRevision(revision) || (pinned && revision !== requested)) {
