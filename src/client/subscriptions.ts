@@ -258,7 +258,7 @@ class ClientSubscription implements Subscription {
     this.mode = era;
     const attempt = ++this.attempt;
     if (era === 'modern') this.openModern(attempt);
-    else void this.openLegacy(attempt);
+    else this.openLegacy(attempt).catch((error: unknown) => this.manager.host.report(asError(error)));
   }
 
   private openModern(attempt: number): void {

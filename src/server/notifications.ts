@@ -135,6 +135,12 @@ export class NotificationHub {
 
   constructor(private readonly options: NotificationHubOptions) {
     this.maxListens = options.maxListens ?? DEFAULT_MAX_LISTENS;
+    if (!Number.isInteger(this.maxListens) || this.maxListens < 1) {
+      throw new SwitchboardError(
+        'CONFIG',
+        `maxSubscriptions must be a positive integer, got ${options.maxListens}.`,
+      );
+    }
     for (const topic of CORE_TOPICS) this.addTopic(topic);
   }
 
