@@ -11,8 +11,17 @@ export {
   type ClientOptions,
   type ListOptions,
   type ListToolsOptions,
+  type LogMessage,
   type VersionNegotiation,
 } from './client/client.js';
+export type {
+  ElicitationHandler,
+  ElicitationOptions,
+  InputContext,
+  RootsProvider,
+  SamplingHandler,
+  SamplingOptions,
+} from './client/input-handlers.js';
 export type {
   ListenHandlers,
   Subscription,
@@ -44,6 +53,7 @@ export {
   toolVisibility,
   withAppsSupport,
 } from './extensions/apps.js';
+export type { ElicitFieldValue, ElicitFormContent } from './protocol/elicitation.js';
 export { ErrorCode, type LocalErrorCode, ProtocolError, SwitchboardError } from './protocol/errors.js';
 export type {
   JsonRpcMessage,
@@ -79,7 +89,14 @@ export {
   text,
   toolError,
 } from './server/content.js';
-export { type ClientView, RequestContext } from './server/context.js';
+export {
+  type ClientView,
+  type ElicitFormRequest,
+  type ElicitOutcome,
+  type ElicitUrlRequest,
+  RequestContext,
+} from './server/context.js';
+export { type InputCallOptions, InputRequiredError } from './server/input.js';
 export type {
   PromptArgs,
   PromptArgumentConfig,
@@ -87,6 +104,8 @@ export type {
   PromptHandler,
   PromptReturn,
 } from './server/prompts.js';
+export { type RedactFn, redactSecrets } from './server/redact.js';
+export { MemoryRequestStateStore, type RequestStateStore } from './server/request-state.js';
 export type {
   ResourceConfig,
   ResourceReader,
@@ -101,6 +120,7 @@ export {
   type ResourceHandle,
   type ResourceTemplateHandle,
   Server,
+  type ServerEvents,
   type ServerOptions,
   type ToolHandle,
 } from './server/server.js';

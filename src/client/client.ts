@@ -13,7 +13,7 @@ import {
 } from '../engine/peer.js';
 import { toolsForModel } from '../extensions/apps.js';
 import { encodeClientCapabilities, encodeImplementation } from '../protocol/codec.js';
-import { ErrorCode, methodNotFound, ProtocolError, SwitchboardError } from '../protocol/errors.js';
+import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import type { JsonRpcNotification, Params } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
 import { methodSpec } from '../protocol/methods.js';
@@ -49,6 +49,15 @@ import type {
 } from '../protocol/types.js';
 import { type CompiledSchema, compileSchema, formatIssues } from '../schema/index.js';
 import { ResultCache } from './cache.js';
+import {
+  type ElicitationHandler,
+  type ElicitationOptions,
+  type InputContext,
+  InputHandlers,
+  type RootsProvider,
+  type SamplingHandler,
+  type SamplingOptions,
+} from './input-handlers.js';
 import { type ListenHandlers, type Subscription, SubscriptionManager } from './subscriptions.js';
 
 /**
@@ -74,6 +83,21 @@ export interface ClientOptions {
   cache?: boolean;
   /** Problems that concern no single call (malformed frames, a failing notification listener). */
   onerror?: (error: Error) => void;
+  /**
+   * Ask the server for log messages at this level and above: on 2026-07-28 every request carries
+   * `_meta["io.modelcontextprotocol/logLevel"]`; on legacy connections `logging/setLevel` is sent
+   * after initialize (when the server offers logging). Receive them with `onLog()`.
+   */
+  logLevel?: LoggingLevel;
+  /** 2026-07-28: how many `input_required` rounds one call may take before it fails. Default 8. */
+  maxInputRounds?: number;
+}
+
+/** A log message from the server (`notifications/message`). */
+export interface LogMessage {
+  level: LoggingLevel;
+  logger?: string;
+  data: unknown;
 }
 
 export interface CallOptions {
@@ -114,6 +138,7 @@ export interface ClientCallContext {
 type NotificationListener = (params: Params, extra: InboundExtra | undefined) => void;
 
 const DEFAULT_MAX_PAGES = 100;
+const DEFAULT_MAX_INPUT_ROUNDS = 8;
 
 /** A connection's negotiated facts. */
 interface Negotiated {
@@ -134,6 +159,10 @@ export class Client {
   private readonly middleware: Middleware<ClientCallContext>[] = [];
   private chain: MethodHandler<ClientCallContext>;
   private readonly outputValidators = new Map<string, CompiledSchema>();
+  private readonly inputs = new InputHandlers();
+  private logLevel: LoggingLevel | undefined;
+  /** Legacy: whether `roots.listChanged` was declared at initialize (so root changes may be announced). */
+  private rootsDeclared = false;
   private readonly subscriptions: SubscriptionManager;
 
   constructor(info: Implementation, options: ClientOptions = {}) {
@@ -147,6 +176,7 @@ export class Client {
     this.options = options;
     this.cache = options.cache === false ? undefined : new ResultCache();
     this.chain = (method, params, ctx) => this.send(method, params, ctx.options);
+    this.logLevel = options.logLevel;
     this.subscriptions = new SubscriptionManager({
       era: () =>
         this.negotiated && this.peer && !this.peer.closed
@@ -302,7 +332,7 @@ export class Client {
       'initialize',
       {
         protocolVersion: requested,
-        capabilities: encodeClientCapabilities(this.options.capabilities ?? {}, f),
+        capabilities: encodeClientCapabilities(this.declaredCapabilities(), f),
         clientInfo: encodeImplementation(this.info, f),
       },
       { sendCancellation: false },
@@ -330,16 +360,97 @@ export class Client {
       capabilities: (result.capabilities as ServerCapabilities | undefined) ?? {},
       instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
     };
+    this.rootsDeclared = this.inputs.hasRoots;
     this.peer!.notify('notifications/initialized');
+    if (this.logLevel !== undefined && this.negotiated.capabilities.logging) {
+      // A log level is a preference, not a reason to fail the connection.
+      await this.peer!.request('logging/setLevel', { level: this.logLevel }).catch((error: unknown) =>
+        this.options.onerror?.(error instanceof Error ? error : new Error(String(error))),
+      );
+    }
   }
 
   private buildEnvelope(revision: ModernRevision): Meta {
     const f = featuresOf(revision);
-    return Object.freeze({
+    const envelope: Meta = {
       [META.protocolVersion]: revision,
-      [META.clientCapabilities]: encodeClientCapabilities(this.options.capabilities ?? {}, f),
+      [META.clientCapabilities]: encodeClientCapabilities(this.declaredCapabilities(), f),
       [META.clientInfo]: encodeImplementation(this.info, f),
-    });
+    };
+    if (this.logLevel !== undefined) envelope[META.logLevel] = this.logLevel;
+    return Object.freeze(envelope);
+  }
+
+  /** The options' capabilities merged with those the registered input handlers imply. */
+  private declaredCapabilities(): ClientCapabilities {
+    const declared: Record<string, unknown> = { ...this.inputs.capabilities() };
+    for (const [key, value] of Object.entries(this.options.capabilities ?? {})) {
+      const derived = declared[key];
+      declared[key] =
+        typeof derived === 'object' && typeof value === 'object' && value !== null
+          ? { ...derived, ...value }
+          : value;
+    }
+    return declared as ClientCapabilities;
+  }
+
+  /** Handlers or the log level changed: modern requests carry the change from the next request on. */
+  private refreshEnvelope(): void {
+    const revision = this.negotiated?.revision;
+    if (revision !== undefined && isModernRevision(revision)) this.envelope = this.buildEnvelope(revision);
+  }
+
+  // --- input handlers --------------------------------------------------------------------------
+
+  /**
+   * Answers the server's elicitation requests (`ctx.elicit` on a Switchboard server) in both eras;
+   * declares the `elicitation` capability with the modes enabled. A form answer is checked against
+   * the requested form before it is sent. Pass `null` to remove. On legacy connections register
+   * handlers before `connect()`: capabilities are fixed at initialize.
+   */
+  onElicitation(handler: ElicitationHandler | null, options?: ElicitationOptions): this {
+    this.inputs.setElicitation(handler ?? undefined, options);
+    this.refreshEnvelope();
+    return this;
+  }
+
+  /**
+   * Answers the server's sampling requests with your model; declares `sampling` (plus `tools` /
+   * `context` when enabled). Pass `null` to remove.
+   * @deprecated in 2026-07-28 together with MCP sampling; still served for at least 12 months.
+   */
+  onSampling(handler: SamplingHandler | null, options?: SamplingOptions): this {
+    this.inputs.setSampling(handler ?? undefined, options);
+    this.refreshEnvelope();
+    return this;
+  }
+
+  /**
+   * The roots this client exposes (a list, or a function asked each time); declares `roots`. On a
+   * legacy connection that declared roots, a change sends `notifications/roots/list_changed`.
+   * @deprecated in 2026-07-28 together with MCP roots; still served for at least 12 months.
+   */
+  setRoots(roots: RootsProvider | null): this {
+    this.inputs.setRoots(roots ?? undefined);
+    this.refreshEnvelope();
+    const peer = this.peer;
+    if (
+      this.rootsDeclared &&
+      peer &&
+      !peer.closed &&
+      this.negotiated &&
+      !featuresOf(this.negotiated.revision).modern
+    ) {
+      peer.notify('notifications/roots/list_changed');
+    }
+    return this;
+  }
+
+  /** Listens for the server's log messages (see the `logLevel` option). Returns an unsubscribe function. */
+  onLog(listener: (message: LogMessage, extra: InboundExtra | undefined) => void): () => void {
+    return this.on('notifications/message', (params, extra) =>
+      listener(params as unknown as LogMessage, extra),
+    );
   }
 
   /** Closes the connection; pending calls reject with `CONNECTION_CLOSED`, subscriptions end (`closed`). */
@@ -433,9 +544,18 @@ export class Client {
     }
   }
 
-  private onRequest(request: InboundRequest): unknown {
+  private async onRequest(request: InboundRequest): Promise<unknown> {
     if (request.method === 'ping') return {};
-    throw methodNotFound(request.method, 'This client has no handler for it');
+    const revision = this.negotiated?.revision ?? LATEST_LEGACY_REVISION;
+    const f = featuresOf(revision);
+    const ctx: InputContext = { signal: request.signal, revision, era: f.era };
+    // The server waits on us (a user filling a form): our own calls to it must not time out meanwhile.
+    const release = this.peer!.holdTimeouts();
+    try {
+      return await this.inputs.answer(request.method, request.params, ctx, f);
+    } finally {
+      release();
+    }
   }
 
   // --- requests ------------------------------------------------------------------------------
@@ -468,7 +588,7 @@ export class Client {
       RequestOptions,
       'sendCancellation' | 'onRequestId'
     >;
-    const result = await this.peer!.request(method, wire, {
+    const call = {
       signal: options.signal,
       timeoutMs: options.timeoutMs,
       onprogress: options.onprogress,
@@ -476,10 +596,67 @@ export class Client {
       maxTotalTimeoutMs: options.maxTotalTimeoutMs,
       sendCancellation,
       onRequestId,
-    });
+    };
+    let result = await this.peer!.request(method, wire, call);
+    let rounds = 0;
+    while (result.resultType === 'input_required' && modern && methodSpec(method)?.inputRequired) {
+      if (++rounds > (this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS)) {
+        throw new SwitchboardError(
+          'INPUT_ROUNDS_EXCEEDED',
+          `The server still needed input for '${method}' after ${rounds - 1} rounds; giving up. Raise maxInputRounds if the server legitimately asks that many questions.`,
+        );
+      }
+      result = await this.peer!.request(
+        method,
+        await this.nextRound(method, params, wire, result, options),
+        call,
+      );
+    }
     this.checkResultType(method, result);
-    if (cacheable) this.cache!.put(cacheKey, result);
+    // Retries carry inputResponses/requestState: their results are never cached.
+    if (cacheable && rounds === 0) this.cache!.put(cacheKey, result);
     return result;
+  }
+
+  /** 2026-07-28: answers an `input_required` result's questions; the params of the retry. */
+  private async nextRound(
+    method: string,
+    params: Params,
+    wire: Params,
+    result: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<Params> {
+    const { inputRequests, requestState } = result;
+    if (inputRequests === undefined && requestState === undefined) {
+      throw new SwitchboardError(
+        'INVALID_RESULT',
+        `The server answered '${method}' with input_required but neither inputRequests nor requestState.`,
+      );
+    }
+    if (requestState !== undefined && typeof requestState !== 'string') {
+      throw new SwitchboardError(
+        'INVALID_RESULT',
+        `The server answered '${method}' with a non-string requestState.`,
+      );
+    }
+    const { inputResponses: _responses, requestState: _state, ...original } = wire;
+    const retry: Params = {
+      ...original,
+      _meta: { ...(original._meta as Meta | undefined), ...this.envelope },
+    };
+    if (inputRequests !== undefined) {
+      const revision = this.facts.revision;
+      const ctx: InputContext = {
+        signal: options.signal ?? NEVER_ABORTED,
+        revision,
+        era: 'modern',
+        request: { method, params },
+      };
+      retry.inputResponses = await this.inputs.fulfil(inputRequests, ctx, featuresOf(revision));
+    }
+    // Echoed exactly as received, and only when one was given.
+    if (requestState !== undefined) retry.requestState = requestState;
+    return retry;
   }
 
   private checkResultType(method: string, result: Record<string, unknown>): void {
@@ -487,10 +664,12 @@ export class Client {
     // A missing resultType means "complete": that is how every legacy server answers.
     if (type === undefined || type === 'complete') return;
     if (type === 'input_required') {
+      const revision = this.facts.revision;
       throw new SwitchboardError(
-        'CAPABILITY_MISSING',
-        `The server needs input from this client to finish '${method}' (resultType "input_required"), ` +
-          'but this client has no handler for what it asked; declare and handle elicitation, sampling or roots.',
+        'INVALID_RESULT',
+        featuresOf(revision).modern
+          ? `The server answered '${method}' with resultType "input_required", which only tools/call, prompts/get and resources/read may use.`
+          : `The server answered '${method}' with resultType "input_required", which protocol ${revision} does not have (a legacy server asks for input with a request of its own).`,
       );
     }
     throw new SwitchboardError(
@@ -597,10 +776,15 @@ export class Client {
   }
 
   /**
-   * Legacy only: sets the connection's log level. On 2026-07-28 pass `meta` with
-   * `io.modelcontextprotocol/logLevel` on each request instead.
+   * Sets the level of log messages the server sends: legacy connections send `logging/setLevel`;
+   * on 2026-07-28 the level rides on every following request's `_meta`.
    */
   async setLoggingLevel(level: LoggingLevel, options: CallOptions = {}): Promise<void> {
+    this.logLevel = level;
+    if (this.era === 'modern') {
+      this.refreshEnvelope();
+      return;
+    }
     await this.request('logging/setLevel', { level }, options);
   }
 
@@ -654,6 +838,8 @@ function handshakeRefused(method: string, revision: Revision, error: unknown, ad
     { cause: error },
   );
 }
+
+const NEVER_ABORTED = new AbortController().signal;
 
 function asListResult<K extends string>(
   page: Record<string, unknown>,

@@ -167,6 +167,8 @@ export class Peer {
   private closedError: Error | undefined;
   private isClosed = false;
   private started = false;
+  /** While above zero, pending calls do not time out short of their maximum total (see holdTimeouts). */
+  private holds = 0;
 
   constructor(channel: Channel, handlers: PeerHandlers, options: PeerOptions = {}) {
     this.channel = channel;
@@ -267,6 +269,21 @@ export class Peer {
     );
   }
 
+  /**
+   * Keeps pending outgoing calls from timing out (short of their maximum total) until the returned
+   * function is called: for times the peer is waiting on us, e.g. while a user answers the
+   * elicitation a server sent in the middle of our `tools/call`.
+   */
+  holdTimeouts(): () => void {
+    this.holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds--;
+    };
+  }
+
   /** Closes the channel; pending calls reject with CONNECTION_CLOSED. */
   async close(): Promise<void> {
     await this.channel.close();
@@ -283,6 +300,11 @@ export class Peer {
     const { id } = call;
     call.timer = setTimeout(() => {
       const elapsed = Date.now() - call.startedAt;
+      const left = call.maxTotalMs - elapsed;
+      if (this.holds > 0 && left > 0) {
+        this.arm(call, Math.min(call.timeoutMs, left));
+        return;
+      }
       this.cancelOutgoing(
         id,
         'timeout',

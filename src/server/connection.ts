@@ -19,19 +19,32 @@ const EMPTY: Params = Object.freeze({}) as Params;
 class PeerRequestLink implements RequestLink {
   constructor(
     readonly connection: ServerConnection,
-    private readonly request: InboundRequest,
+    private readonly inbound: InboundRequest,
   ) {}
   notify(method: string, params: Params): void {
-    if (!this.finished) this.connection.peer.notify(method, params, this.request.id);
+    if (!this.finished) this.connection.peer.notify(method, params, this.inbound.id);
+  }
+  request(
+    method: string,
+    params: Params | undefined,
+    options: { signal?: AbortSignal; timeoutMs?: number },
+  ): Promise<Record<string, unknown>> {
+    return this.connection.peer.request(method, params, { ...options, relatedTo: this.inbound.id });
+  }
+  notifyConnection(method: string, params: Params): boolean {
+    const { peer } = this.connection;
+    if (peer.closed) return false;
+    peer.notify(method, params);
+    return true;
   }
   get finished(): boolean {
-    return this.request.done || this.request.cancelled;
+    return this.inbound.done || this.inbound.cancelled;
   }
   get signal(): AbortSignal {
-    return this.request.signal;
+    return this.inbound.signal;
   }
   get extra(): InboundExtra | undefined {
-    return this.request.extra;
+    return this.inbound.extra;
   }
   get logLevel(): LoggingLevel | undefined {
     return this.connection.session?.logLevel;
@@ -44,11 +57,11 @@ class PeerRequestLink implements RequestLink {
     return this.connection.session?.resourceSubscriptions;
   }
   get settled(): Promise<void> {
-    return this.request.settled;
+    return this.inbound.settled;
   }
   /** Every request shares this channel, so only a cancellation tells the client its stream ended. */
   announceEnd(reason: string): void {
-    this.connection.peer.notify('notifications/cancelled', { requestId: this.request.id, reason });
+    this.connection.peer.notify('notifications/cancelled', { requestId: this.inbound.id, reason });
   }
 }
 
@@ -133,6 +146,10 @@ export class ServerConnection implements NotificationSubscriber {
   }
 
   private onNotification(notification: JsonRpcNotification): void {
+    if (notification.method === 'notifications/roots/list_changed') {
+      if (this.legacy) this.server.emit('rootsListChanged', { connection: this });
+      return;
+    }
     if (notification.method === 'notifications/initialized') {
       if (this.legacy) this.legacy.initialized = true;
       else

@@ -46,8 +46,9 @@ import {
 import type { SchemaLike } from '../schema/index.js';
 import { type Completer, runCompleter } from './completion.js';
 import { ServerConnection } from './connection.js';
-import { type ClientView, RequestContext, type RequestLink } from './context.js';
+import { type ClientView, type ContextServices, RequestContext, type RequestLink } from './context.js';
 import { encodeResult, markMemoizable } from './encode.js';
+import { Mrtr, type MrtrRound } from './mrtr.js';
 import { checkName } from './names.js';
 import { NotificationHub, updateLegacySubscription } from './notifications.js';
 import { compareKeys, paginate } from './pagination.js';
@@ -59,7 +60,9 @@ import {
   type PromptHandler,
   unknownPrompt,
 } from './prompts.js';
+import type { RedactFn } from './redact.js';
 import { Registry } from './registry.js';
+import { RequestStateSealer, type RequestStateStore } from './request-state.js';
 import {
   buildResourceEntry,
   buildTemplateEntry,
@@ -81,6 +84,7 @@ import {
   unknownTool,
 } from './tools.js';
 import { UriTemplateIndex } from './uri-template.js';
+import { UrlElicitationTracker } from './url-elicitations.js';
 
 export interface ServerOptions {
   /** Guidance for the client's model about how to use this server (sent at initialize and discover). */
@@ -97,6 +101,29 @@ export interface ServerOptions {
   onerror?: (error: Error) => void;
   /** 2026-07-28 `subscriptions/listen` streams held open at once, over every connection. Default 10 000. */
   maxSubscriptions?: number;
+  /**
+   * Rewrites every log message (`ctx.log`) before it is sent. Default: `redactSecrets`, which masks
+   * values under keys such as `password`, `token`, `secret`, `authorization`, `apiKey`, `cookie`,
+   * and bearer credentials in strings. `false` sends data unchanged.
+   */
+  redact?: RedactFn | false;
+  /**
+   * 2026-07-28 multi-round-trip requests: the secret that seals `requestState` (AES-256-GCM).
+   * Default: a random key per process — every node behind one endpoint must be given the same key.
+   */
+  requestStateKey?: string | Uint8Array;
+  /** How long an issued `requestState` stays valid. Default 10 minutes. */
+  requestStateTtlMs?: number;
+  /** Where used `requestState` nonces are remembered (one-time use). Default: in memory, per process. */
+  requestStateStore?: RequestStateStore;
+  /** Legacy connections: how long `ctx.elicit`/`sample`/`listRoots` wait for the client. Default 10 minutes. */
+  inputTimeoutMs?: number;
+}
+
+/** Server events and their payloads. */
+export interface ServerEvents {
+  /** A legacy client said its roots changed (`notifications/roots/list_changed`). */
+  rootsListChanged: { connection: ServerConnection };
 }
 
 /** A registered item's controls. Every change sends the matching `list_changed`. */
@@ -171,6 +198,12 @@ export class Server {
   private readonly pendingListChanges = new Set<ListChangedKind>();
   private index: { version: number; index: UriTemplateIndex<TemplateEntry> } | undefined;
   private readonly listFilters = new Map<ListKind, ((item: any, ctx: RequestContext) => boolean)[]>();
+  private readonly mrtr: Mrtr;
+  private readonly services: ContextServices;
+  private readonly urlElicitations = new UrlElicitationTracker();
+  private readonly listeners: { [E in keyof ServerEvents]: Set<(event: ServerEvents[E]) => void> } = {
+    rootsListChanged: new Set(),
+  };
 
   constructor(info: Implementation, options: ServerOptions = {}) {
     if (!info || typeof info.name !== 'string' || typeof info.version !== 'string') {
@@ -203,6 +236,17 @@ export class Server {
     this.resources = new Registry('resource', () => this.listChanged('resources'));
     this.templates = new Registry('resource template', () => this.listChanged('resources'));
     this.chain = (method, params, ctx) => this.core(method, params, ctx);
+    this.mrtr = new Mrtr({
+      sealer: new RequestStateSealer(options.requestStateKey),
+      store: options.requestStateStore,
+      ttlMs: options.requestStateTtlMs,
+    });
+    this.services = {
+      redact: options.redact,
+      inputTimeoutMs: options.inputTimeoutMs,
+      urlElicitations: this.urlElicitations,
+      reportError: (error) => this.reportError(error),
+    };
   }
 
   // --- registration ----------------------------------------------------------------------------
@@ -386,6 +430,35 @@ export class Server {
     return this;
   }
 
+  // --- events ------------------------------------------------------------------------------------
+
+  /** Listens for a server event. Returns an unsubscribe function. */
+  on<E extends keyof ServerEvents>(event: E, listener: (event: ServerEvents[E]) => void): () => void {
+    const set = this.listeners[event];
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  /** @internal */
+  emit<E extends keyof ServerEvents>(event: E, payload: ServerEvents[E]): void {
+    for (const listener of this.listeners[event]) {
+      try {
+        listener(payload);
+      } catch (error) {
+        this.reportError(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+  }
+
+  /**
+   * Tells the client that started URL elicitation `elicitationId` (2025-11-25) that the
+   * out-of-band interaction finished (`notifications/elicitation/complete`). Returns false if the id
+   * is unknown or expired, or its connection closed. 2026-07-28 has no such notification.
+   */
+  completeElicitation(elicitationId: string): boolean {
+    return this.urlElicitations.complete(elicitationId);
+  }
+
   // --- connections -------------------------------------------------------------------------------
 
   /** Serves one connection (stdio, in-memory, a legacy HTTP session...). */
@@ -528,13 +601,47 @@ export class Server {
       throw methodNotFound(method, `This server does not offer ${spec.capability}`);
     }
     spec.check?.(params, method);
-    const ctx = new RequestContext(method, requestId, revision, client, meta, link);
-    const result = await this.chain(method, params, ctx);
+    const f = featuresOf(revision);
+    const round =
+      f.modern && spec.inputRequired
+        ? await this.mrtr.begin(method, params, link.extra?.auth, f, client.capabilities)
+        : undefined;
+    const ctx = new RequestContext(method, requestId, revision, client, meta, link, {
+      round,
+      services: this.services,
+    });
+    const result = round
+      ? await this.runRound(method, params, ctx, round)
+      : await this.chain(method, params, ctx);
     return encodeResult(method, result, ctx, {
       serverInfo: this.info,
       cache: spec.cacheable ? this.cacheHintFor(method, result, ctx) : undefined,
       tasks: false,
     });
+  }
+
+  /**
+   * Runs a 2026-07-28 request that may answer `input_required`: if the handler asked for input it
+   * did not have, that is the answer — however the handler settled (even if its code caught the
+   * `InputRequiredError`, or a tool turned it into an error result).
+   */
+  private async runRound(
+    method: string,
+    params: Params,
+    ctx: RequestContext,
+    round: MrtrRound,
+  ): Promise<unknown> {
+    let result: unknown;
+    let failure: { error: unknown } | undefined;
+    try {
+      result = await this.chain(method, params, ctx);
+    } catch (error) {
+      failure = { error };
+    }
+    const inputRequired = await this.mrtr.finish(round);
+    if (inputRequired) return inputRequired;
+    if (failure) throw failure.error;
+    return result;
   }
 
   private modernServed(): Revision[] {

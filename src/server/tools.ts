@@ -26,6 +26,7 @@ import {
   type SchemaLike,
 } from '../schema/index.js';
 import type { RequestContext } from './context.js';
+import { InputRequiredError } from './input.js';
 
 export interface ToolConfig<In extends SchemaLike | undefined, Out extends SchemaLike | undefined> {
   title?: string;
@@ -122,7 +123,8 @@ export async function callTool(
   try {
     returned = await entry.handler(value, ctx);
   } catch (error) {
-    if (error instanceof ProtocolError) throw error;
+    // Protocol errors answer the request; a 2026-07-28 input request answers it input_required.
+    if (error instanceof ProtocolError || error instanceof InputRequiredError) throw error;
     const message = error instanceof Error ? error.message : String(error);
     return { content: [{ type: 'text', text: message || `Tool "${name}" failed.` }], isError: true };
   }

@@ -290,7 +290,7 @@ describe('INVALID_RESULT and friends (a misbehaving server)', () => {
     await c.close();
   });
 
-  test('an unknown resultType is invalid; input_required without handlers is CAPABILITY_MISSING', async () => {
+  test('an unknown resultType is invalid; so is input_required on a legacy revision', async () => {
     const c = await client(
       scripted({
         'tools/call': { result: { resultType: 'mystery', content: [] } },
@@ -298,7 +298,7 @@ describe('INVALID_RESULT and friends (a misbehaving server)', () => {
       }),
     );
     await rejectsLocal(c.callTool('x'), 'INVALID_RESULT', 'resultType "mystery"');
-    await rejectsLocal(c.getPrompt('p'), 'CAPABILITY_MISSING', 'input_required');
+    await rejectsLocal(c.getPrompt('p'), 'INVALID_RESULT', 'which protocol 2025-06-18 does not have');
     await c.close();
   });
 

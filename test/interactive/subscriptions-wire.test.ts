@@ -278,7 +278,10 @@ describe('subscriptions/listen (2026-07-28)', () => {
     wire.assertClean();
     await wire.close();
 
-    assert.throws(() => new Server(INFO, { maxSubscriptions: 0 }), /maxSubscriptions must be a positive integer/);
+    assert.throws(
+      () => new Server(INFO, { maxSubscriptions: 0 }),
+      /maxSubscriptions must be a positive integer/,
+    );
 
     const legacy = await openWire(makeServer(), { check: true });
     await legacy.initialize('2025-11-25');
