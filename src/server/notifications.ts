@@ -31,9 +31,9 @@ import type { ServerCapabilities } from '../protocol/types.js';
 import type { RequestContext, RequestLink } from './context.js';
 
 /** URIs one legacy connection or one listen stream may follow: bounds what a client can make us hold. */
-export const MAX_RESOURCE_SUBSCRIPTIONS = 1000;
+const MAX_RESOURCE_SUBSCRIPTIONS = 1000;
 /** Default bound on open listen streams per server (all connections and transports together). */
-export const DEFAULT_MAX_LISTENS = 10_000;
+const DEFAULT_MAX_LISTENS = 10_000;
 /** How long ending a listen waits for its closing result to reach the transport. */
 const END_WAIT_MS = 2000;
 
@@ -206,7 +206,7 @@ export class NotificationHub {
         return;
       }
       let removeSubscriber = () => {};
-      const stream = new ListenStream(id, agreed, link, this.selectors(agreed), (result) => {
+      const stream = new ListenStream(id, link, this.selectors(agreed), (result) => {
         removeSubscriber();
         this.streams.delete(stream);
         resolve(result);
@@ -272,7 +272,6 @@ class ListenStream implements NotificationSubscriber {
 
   constructor(
     readonly id: RequestId,
-    readonly agreed: Params,
     readonly link: RequestLink,
     private readonly selectors: ReadonlyMap<string, (params: Params | undefined) => boolean>,
     private readonly finish: (result: Params) => void,
