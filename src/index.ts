@@ -10,6 +10,7 @@ export {
   type ClientCallContext,
   type ClientOptions,
   type ListOptions,
+  type ListToolsOptions,
   type LogMessage,
   type VersionNegotiation,
 } from './client/client.js';
@@ -21,10 +22,37 @@ export type {
   SamplingHandler,
   SamplingOptions,
 } from './client/input-handlers.js';
+export type {
+  ListenHandlers,
+  Subscription,
+  SubscriptionEnd,
+  SubscriptionState,
+} from './client/subscriptions.js';
 export type { AuthInfo, Channel, ChannelSink, FrameInfo, InboundExtra } from './engine/channel.js';
 export type { MethodHandler, Middleware } from './engine/middleware.js';
 export { compose } from './engine/middleware.js';
 export type { ProgressUpdate, RequestOptions } from './engine/peer.js';
+export {
+  APP_MIME_TYPE,
+  APPS_EXTENSION,
+  type AppCsp,
+  type AppPermissions,
+  type AppResourceConfig,
+  type AppResourceUi,
+  type AppToolConfig,
+  type AppToolUi,
+  type AppVisibility,
+  appToolMeta,
+  clientSupportsApps,
+  isToolForApp,
+  isToolForModel,
+  registerAppResource,
+  registerAppTool,
+  toolsForModel,
+  toolUi,
+  toolVisibility,
+  withAppsSupport,
+} from './extensions/apps.js';
 export type { ElicitFieldValue, ElicitFormContent } from './protocol/elicitation.js';
 export { ErrorCode, type LocalErrorCode, ProtocolError, SwitchboardError } from './protocol/errors.js';
 export type {

@@ -4,7 +4,14 @@
  */
 import type { Channel, InboundExtra } from '../engine/channel.js';
 import { compose, type MethodHandler, type Middleware } from '../engine/middleware.js';
-import { type InboundRequest, Peer, type ProgressUpdate } from '../engine/peer.js';
+import {
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type InboundRequest,
+  Peer,
+  type ProgressUpdate,
+  type RequestOptions,
+} from '../engine/peer.js';
+import { toolsForModel } from '../extensions/apps.js';
 import { encodeClientCapabilities, encodeImplementation } from '../protocol/codec.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import type { JsonRpcNotification, Params } from '../protocol/jsonrpc.js';
@@ -37,6 +44,7 @@ import type {
   Meta,
   ReadResourceResult,
   ServerCapabilities,
+  SubscriptionFilter,
   Tool,
 } from '../protocol/types.js';
 import { type CompiledSchema, compileSchema, formatIssues } from '../schema/index.js';
@@ -50,6 +58,7 @@ import {
   type SamplingHandler,
   type SamplingOptions,
 } from './input-handlers.js';
+import { type ListenHandlers, type Subscription, SubscriptionManager } from './subscriptions.js';
 
 /**
  * How the client picks the protocol era:
@@ -112,6 +121,14 @@ export interface ListOptions extends CallOptions {
   singlePage?: boolean;
 }
 
+export interface ListToolsOptions extends ListOptions {
+  /**
+   * Only the tools a model may see: drops MCP Apps tools whose `_meta.ui.visibility` leaves out
+   * `"model"` (app-only tools, which a host MUST NOT show its agent). See `toolsForModel`.
+   */
+  forModel?: boolean;
+}
+
 /** What sending middleware sees about the call it wraps. */
 export interface ClientCallContext {
   readonly client: Client;
@@ -146,6 +163,7 @@ export class Client {
   private logLevel: LoggingLevel | undefined;
   /** Legacy: whether `roots.listChanged` was declared at initialize (so root changes may be announced). */
   private rootsDeclared = false;
+  private readonly subscriptions: SubscriptionManager;
 
   constructor(info: Implementation, options: ClientOptions = {}) {
     if (!info || typeof info.name !== 'string' || typeof info.version !== 'string') {
@@ -159,6 +177,17 @@ export class Client {
     this.cache = options.cache === false ? undefined : new ResultCache();
     this.chain = (method, params, ctx) => this.send(method, params, ctx.options);
     this.logLevel = options.logLevel;
+    this.subscriptions = new SubscriptionManager({
+      era: () =>
+        this.negotiated && this.peer && !this.peer.closed
+          ? featuresOf(this.negotiated.revision).era
+          : undefined,
+      serverCapabilities: () => this.facts.capabilities,
+      request: (method, params, callOptions) => this.request(method, params, callOptions),
+      notify: (method, params) => this.peer?.notify(method, params),
+      ackTimeoutMs: options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      report: (error) => this.options.onerror?.(error),
+    });
   }
 
   // --- connection ----------------------------------------------------------------------------
@@ -196,6 +225,8 @@ export class Client {
       await this.peer?.close().catch(() => undefined);
       throw error;
     }
+    // A reconnection: subscriptions the old connection lost open again on this one.
+    this.subscriptions.connected();
   }
 
   private attach(channel: Channel): void {
@@ -204,16 +235,20 @@ export class Client {
     this.cache?.clear();
     // Output schemas belong to the server they were listed from, not to the next one.
     this.outputValidators.clear();
-    this.peer = new Peer(
+    const peer = new Peer(
       channel,
       {
         request: (request) => this.onRequest(request),
         notification: (n, extra) => this.onNotification(n, extra),
         error: (error) => this.options.onerror?.(error),
+        closed: () => {
+          if (this.peer === peer) this.subscriptions.disconnected();
+        },
       },
       { timeoutMs: this.options.timeoutMs },
     );
-    this.peer.start();
+    this.peer = peer;
+    peer.start();
   }
 
   private async negotiateAuto(open: (() => Channel) | undefined, preferred: Era | undefined): Promise<void> {
@@ -435,8 +470,9 @@ export class Client {
     );
   }
 
-  /** Closes the connection; pending calls reject with `CONNECTION_CLOSED`. */
+  /** Closes the connection; pending calls reject with `CONNECTION_CLOSED`, subscriptions end (`closed`). */
   async close(): Promise<void> {
+    this.subscriptions.clientClosed();
     await this.peer?.close();
   }
 
@@ -488,8 +524,32 @@ export class Client {
     return () => set.delete(listener);
   }
 
+  /**
+   * Follows server changes, in either era with the same code: list changes of tools, prompts and
+   * resources, and updates of the resources named in `filter.resourceSubscriptions`. On 2026-07-28
+   * this holds a `subscriptions/listen` request open; on a legacy connection it subscribes to the
+   * URIs (`resources/subscribe`) and listens to the connection's `list_changed` notifications.
+   * Pass handlers per notification type, or one function for all.
+   *
+   * The returned subscription's `acknowledged` settles with the part of `filter` the server agreed
+   * to (what its capabilities allow). A subscription whose stream the transport lost re-opens
+   * itself: at once while the connection is up, or when `connect()` succeeds again. The result
+   * cache is invalidated by these notifications whether or not anyone listens.
+   */
+  listen(
+    filter: SubscriptionFilter,
+    handlers: ListenHandlers | ((method: string, params: Params) => void) = {},
+  ): Subscription {
+    void this.facts;
+    return this.subscriptions.open(
+      filter,
+      typeof handlers === 'function' ? { onNotification: handlers } : handlers,
+    );
+  }
+
   private onNotification(notification: JsonRpcNotification, extra: InboundExtra | undefined): void {
     this.cache?.invalidate(notification.method, notification.params);
+    this.subscriptions.route(notification);
     const set = this.listeners.get(notification.method);
     if (!set) return;
     for (const listener of set) {
@@ -540,12 +600,19 @@ export class Client {
     if (modern) meta = { ...meta, ...this.envelope };
     const wire =
       meta === undefined ? params : { ...params, _meta: { ...(params._meta as Meta | undefined), ...meta } };
+    // Listen requests (see subscriptions.ts) also pass their id callback and cancellation policy.
+    const { sendCancellation, onRequestId } = options as Pick<
+      RequestOptions,
+      'sendCancellation' | 'onRequestId'
+    >;
     const call = {
       signal: options.signal,
       timeoutMs: options.timeoutMs,
       onprogress: options.onprogress,
       resetTimeoutOnProgress: options.resetTimeoutOnProgress,
       maxTotalTimeoutMs: options.maxTotalTimeoutMs,
+      sendCancellation,
+      onRequestId,
     };
     let result = await this.peer!.request(method, wire, call);
     let rounds = 0;
@@ -660,10 +727,11 @@ export class Client {
     }
   }
 
-  async listTools(options: ListOptions = {}): Promise<ListToolsResult> {
-    const result = (await this.list('tools/list', 'tools', options)) as unknown as ListToolsResult;
+  async listTools(options: ListToolsOptions = {}): Promise<ListToolsResult> {
+    const { forModel, ...listOptions } = options;
+    const result = (await this.list('tools/list', 'tools', listOptions)) as unknown as ListToolsResult;
     for (const tool of result.tools) this.rememberOutputSchema(tool);
-    return result;
+    return forModel ? { ...result, tools: toolsForModel(result.tools) } : result;
   }
 
   async callTool(

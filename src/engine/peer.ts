@@ -40,6 +40,11 @@ export interface RequestOptions {
   sendCancellation?: boolean;
   /** The inbound request this one is made on behalf of (lets HTTP send it on that request's stream). */
   relatedTo?: RequestId;
+  /**
+   * Told the request's JSON-RPC id just before it is sent, for callers that must recognise later
+   * messages naming it (a `subscriptions/listen` stream's `subscriptionId`).
+   */
+  onRequestId?: (id: RequestId) => void;
 }
 
 /** An incoming request as handlers see it. */
@@ -54,6 +59,11 @@ export interface InboundRequest {
   readonly cancelled: boolean;
   /** True once the response was sent. */
   readonly done: boolean;
+  /**
+   * Settles once the request is over: its response was handed to the channel, or it was cancelled,
+   * or the connection closed. Lets a server that ends a long-lived request wait for its last word.
+   */
+  readonly settled: Promise<void>;
 }
 
 export interface PeerHandlers {
@@ -107,6 +117,7 @@ class Inbound implements InboundRequest {
   cancelled = false;
   done = false;
   private controller: AbortController | undefined;
+  private whenSettled: { promise: Promise<void>; resolve: () => void } | undefined;
   constructor(
     readonly id: RequestId,
     readonly method: string,
@@ -121,10 +132,27 @@ class Inbound implements InboundRequest {
     if (this.cancelled && !this.controller.signal.aborted) this.controller.abort();
     return this.controller.signal;
   }
+  // Lazy too: only long-lived requests wait for it.
+  get settled(): Promise<void> {
+    if (this.cancelled || this.done) return Promise.resolve();
+    if (!this.whenSettled) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => {
+        resolve = r;
+      });
+      this.whenSettled = { promise, resolve };
+    }
+    return this.whenSettled.promise;
+  }
   cancel(reason: unknown): void {
     if (this.cancelled || this.done) return;
     this.cancelled = true;
     this.controller?.abort(reason);
+    this.whenSettled?.resolve();
+  }
+  /** Called once the response went out (or was dropped because the request is over). */
+  settle(): void {
+    this.whenSettled?.resolve();
   }
 }
 
@@ -195,6 +223,8 @@ export class Peer {
     }
     const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
     return new Promise((resolve, reject) => {
+      // First, so that a throwing callback rejects the call before anything is registered.
+      options.onRequestId?.(id);
       const call: PendingCall = {
         id,
         method,
@@ -455,6 +485,7 @@ export class Peer {
     // A cancelled request gets no response at all (the peer has forgotten it).
     if (request.cancelled || this.isClosed) {
       request.batch?.add(undefined);
+      request.settle();
       return;
     }
     let frame: string;
@@ -471,6 +502,7 @@ export class Peer {
       }
     }
     this.respondOrCollect(frame, request.id, request.batch);
+    request.settle();
   }
 
   private respondOrCollect(frame: string, id: RequestId | null, batch: BatchCollector | undefined): void {

@@ -51,6 +51,19 @@ export interface RequestLink {
   readonly logLevel?: LoggingLevel | undefined;
   /** Records a legacy `logging/setLevel` for the connection. */
   setLogLevel?(level: LoggingLevel): void;
+  /** The URIs this legacy connection subscribed to with `resources/subscribe` (absent outside a legacy session). */
+  readonly resourceSubscriptions?: Set<string>;
+  /**
+   * Settles once this request's final response was handed to the transport (or the request was
+   * cancelled): a server ending a `subscriptions/listen` stream waits for it before closing.
+   */
+  readonly settled?: Promise<void>;
+  /**
+   * Says that the server ended this long-lived request, after its final result went out. On a
+   * channel every request shares (stdio, in-memory) that is `notifications/cancelled` naming the
+   * request; a transport with a stream per request (HTTP) ends the stream instead and leaves this out.
+   */
+  announceEnd?(reason: string): void;
   /**
    * Legacy connections: sends a server→client request (elicitation, sampling, roots) on behalf of
    * this request; HTTP sends it on this request's stream.
@@ -120,7 +133,8 @@ export class RequestContext {
     readonly client: ClientView,
     /** The request's `_meta`, including the 2026-07-28 envelope keys. */
     readonly meta: Meta | undefined,
-    private readonly link: RequestLink,
+    /** @internal How this request reaches its client (the listen stream and subscriptions need it). */
+    readonly link: RequestLink,
     options: { round?: MrtrRound; services?: ContextServices } = {},
   ) {
     this.round = options.round;

@@ -17,6 +17,7 @@ import {
 import type { Params, RequestId } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
 import { checkMeta, methodSpec } from '../protocol/methods.js';
+import { LIST_CHANGED, type ListChangedKind, RESOURCE_UPDATED } from '../protocol/notifications.js';
 import {
   featuresOf,
   isModernRevision,
@@ -34,6 +35,7 @@ import {
   type CompleteResult,
   type Implementation,
   type InitializeResult,
+  type JsonObject,
   LOGGING_LEVELS,
   type LoggingLevel,
   type Meta,
@@ -48,6 +50,7 @@ import { type ClientView, type ContextServices, RequestContext, type RequestLink
 import { encodeResult, markMemoizable } from './encode.js';
 import { Mrtr, type MrtrRound } from './mrtr.js';
 import { checkName } from './names.js';
+import { NotificationHub, updateLegacySubscription } from './notifications.js';
 import { compareKeys, paginate } from './pagination.js';
 import {
   buildPromptEntry,
@@ -96,6 +99,8 @@ export interface ServerOptions {
   listCache?: CacheHint;
   /** Problems that concern no single request: malformed frames, a failing notification handler. Default: stderr-free no-op. */
   onerror?: (error: Error) => void;
+  /** 2026-07-28 `subscriptions/listen` streams held open at once, over every connection. Default 10 000. */
+  maxSubscriptions?: number;
   /**
    * Rewrites every log message (`ctx.log`) before it is sent. Default: `redactSecrets`, which masks
    * values under keys such as `password`, `token`, `secret`, `authorization`, `apiKey`, `cookie`,
@@ -159,11 +164,6 @@ type ListItem<K extends ListKind> = K extends 'tools'
 
 const DEFAULT_LIST_CACHE: CacheHint = Object.freeze({ ttlMs: 60_000, cacheScope: 'public' });
 const NO_CACHE: CacheHint = Object.freeze({ ttlMs: 0, cacheScope: 'public' });
-const LIST_CHANGED = {
-  tools: 'notifications/tools/list_changed',
-  prompts: 'notifications/prompts/list_changed',
-  resources: 'notifications/resources/list_changed',
-} as const;
 
 /** State of a connection that completed the legacy `initialize` handshake. */
 export interface LegacySession {
@@ -176,6 +176,8 @@ export interface LegacySession {
   readonly capabilities: ServerCapabilities;
   initialized: boolean;
   logLevel: (typeof LOGGING_LEVELS)[number] | undefined;
+  /** The URIs the client follows with `resources/subscribe`. */
+  readonly resourceSubscriptions: Set<string>;
 }
 
 export class Server {
@@ -190,7 +192,10 @@ export class Server {
   private readonly middleware: Middleware<RequestContext>[] = [];
   private chain: MethodHandler<RequestContext>;
   private readonly connections = new Set<ServerConnection>();
-  private readonly pendingListChanges = new Set<'tools' | 'prompts' | 'resources'>();
+  /** @internal Every subscriber to change notifications, of both eras. */
+  readonly notifications: NotificationHub;
+  private readonly extensions: Record<string, JsonObject> = {};
+  private readonly pendingListChanges = new Set<ListChangedKind>();
   private index: { version: number; index: UriTemplateIndex<TemplateEntry> } | undefined;
   private readonly listFilters = new Map<ListKind, ((item: any, ctx: RequestContext) => boolean)[]>();
   private readonly mrtr: Mrtr;
@@ -222,6 +227,10 @@ export class Server {
         );
     }
     this.served = new Set(revisions);
+    this.notifications = new NotificationHub({
+      maxListens: options.maxSubscriptions,
+      report: (error) => this.reportError(error),
+    });
     this.tools = new Registry('tool', () => this.listChanged('tools'));
     this.prompts = new Registry('prompt', () => this.listChanged('prompts'));
     this.resources = new Registry('resource', () => this.listChanged('resources'));
@@ -460,14 +469,36 @@ export class Server {
     return connection;
   }
 
-  /** Closes every connection. */
+  /**
+   * Ends every `subscriptions/listen` stream gracefully (each gets its closing result, on stdio also
+   * `notifications/cancelled`), then closes every connection.
+   */
   async close(): Promise<void> {
+    await this.notifications.endListens();
     await Promise.all([...this.connections].map((c) => c.close()));
   }
 
   /** @internal */
   detach(connection: ServerConnection): void {
     this.connections.delete(connection);
+  }
+
+  /**
+   * Tells every client that follows `uri` that its content changed: legacy connections that
+   * `resources/subscribe`d to it and 2026-07-28 listen streams whose `resourceSubscriptions` name it.
+   */
+  notifyResourceUpdated(uri: string): void {
+    checkUri(uri);
+    this.notifications.publish(RESOURCE_UPDATED, { uri });
+  }
+
+  /**
+   * Advertises a protocol extension (2026-07-28 `capabilities.extensions[id]`), e.g. MCP Apps'
+   * `io.modelcontextprotocol/ui`. Legacy `initialize` results carry no extensions.
+   */
+  declareExtension(id: string, settings: JsonObject = {}): this {
+    this.extensions[id] = settings;
+    return this;
   }
 
   /** @internal */
@@ -480,7 +511,12 @@ export class Server {
     const caps: ServerCapabilities = { ...this.options.capabilities };
     if (this.tools.size > 0) caps.tools ??= { listChanged: true };
     if (this.prompts.size > 0) caps.prompts ??= { listChanged: true };
-    if (this.resources.size > 0 || this.templates.size > 0) caps.resources ??= { listChanged: true };
+    if (this.resources.size > 0 || this.templates.size > 0) {
+      caps.resources ??= { subscribe: true, listChanged: true };
+    }
+    if (Object.keys(this.extensions).length > 0) {
+      caps.extensions = { ...caps.extensions, ...this.extensions };
+    }
     if (this.prompts.size > 0 || this.templates.size > 0) caps.completions ??= {};
     caps.logging ??= {};
     return caps;
@@ -517,7 +553,17 @@ export class Server {
       info: params.clientInfo as Implementation,
       capabilities: params.capabilities as ClientCapabilities,
     };
-    return { result, session: { revision, client, capabilities, initialized: false, logLevel: undefined } };
+    return {
+      result,
+      session: {
+        revision,
+        client,
+        capabilities,
+        initialized: false,
+        logLevel: undefined,
+        resourceSubscriptions: new Set(),
+      },
+    };
   }
 
   /**
@@ -690,6 +736,11 @@ export class Server {
         );
       case 'resources/read':
         return this.readResource(params.uri as string, ctx);
+      case 'resources/subscribe':
+      case 'resources/unsubscribe':
+        return Promise.resolve(updateLegacySubscription(method, params.uri as string, ctx.link));
+      case 'subscriptions/listen':
+        return this.notifications.listen(params, this.capabilities, ctx);
       case 'completion/complete':
         return this.complete(params as unknown as CompleteParams, ctx);
       default:
@@ -818,8 +869,8 @@ export class Server {
 
   // --- change notifications ----------------------------------------------------------------------
 
-  private listChanged(kind: 'tools' | 'prompts' | 'resources'): void {
-    if (this.connections.size === 0) return;
+  private listChanged(kind: ListChangedKind): void {
+    if (this.notifications.size === 0) return;
     // Coalesce: registering twenty tools in one tick sends one notification.
     if (this.pendingListChanges.size === 0) queueMicrotask(() => this.flushListChanges());
     this.pendingListChanges.add(kind);
@@ -828,9 +879,7 @@ export class Server {
   private flushListChanges(): void {
     const kinds = [...this.pendingListChanges];
     this.pendingListChanges.clear();
-    for (const connection of this.connections) {
-      for (const kind of kinds) connection.notifyListChanged(kind, LIST_CHANGED[kind]);
-    }
+    for (const kind of kinds) this.notifications.publish(LIST_CHANGED[kind]);
   }
 }
 
