@@ -93,6 +93,7 @@ function usageFailure(error: unknown, io: CliIo, commandName?: string): number {
 }
 
 function describeTarget(target: Target): string {
+  if (target.kind === 'http') return target.url.href;
   return [target.command, ...target.args]
     .map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : JSON.stringify(w)))
     .join(' ');

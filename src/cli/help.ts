@@ -3,10 +3,12 @@ import { COMMANDS, type Command } from './commands.js';
 import { DEFAULT_TIMEOUT_MS } from './invocation.js';
 
 const TARGET = `Target:
-  The MCP server to talk to, as a command line. Either one quoted argument,
-  split like a shell would but run without one ("node server.js --port 3";
-  no $VARS, globs, pipes or &&), or everything after -- taken word for word
-  (-- npx -y some-server). The server gets your environment and working directory.`;
+  The MCP server to talk to: an http:// or https:// endpoint URL
+  (http://127.0.0.1:7420/mcp), or a command line to run over stdio. A command
+  line is either one quoted argument, split like a shell would but run without
+  one ("node server.js --port 3"; no $VARS, globs, pipes or &&), or everything
+  after -- taken word for word (-- npx -y some-server). A spawned server gets
+  your environment and working directory.`;
 
 const OPTIONS = `Options:
   --json            Print the raw result as JSON (for scripts)
@@ -16,6 +18,8 @@ const OPTIONS = `Options:
   --legacy          Use the legacy initialize handshake (revisions up to 2025-11-25)
   --timeout <ms>    Time allowed for each request (default ${DEFAULT_TIMEOUT_MS})
   --verbose         Show the server's stderr as it runs, and the negotiated protocol
+  --header <h>      Extra HTTP header "Name: value" (HTTP targets; repeatable)
+  --bearer <token>  Send "Authorization: Bearer <token>" (HTTP targets)
   -h, --help        Show help; switchboard <command> --help for one command
   --version         Print the version
 

@@ -18,6 +18,10 @@ export interface CliOptions {
   readonly timeoutMs: number;
   /** Forward the server's stderr and report the negotiated connection. */
   readonly verbose: boolean;
+  /** Extra HTTP request headers (HTTP targets). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Bearer token sent as `Authorization` (HTTP targets). */
+  readonly bearer: string | undefined;
 }
 
 export type Invocation =
@@ -41,6 +45,8 @@ const OPTIONS = {
   legacy: { type: 'boolean' },
   timeout: { type: 'string' },
   verbose: { type: 'boolean' },
+  header: { type: 'string', multiple: true },
+  bearer: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
 } as const;
@@ -105,6 +111,8 @@ function readOptions(
     legacy?: boolean;
     timeout?: string;
     verbose?: boolean;
+    header?: string[];
+    bearer?: string;
   },
   command: string,
 ): CliOptions {
@@ -134,12 +142,23 @@ function readOptions(
       );
     }
   }
+  const headers: Record<string, string> = {};
+  for (const header of values.header ?? []) {
+    const colon = header.indexOf(':');
+    const name = header.slice(0, colon).trim();
+    if (colon < 1 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+      throw new UsageError(`--header takes "Name: value", got ${JSON.stringify(header)}.`, command);
+    }
+    headers[name] = header.slice(colon + 1).trim();
+  }
   return {
     json: values.json ?? false,
     args: values.args,
     protocol,
     timeoutMs,
     verbose: values.verbose ?? false,
+    headers,
+    bearer: values.bearer,
   };
 }
 

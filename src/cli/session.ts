@@ -5,6 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { Client, type VersionNegotiation } from '../client/client.js';
+import type { Channel } from '../engine/channel.js';
+import { nodeFetch } from '../node/fetch.js';
+import { StreamableHttpClientChannel } from '../transports/http/client/streamable-channel.js';
 import { StdioClientChannel } from '../transports/stdio/client-channel.js';
 import type { CliOptions } from './invocation.js';
 import type { Target } from './target.js';
@@ -41,6 +44,18 @@ export function createSession(target: Target, options: CliOptions): Session {
       cache: false,
     },
   );
+  if (target.kind === 'http') {
+    const open = (): Channel =>
+      new StreamableHttpClientChannel(target.url, {
+        // node:http keep-alive: several times cheaper per request than Node 20's global fetch.
+        fetch: nodeFetch,
+        headers: options.headers,
+        bearerToken: options.bearer,
+        // E.g. a tool dropped for an invalid x-mcp-header: worth seeing even without --verbose.
+        onwarning: (message) => process.stderr.write(`switchboard: warning: ${message}\n`),
+      });
+    return { client, connect: () => client.connect(open), stderrTail: () => '', close: () => client.close() };
+  }
   // `auto` may need a second process when a legacy server hangs up on the server/discover probe,
   // so the client gets a factory; the session reports on whichever process is current.
   let channel: StdioClientChannel | undefined;

@@ -1,6 +1,6 @@
 /**
- * What `<target>` names: the server to talk to. Today that is a command to spawn over stdio; an
- * `http(s)://` URL will be the second kind, handled by its own branch here and in `session.ts`.
+ * What `<target>` names: the server to talk to — a command to spawn over stdio, or an `http(s)://`
+ * URL of a Streamable HTTP (or legacy HTTP+SSE) endpoint.
  */
 import { splitCommandLine } from './command-line.js';
 import { UsageError } from './usage-error.js';
@@ -11,7 +11,12 @@ export interface StdioTarget {
   readonly args: readonly string[];
 }
 
-export type Target = StdioTarget;
+export interface HttpTarget {
+  readonly kind: 'http';
+  readonly url: URL;
+}
+
+export type Target = StdioTarget | HttpTarget;
 
 /**
  * Reads a target from the words that name it: either one word holding a whole command line
@@ -25,10 +30,14 @@ export function parseTarget(words: readonly string[], fromDoubleDash: boolean): 
       'Missing the server to talk to: give its command line as one quoted argument ("node server.js") or after -- (-- node server.js).',
     );
   }
-  if (words.length === 1 && /^https?:\/\//i.test(first.trim())) {
-    throw new UsageError(
-      `HTTP targets (${first.trim()}) are not supported by this version of the CLI yet; run the server over stdio instead, e.g. "node server.js".`,
-    );
+  if (!fromDoubleDash && words.length === 1 && /^https?:\/\//i.test(first.trim())) {
+    try {
+      return { kind: 'http', url: new URL(first.trim()) };
+    } catch {
+      throw new UsageError(
+        `${JSON.stringify(first.trim())} is not a valid URL; give the full endpoint, e.g. http://127.0.0.1:7420/mcp.`,
+      );
+    }
   }
   const [command, ...args] = fromDoubleDash ? words : splitCommandLine(first);
   if (command === undefined || command === '') {

@@ -46,10 +46,17 @@ describe('parseTarget', () => {
     });
   });
 
-  test('refuses nothing, a blank command line and (for now) URLs', () => {
+  test('refuses nothing and a blank command line', () => {
     assert.throws(() => parseTarget([], false), /Missing the server/);
     assert.throws(() => parseTarget(['   '], false), /Missing the server/);
     assert.throws(() => parseTarget(['""'], false), /names no program/);
-    assert.throws(() => parseTarget(['http://127.0.0.1:3000/mcp'], false), /HTTP targets/);
+  });
+
+  test('one http(s) URL is an HTTP target; after -- it is a program name', () => {
+    const target = parseTarget(['http://127.0.0.1:3000/mcp'], false);
+    assert.equal(target.kind, 'http');
+    assert.equal(target.kind === 'http' && target.url.href, 'http://127.0.0.1:3000/mcp');
+    assert.equal(parseTarget(['https://x.example/mcp'], true).kind, 'stdio');
+    assert.throws(() => parseTarget(['http://[::1'], false), /not a valid URL/);
   });
 });

@@ -348,8 +348,7 @@ describe('switchboard usage errors (exit code 2, nothing started)', { concurrenc
   test('an option without its value', () =>
     usage(['tools', target, '--timeout'], /Option --timeout needs a value/));
   test('a shell operator', () => usage(['tools', 'node a.js | tee log'], /shell operator "\|"/));
-  test('an HTTP target (not yet supported)', () =>
-    usage(['tools', 'https://example.com/mcp'], /HTTP targets/));
+  test('a malformed HTTP target', () => usage(['tools', 'http://[::1'], /not a valid URL/));
   test('an unknown revision', () =>
     usage(['tools', target, '--protocol', '2099-01-01'], /Unknown protocol revision/));
   test('--legacy with --protocol', () =>
