@@ -145,6 +145,8 @@ export function writeReply(res: ServerResponse, reply: HttpReply): void {
     res.end();
     return;
   }
-  res.writeHead(reply.status, { ...reply.headers, 'content-length': Buffer.byteLength(body) });
+  // A reply with a body owns its headers object (see HttpReply), so it can take the length.
+  reply.headers['content-length'] = String(Buffer.byteLength(body));
+  res.writeHead(reply.status, reply.headers);
   res.end(body);
 }

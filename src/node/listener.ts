@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { ErrorCode } from '../protocol/errors.js';
-import { errorReply } from '../transports/http/server/exchange.js';
+import { errorReply, type HttpReply } from '../transports/http/server/exchange.js';
 import { coreOf, type HttpHandler } from '../transports/http/server/handler.js';
 import { NodeExchange, writeReply } from './exchange.js';
 
@@ -27,8 +27,7 @@ export function toNodeListener(handler: HttpHandler): NodeListener {
       if (reply instanceof Promise) {
         reply.then(
           (value) => writeReply(res, value),
-          // handle() never rejects; this only guards against a throwing write.
-          (error) => fail(res, error),
+          (error) => fail(res, core.failure(error)),
         );
       } else {
         writeReply(res, reply);
@@ -36,21 +35,20 @@ export function toNodeListener(handler: HttpHandler): NodeListener {
     };
   }
   return (req, res) => {
-    viaFetch(handler, req, res).catch((error) => fail(res, error));
+    viaFetch(handler, req, res).catch((error) =>
+      fail(
+        res,
+        errorReply(500, `Internal error while serving the request: ${(error as Error)?.message ?? error}`, {
+          code: ErrorCode.InternalError,
+        }),
+      ),
+    );
   };
 }
 
-function fail(res: ServerResponse, error: unknown): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  writeReply(
-    res,
-    errorReply(500, `Internal error while serving the request: ${(error as Error)?.message ?? error}`, {
-      code: ErrorCode.InternalError,
-    }),
-  );
+function fail(res: ServerResponse, reply: HttpReply): void {
+  if (res.headersSent) res.destroy();
+  else writeReply(res, reply);
 }
 
 /** Serves a handler that only offers `fetch`: IncomingMessage → Request, Response → ServerResponse. */

@@ -45,7 +45,11 @@ export interface HttpExchange {
   onClientGone(listener: () => void): void;
 }
 
-/** @internal The core's answer: a complete body, or an SSE stream the adapter pipes out. */
+/**
+ * @internal The core's answer: a complete body, or an SSE stream the adapter pipes out. A reply
+ * with a body owns its `headers` object (adapters may add `content-length` to it); a body-less or
+ * stream reply may share it.
+ */
 export type HttpReply =
   | { readonly status: number; readonly headers: Record<string, string>; readonly body?: string }
   | { readonly status: number; readonly headers: Record<string, string>; readonly stream: SseStream };

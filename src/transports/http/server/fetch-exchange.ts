@@ -37,6 +37,14 @@ export class FetchExchange implements HttpExchange {
     if (declared > maxBytes) return { kind: 'too-large' };
     const body = this.request.body;
     if (!body) return { kind: 'text', text: '' };
+    if (declared >= 0) {
+      // The HTTP layer delivers exactly Content-Length bytes, so the runtime's own reader is safe.
+      try {
+        return { kind: 'text', text: await this.request.text() };
+      } catch (error) {
+        return { kind: 'failed', error: error instanceof Error ? error : new Error(String(error)) };
+      }
+    }
     const reader = body.getReader();
     const chunks: Uint8Array[] = [];
     let size = 0;

@@ -21,7 +21,7 @@ import { acceptedReply, errorReply, type HttpExchange, type HttpReply } from './
 import { FetchExchange, toResponse } from './fetch-exchange.js';
 import { SseSession } from './legacy-sse.js';
 import { type ModernCall, type ModernScope, serveModernRequest } from './modern.js';
-import { checkAccept, REPLY_TYPES, readJsonBody, SSE_TYPE } from './negotiation.js';
+import { checkAccept, checkJsonContentType, REPLY_TYPES, SSE_TYPE, withJsonBody } from './negotiation.js';
 import { type HttpHandlerOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { OriginGuard } from './security.js';
 import { StreamableSession } from './session.js';
@@ -53,7 +53,10 @@ export const coreOf = (handler: HttpHandler): HandlerCore | undefined => cores.g
 export function createHttpHandler(server: Server, options: HttpHandlerOptions = {}): HttpHandler {
   const core = new HandlerCore(server, resolveOptions(options));
   const handler: HttpHandler = {
-    fetch: (request) => Promise.resolve(core.handle(new FetchExchange(request))).then(toResponse),
+    fetch: (request) =>
+      Promise.resolve(core.handle(new FetchExchange(request))).then(toResponse, (error) =>
+        toResponse(core.failure(error)),
+      ),
     close: () => core.close(),
   };
   cores.set(handler, core);
@@ -92,18 +95,19 @@ export class HandlerCore {
 
   /**
    * Serves one exchange: the reply, or a promise of it when the body must be read or the request
-   * served asynchronously. Never throws or rejects.
+   * served asynchronously. Never throws; the promise rejects only on a bug, which the adapter turns
+   * into {@link failure} (one promise less per request than catching here).
    */
   handle(exchange: HttpExchange): HttpReply | Promise<HttpReply> {
     try {
-      const reply = this.#route(exchange);
-      return reply instanceof Promise ? reply.then(undefined, (error) => this.#failed(error)) : reply;
+      return this.#route(exchange);
     } catch (error) {
-      return this.#failed(error);
+      return this.failure(error);
     }
   }
 
-  #failed(error: unknown): HttpReply {
+  /** The 500 reply for an unexpected error (reported to `onerror`). */
+  failure(error: unknown): HttpReply {
     this.options.onerror(error instanceof Error ? error : new Error(String(error)));
     return errorReply(
       500,
@@ -160,9 +164,10 @@ export class HandlerCore {
 
   // --- the MCP endpoint --------------------------------------------------------------------------
 
-  #post(exchange: HttpExchange): Promise<HttpReply> {
-    return readJsonBody(exchange, this.options.maxBodyBytes).then((body) =>
-      body.ok ? this.#dispatch(exchange, body.value) : body.reply,
+  #post(exchange: HttpExchange): Promise<HttpReply> | HttpReply {
+    return (
+      checkJsonContentType(exchange) ??
+      withJsonBody(exchange, this.options.maxBodyBytes, (message) => this.#dispatch(exchange, message))
     );
   }
 
@@ -329,7 +334,7 @@ export class HandlerCore {
     return session.reply;
   }
 
-  async #postMessage(exchange: HttpExchange): Promise<HttpReply> {
+  #postMessage(exchange: HttpExchange): Promise<HttpReply> | HttpReply {
     const sessionId = new URLSearchParams(exchange.query).get('sessionId');
     if (sessionId === null) {
       return errorReply(
@@ -339,8 +344,9 @@ export class HandlerCore {
     }
     const found = this.#lookup(sessionId, 'sse');
     if (!(found instanceof SseSession)) return found as HttpReply;
-    const body = await readJsonBody(exchange, this.options.maxBodyBytes);
-    if (!body.ok) return body.reply;
-    return found.post(exchange, body.value);
+    return (
+      checkJsonContentType(exchange) ??
+      withJsonBody(exchange, this.options.maxBodyBytes, (message) => found.post(exchange, message))
+    );
   }
 }

@@ -110,11 +110,12 @@ function headerMatches(decoded: string, value: unknown): boolean {
   }
 }
 
-function requireHeader(exchange: HttpExchange, name: string, body: string): string {
-  const raw = exchange.header(name.toLowerCase());
+/** `key` is the lower-case form of `name`. */
+function requireHeader(exchange: HttpExchange, key: string, name: string, body: unknown): string {
+  const raw = exchange.header(key);
   if (raw === undefined) {
     throw mismatch(
-      `the ${name} header is missing; 2026-07-28 requests must send ${name}: ${body} (mirroring the body).`,
+      `the ${name} header is missing; 2026-07-28 requests must send ${name}: ${String(body)} (mirroring the body).`,
     );
   }
   return raw;
@@ -132,13 +133,13 @@ export function checkMirroredHeaders(
   tool: Tool | undefined,
 ): void {
   const bodyVersion = (params._meta as Record<string, unknown>)[META.protocolVersion];
-  const version = requireHeader(exchange, 'MCP-Protocol-Version', String(bodyVersion));
+  const version = requireHeader(exchange, 'mcp-protocol-version', 'MCP-Protocol-Version', bodyVersion);
   if (version !== bodyVersion) {
     throw mismatch(
       `MCP-Protocol-Version header ${JSON.stringify(version)} does not match _meta["${META.protocolVersion}"] ${JSON.stringify(bodyVersion)} in the body; send the same version in both.`,
     );
   }
-  const methodHeader = requireHeader(exchange, 'Mcp-Method', method);
+  const methodHeader = requireHeader(exchange, 'mcp-method', 'Mcp-Method', method);
   if (methodHeader !== method) {
     throw mismatch(
       `Mcp-Method header ${JSON.stringify(methodHeader)} does not match the body's method ${JSON.stringify(method)}; send the same method in both.`,

@@ -43,8 +43,9 @@ export function accepts(accept: string | undefined, type: string): boolean {
 /** 406 unless `Accept` lists every type in `needed`. */
 export function checkAccept(exchange: HttpExchange, needed: readonly string[]): HttpReply | undefined {
   const accept = exchange.header('accept');
-  const missing = needed.filter((type) => !accepts(accept, type));
-  if (missing.length === 0) return undefined;
+  let acceptable = true;
+  for (const type of needed) acceptable &&= accepts(accept, type);
+  if (acceptable) return undefined;
   return errorReply(
     406,
     `Not Acceptable: the Accept header (${accept === undefined ? 'absent' : JSON.stringify(accept)}) must list ${needed.join(' and ')}, ` +
@@ -52,23 +53,33 @@ export function checkAccept(exchange: HttpExchange, needed: readonly string[]): 
   );
 }
 
-export type ParsedBody =
+type ParsedBody =
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly reply: HttpReply };
 
-/** Checks the content type, reads the body under the cap and parses it. */
-export function readJsonBody(exchange: HttpExchange, maxBytes: number): Promise<ParsedBody> {
+/** 415 unless the body is declared as JSON. */
+export function checkJsonContentType(exchange: HttpExchange): HttpReply | undefined {
   const contentType = exchange.header('content-type');
-  if (!isJsonContentType(contentType)) {
-    return Promise.resolve({
-      ok: false,
-      reply: errorReply(
-        415,
-        `Unsupported Media Type ${contentType === undefined ? '(no Content-Type)' : JSON.stringify(contentType)}: MCP messages are JSON; send "Content-Type: application/json".`,
-      ),
-    });
-  }
-  return exchange.readBody(maxBytes).then((body) => decodeBody(body, maxBytes));
+  if (isJsonContentType(contentType)) return undefined;
+  return errorReply(
+    415,
+    `Unsupported Media Type ${contentType === undefined ? '(no Content-Type)' : JSON.stringify(contentType)}: MCP messages are JSON; send "Content-Type: application/json".`,
+  );
+}
+
+/**
+ * Reads the body under the cap and parses it, then continues with `next` (one continuation per
+ * request: this is on the hot path). The content type must have been checked.
+ */
+export function withJsonBody(
+  exchange: HttpExchange,
+  maxBytes: number,
+  next: (value: unknown) => HttpReply | Promise<HttpReply>,
+): Promise<HttpReply> {
+  return exchange.readBody(maxBytes).then((body) => {
+    const parsed = decodeBody(body, maxBytes);
+    return parsed.ok ? next(parsed.value) : parsed.reply;
+  });
 }
 
 function decodeBody(body: BodyRead, maxBytes: number): ParsedBody {

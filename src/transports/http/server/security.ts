@@ -92,6 +92,8 @@ const normalizeOrigin = (origin: string): string => origin.trim().toLowerCase().
 export class OriginGuard {
   readonly #policy: OriginPolicy;
   readonly #hostVerdicts = new Map<string, string | undefined>();
+  /** The last (Host, local address) seen and its verdict: consecutive requests mostly repeat it. */
+  #last: { host: string | undefined; local: string | undefined; verdict: string | undefined } | undefined;
 
   constructor(policy: OriginPolicy) {
     this.#policy = policy;
@@ -102,19 +104,29 @@ export class OriginGuard {
     const hostHeader = exchange.header('host');
     if (this.#policy.allowedHosts !== 'any') {
       const local = exchange.localAddress;
-      const key = `${local ?? ''} ${hostHeader ?? ''}`;
-      let verdict = this.#hostVerdicts.get(key);
-      if (verdict === undefined && !this.#hostVerdicts.has(key)) {
-        verdict = this.#checkHost(hostHeader, local);
-        // Bounded: a client cycling through Host values cannot grow it without limit.
-        if (this.#hostVerdicts.size >= 256) this.#hostVerdicts.clear();
-        this.#hostVerdicts.set(key, verdict);
-      }
+      const last = this.#last;
+      const verdict =
+        last !== undefined && last.host === hostHeader && last.local === local
+          ? last.verdict
+          : this.#hostVerdict(hostHeader, local);
       if (verdict !== undefined) return verdict;
     }
     const origin = exchange.header('origin');
     if (origin === undefined || this.#policy.allowedOrigins === 'any') return undefined;
     return this.#checkOrigin(origin, hostHeader);
+  }
+
+  #hostVerdict(hostHeader: string | undefined, local: string | undefined): string | undefined {
+    const key = `${local ?? ''} ${hostHeader ?? ''}`;
+    let verdict = this.#hostVerdicts.get(key);
+    if (verdict === undefined && !this.#hostVerdicts.has(key)) {
+      verdict = this.#checkHost(hostHeader, local);
+      // Bounded: a client cycling through Host values cannot grow it without limit.
+      if (this.#hostVerdicts.size >= 256) this.#hostVerdicts.clear();
+      this.#hostVerdicts.set(key, verdict);
+    }
+    this.#last = { host: hostHeader, local, verdict };
+    return verdict;
   }
 
   #checkHost(hostHeader: string | undefined, local: string | undefined): string | undefined {
