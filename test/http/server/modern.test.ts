@@ -425,6 +425,35 @@ describe('response modes and keep-alives', () => {
     }
   });
 
+  test('legacySessions: false answers initialize with -32022 and the modern versions; GET → 405', async () => {
+    const server = await startServer(makeServer(), { legacySessions: false });
+    try {
+      const reply = await post(
+        server.url,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 'old', version: '1' },
+          },
+        },
+        { 'content-type': 'application/json', accept: ACCEPT_BOTH },
+      );
+      assertError(reply, 400, -32022, /server\/discover/);
+      assert.deepEqual(reply.json.error.data, { supported: [MODERN], requested: '2025-11-25' });
+      const get = await fetch(server.url, {
+        headers: { accept: 'text/event-stream', 'mcp-session-id': 'x' },
+      });
+      assert.equal(get.status, 405);
+      assert.equal(get.headers.get('allow'), 'POST');
+    } finally {
+      await server.close();
+    }
+  });
+
   test('closing the handler ends open streams and refuses new requests with 503', async () => {
     const server = await startServer(makeServer());
     const response = await fetch(server.url, {
