@@ -1,7 +1,7 @@
 /**
- * switchboard — the Model Context Protocol for TypeScript: server framework, client, protocol model.
- * Runtime-neutral: nothing here imports Node built-ins. Node-only pieces live in `switchboard/stdio`
- * (and later `switchboard/node`); test helpers in `switchboard/testing`.
+ * switchboard — the Model Context Protocol for TypeScript: server framework, client, protocol model,
+ * the web-standard HTTP handler. Runtime-neutral: nothing here imports Node built-ins. Node-only
+ * pieces live in `switchboard/stdio` and `switchboard/node`; test helpers in `switchboard/testing`.
  */
 
 export {
@@ -126,3 +126,12 @@ export {
 } from './server/server.js';
 export type { StructuredToolReturn, ToolArgs, ToolConfig, ToolHandler, ToolReturn } from './server/tools.js';
 export { UriTemplate } from './server/uri-template.js';
+export {
+  type EventStore,
+  MemoryEventStore,
+  type MemoryEventStoreOptions,
+  type Replay,
+  type StoredEvent,
+} from './transports/http/server/event-store.js';
+export { createHttpHandler, type HttpHandler } from './transports/http/server/handler.js';
+export type { HttpHandlerOptions, ResponseMode } from './transports/http/server/options.js';

@@ -261,12 +261,7 @@ export class Peer {
   /** Sends a notification; `relatedTo` names the inbound request it is about, if any. */
   notify(method: string, params?: Params, relatedTo?: RequestId): void {
     if (this.isClosed) return;
-    this.sendFrame(
-      params === undefined
-        ? `{"jsonrpc":"2.0","method":${JSON.stringify(method)}}`
-        : `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}`,
-      { kind: 'notification', method, params, relatedTo },
-    );
+    this.sendFrame(notificationFrame(method, params), { kind: 'notification', method, params, relatedTo });
   }
 
   /**
@@ -549,11 +544,20 @@ function requestFrame(id: number, method: string, params: Params | undefined): s
   return params === undefined ? `${head}}` : `${head},"params":${JSON.stringify(params)}}`;
 }
 
-function resultFrame(id: RequestId, result: unknown): string {
+/** Serializes a notification. */
+export function notificationFrame(method: string, params: Params | undefined): string {
+  return params === undefined
+    ? `{"jsonrpc":"2.0","method":${JSON.stringify(method)}}`
+    : `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}`;
+}
+
+/** Serializes a result response; a {@link RawJson} result is spliced in as is. Throws if `result` cannot be serialized. */
+export function resultFrame(id: RequestId, result: unknown): string {
   const json = result instanceof RawJson ? result.json : JSON.stringify(result ?? {});
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${json}}`;
 }
 
-function errorFrame(id: RequestId | null, error: JsonRpcErrorObject): string {
+/** Serializes an error response. */
+export function errorFrame(id: RequestId | null, error: JsonRpcErrorObject): string {
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":${JSON.stringify(error)}}`;
 }

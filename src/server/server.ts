@@ -42,6 +42,7 @@ import {
   type ReadResourceResult,
   type Resource,
   type ServerCapabilities,
+  type Tool,
 } from '../protocol/types.js';
 import type { SchemaLike } from '../schema/index.js';
 import { type Completer, runCompleter } from './completion.js';
@@ -520,6 +521,14 @@ export class Server {
     if (this.prompts.size > 0 || this.templates.size > 0) caps.completions ??= {};
     caps.logging ??= {};
     return caps;
+  }
+
+  /**
+   * @internal The descriptor of an enabled tool, for transports that check what the tool's schema
+   * mirrors into headers (2026-07-28 `x-mcp-header`). Descriptors are frozen and replaced on update.
+   */
+  toolDescriptor(name: string): Tool | undefined {
+    return this.tools.get(name)?.descriptor;
   }
 
   // --- request pipeline --------------------------------------------------------------------------
