@@ -4,6 +4,14 @@
  *   2025 sessions with resumable streams), falling back to HTTP+SSE when that is all the server has.
  * - {@link SseClientChannel}: the 2024-11-05 HTTP+SSE transport alone.
  */
+
+export {
+  decodeHeaderValue,
+  encodeHeaderValue,
+  type HeaderParam,
+  scanToolHeaders,
+  type ToolHeaderScan,
+} from './protocol/mcp-headers.js';
 export { forgetHttpEras, type HttpEra } from './transports/http/client/era-cache.js';
 export type {
   ByteReaderLike,
@@ -12,7 +20,6 @@ export type {
   RequestInitLike,
   ResponseLike,
 } from './transports/http/client/fetch-like.js';
-export { encodeHeaderValue } from './transports/http/client/header-encoding.js';
 export type {
   HeadersSource,
   HttpClientChannelOptions,
@@ -24,8 +31,3 @@ export {
   StreamableHttpClientChannel,
   type StreamableHttpClientChannelOptions,
 } from './transports/http/client/streamable-channel.js';
-export {
-  type HeaderParam,
-  scanToolHeaders,
-  type ToolHeaderScan,
-} from './transports/http/client/tool-headers.js';

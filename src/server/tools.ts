@@ -6,7 +6,8 @@
  * tool is a protocol error (-32602); a tool that breaks its own `outputSchema` is a server bug and
  * answers -32603.
  */
-import { ErrorCode, invalidParams, ProtocolError } from '../protocol/errors.js';
+import { ErrorCode, invalidParams, ProtocolError, SwitchboardError } from '../protocol/errors.js';
+import { scanToolHeaders } from '../protocol/mcp-headers.js';
 import type {
   CallToolResult,
   ContentBlock,
@@ -86,6 +87,14 @@ export function buildToolEntry(
     name,
     inputSchema: (input?.jsonSchema as JsonSchemaObject | undefined) ?? EMPTY_INPUT,
   };
+  // A tool HTTP clients would have to drop (2026-07-28 x-mcp-header rules) is a mistake to catch now.
+  const headers = scanToolHeaders(descriptor.inputSchema);
+  if (!headers.ok) {
+    throw new SwitchboardError(
+      'CONFIG',
+      `The inputSchema of tool ${JSON.stringify(name)} breaks the x-mcp-header rules: ${headers.reason}. HTTP clients would drop the tool; fix the annotation.`,
+    );
+  }
   if (config.title !== undefined) descriptor.title = config.title;
   if (config.description !== undefined) descriptor.description = config.description;
   if (config.icons !== undefined) descriptor.icons = config.icons;

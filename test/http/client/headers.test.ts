@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  encodeHeaderValue,
-  headerValueOf,
-  nameFieldOf,
-} from '../../../src/transports/http/client/header-encoding.js';
-import { scanToolHeaders, ToolHeaderIndex } from '../../../src/transports/http/client/tool-headers.js';
+import { encodeHeaderValue, headerValueOf, scanToolHeaders } from '../../../src/protocol/mcp-headers.js';
+import { methodSpec } from '../../../src/protocol/methods.js';
+import { ToolHeaderIndex } from '../../../src/transports/http/client/tool-headers.js';
 
 describe('header value encoding', () => {
   test("the spec's examples", () => {
@@ -37,11 +34,13 @@ describe('header value encoding', () => {
   });
 
   test('Mcp-Name sources', () => {
-    assert.equal(nameFieldOf('tools/call'), 'name');
-    assert.equal(nameFieldOf('prompts/get'), 'name');
-    assert.equal(nameFieldOf('resources/read'), 'uri');
-    assert.equal(nameFieldOf('tasks/get'), 'taskId');
-    assert.equal(nameFieldOf('tools/list'), undefined);
+    const nameField = (method: string) => methodSpec(method)?.nameParam;
+    assert.equal(nameField('tools/call'), 'name');
+    assert.equal(nameField('prompts/get'), 'name');
+    assert.equal(nameField('resources/read'), 'uri');
+    assert.equal(nameField('tasks/get'), 'taskId');
+    assert.equal(nameField('tasks/update'), 'taskId');
+    assert.equal(nameField('tools/list'), undefined);
   });
 });
 
@@ -60,9 +59,9 @@ describe('x-mcp-header rules', () => {
     assert.deepEqual(scan, {
       ok: true,
       params: [
-        { path: ['region'], header: 'mcp-param-region' },
-        { path: ['deep', 'n'], header: 'mcp-param-n' },
-        { path: ['deep', 'flag'], header: 'mcp-param-flag' },
+        { path: ['region'], header: 'mcp-param-region', name: 'Mcp-Param-Region' },
+        { path: ['deep', 'n'], header: 'mcp-param-n', name: 'Mcp-Param-N' },
+        { path: ['deep', 'flag'], header: 'mcp-param-flag', name: 'Mcp-Param-Flag' },
       ],
     });
     assert.deepEqual(scanToolHeaders(undefined), { ok: true, params: [] });

@@ -23,7 +23,9 @@
 import type { Channel, ChannelSink, FrameInfo } from '../../../engine/channel.js';
 import { ErrorCode, ProtocolError } from '../../../protocol/errors.js';
 import type { JsonRpcErrorObject, Params, RequestId } from '../../../protocol/jsonrpc.js';
+import { encodeHeaderValue } from '../../../protocol/mcp-headers.js';
 import { META } from '../../../protocol/meta.js';
+import { methodSpec } from '../../../protocol/methods.js';
 import type { Era } from '../../../protocol/revisions.js';
 import { endpointKey, forgetEra, type HttpEra, recallEra, rememberEra } from './era-cache.js';
 import {
@@ -36,7 +38,6 @@ import {
 } from './event-streams.js';
 import type { ResponseLike } from './fetch-like.js';
 import { answers, frameInfoOf, isObject, type Json } from './frame-info.js';
-import { encodeHeaderValue, nameFieldOf } from './header-encoding.js';
 import {
   badResponseError,
   describeCause,
@@ -280,7 +281,7 @@ export class StreamableHttpClientChannel implements Channel {
       headers['mcp-protocol-version'] = modern;
       if (info.kind !== 'request') return;
       headers['mcp-method'] = info.method;
-      const field = nameFieldOf(info.method);
+      const field = methodSpec(info.method)?.nameParam;
       const name = field === undefined ? undefined : info.params?.[field];
       if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
       if (info.method === 'tools/call' && typeof name === 'string') {

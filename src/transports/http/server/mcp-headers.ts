@@ -6,82 +6,29 @@
  */
 import { ErrorCode, ProtocolError } from '../../../protocol/errors.js';
 import type { Params } from '../../../protocol/jsonrpc.js';
+import { decodeHeaderValue, type HeaderParam, scanToolHeaders } from '../../../protocol/mcp-headers.js';
 import { META } from '../../../protocol/meta.js';
 import { methodSpec } from '../../../protocol/methods.js';
 import type { Tool } from '../../../protocol/types.js';
 import type { HttpExchange } from './exchange.js';
 
-const SENTINEL_PREFIX = '=?base64?';
-const SENTINEL_SUFFIX = '?=';
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-/** RFC 9110 field value: visible ASCII, space and tab. */
-const PLAIN_VALUE = /^[\t\x20-\x7e]*$/;
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/**
- * Decodes a header value that may use the `=?base64?…?=` sentinel (UTF-8 inside). Returns
- * undefined when the value is malformed: bad base64, invalid UTF-8, or characters a plain value
- * may not contain.
- */
-export function decodeHeaderValue(raw: string): string | undefined {
-  if (raw.startsWith(SENTINEL_PREFIX) && raw.endsWith(SENTINEL_SUFFIX) && raw.length >= 11) {
-    const encoded = raw.slice(SENTINEL_PREFIX.length, -SENTINEL_SUFFIX.length);
-    if (encoded.length % 4 !== 0 || !BASE64.test(encoded)) return undefined;
-    try {
-      const binary = atob(encoded);
-      const bytes = new Uint8Array(binary.length);
-      for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-      return utf8.decode(bytes);
-    } catch {
-      return undefined;
-    }
-  }
-  return PLAIN_VALUE.test(raw) ? raw : undefined;
-}
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const mismatch = (message: string) =>
   new ProtocolError(ErrorCode.HeaderMismatch, `Header mismatch: ${message}`);
 
-/** One `x-mcp-header` declaration: the argument at `path` is mirrored in `Mcp-Param-{header}`. */
-export interface HeaderDeclaration {
-  readonly path: readonly string[];
-  readonly header: string;
-  /** The lower-case header name, `mcp-param-{header}`. */
-  readonly headerKey: string;
-  readonly type: unknown;
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /**
- * The `x-mcp-header` declarations of a schema: properties reachable from the root through
- * `properties` keys only (the spec's static reachability rule; annotations elsewhere are not
- * headers a conforming client sends).
+ * The mirrored arguments per tool descriptor (descriptors are frozen and replaced when a tool
+ * changes). Registration already refused tools whose annotations break the rules.
  */
-export function headerDeclarations(inputSchema: unknown): HeaderDeclaration[] {
-  const found: HeaderDeclaration[] = [];
-  const visit = (schema: unknown, path: string[]): void => {
-    if (!isObject(schema)) return;
-    const header = schema['x-mcp-header'];
-    if (path.length > 0 && typeof header === 'string' && header.length > 0) {
-      found.push({ path, header, headerKey: `mcp-param-${header.toLowerCase()}`, type: schema.type });
-    }
-    if (isObject(schema.properties)) {
-      for (const [key, child] of Object.entries(schema.properties)) visit(child, [...path, key]);
-    }
-  };
-  visit(inputSchema, []);
-  return found;
-}
+const declarationCache = new WeakMap<Tool, readonly HeaderParam[]>();
 
-/** Declarations per tool descriptor (descriptors are frozen and replaced when a tool changes). */
-const declarationCache = new WeakMap<Tool, readonly HeaderDeclaration[]>();
-
-function declarationsOf(tool: Tool): readonly HeaderDeclaration[] {
+function declarationsOf(tool: Tool): readonly HeaderParam[] {
   let declarations = declarationCache.get(tool);
   if (!declarations) {
-    declarations = headerDeclarations(tool.inputSchema);
+    const scan = scanToolHeaders(tool.inputSchema);
+    declarations = scan.ok ? scan.params : [];
     declarationCache.set(tool, declarations);
   }
   return declarations;
@@ -176,8 +123,8 @@ export function checkMirroredHeaders(
 function checkParamHeaders(exchange: HttpExchange, tool: Tool, args: unknown): void {
   for (const declaration of declarationsOf(tool)) {
     const value = valueAt(args, declaration.path);
-    const raw = exchange.header(declaration.headerKey);
-    const header = `Mcp-Param-${declaration.header}`;
+    const raw = exchange.header(declaration.header);
+    const header = declaration.name;
     const where = `arguments.${declaration.path.join('.')}`;
     if (raw === undefined) {
       if (value === undefined || value === null || typeof value === 'object') continue;
