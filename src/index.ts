@@ -96,6 +96,7 @@ export {
   type ElicitUrlRequest,
   RequestContext,
 } from './server/context.js';
+export type { Handle } from './server/handles.js';
 export { type InputCallOptions, InputRequiredError } from './server/input.js';
 export type {
   PromptArgs,
@@ -114,7 +115,6 @@ export type {
   TemplateReader,
 } from './server/resources.js';
 export {
-  type Handle,
   type ListKind,
   type PromptHandle,
   type ResourceHandle,

@@ -49,6 +49,7 @@ import { type Completer, runCompleter } from './completion.js';
 import { ServerConnection } from './connection.js';
 import { type ClientView, type ContextServices, RequestContext, type RequestLink } from './context.js';
 import { encodeResult, markMemoizable } from './encode.js';
+import { createHandle, type Handle } from './handles.js';
 import { Mrtr, type MrtrRound } from './mrtr.js';
 import { checkName } from './names.js';
 import { NotificationHub, updateLegacySubscription } from './notifications.js';
@@ -127,31 +128,31 @@ export interface ServerEvents {
   rootsListChanged: { connection: ServerConnection };
 }
 
-/** A registered item's controls. Every change sends the matching `list_changed`. */
-export interface Handle {
-  readonly enabled: boolean;
-  enable(): void;
-  disable(): void;
-  remove(): void;
-}
+type ToolChanges = ToolConfig<any, any> & { name?: string; handler?: ToolHandler<any, any> };
+type ResourceChanges = ResourceConfig & { name?: string; uri?: string; read?: ResourceReader };
+type ResourceTemplateChanges = ResourceTemplateConfig & {
+  name?: string;
+  uriTemplate?: string;
+  read?: TemplateReader;
+};
+type PromptChanges = PromptConfig<any> & { name?: string; handler?: PromptHandler<any> };
+
 export interface ToolHandle extends Handle {
   readonly name: string;
   /** Replaces parts of the definition (and optionally the handler or the name). */
-  update(changes: ToolConfig<any, any> & { name?: string; handler?: ToolHandler<any, any> }): void;
+  update(changes: ToolChanges): void;
 }
 export interface ResourceHandle extends Handle {
   readonly uri: string;
-  update(changes: ResourceConfig & { name?: string; uri?: string; read?: ResourceReader }): void;
+  update(changes: ResourceChanges): void;
 }
 export interface ResourceTemplateHandle extends Handle {
   readonly uriTemplate: string;
-  update(
-    changes: ResourceTemplateConfig & { name?: string; uriTemplate?: string; read?: TemplateReader },
-  ): void;
+  update(changes: ResourceTemplateChanges): void;
 }
 export interface PromptHandle extends Handle {
   readonly name: string;
-  update(changes: PromptConfig<any> & { name?: string; handler?: PromptHandler<any> }): void;
+  update(changes: PromptChanges): void;
 }
 
 export type ListKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
@@ -258,64 +259,49 @@ export class Server {
     handler: ToolHandler<NoInfer<In>, NoInfer<Out>>,
   ): ToolHandle {
     checkName('tool', name);
-    this.tools.add(name, buildToolEntry(name, config, handler as ToolEntry['handler']));
-    let key = name;
-    let current = { config: config as ToolConfig<any, any>, handler: handler as ToolHandler<any, any> };
-    const tools = this.tools;
-    return {
-      get name() {
-        return key;
-      },
-      get enabled() {
-        return tools.isEnabled(key);
-      },
-      enable: () => tools.setEnabled(key, true),
-      disable: () => tools.setEnabled(key, false),
-      remove: () => tools.remove(key),
-      update: ({ name: newName, handler: newHandler, ...changes }) => {
+    const definition = { config: config as ToolConfig<any, any>, handler: handler as ToolHandler<any, any> };
+    this.tools.add(name, buildToolEntry(name, definition.config, definition.handler as ToolEntry['handler']));
+    return createHandle(
+      this.tools,
+      'name',
+      { key: name, definition },
+      (current, key, changes: ToolChanges) => {
+        const { name: newName, handler: newHandler, ...rest } = changes;
         const next = checkName('tool', newName ?? key);
-        // Committed only once the registry accepted it: a failed update leaves no trace.
-        const updated = { config: { ...current.config, ...changes }, handler: newHandler ?? current.handler };
-        tools.replace(
-          key,
-          next,
-          buildToolEntry(next, updated.config, updated.handler as ToolEntry['handler']),
-        );
-        current = updated;
-        key = next;
+        const updated = { config: { ...current.config, ...rest }, handler: newHandler ?? current.handler };
+        return {
+          key: next,
+          definition: updated,
+          entry: buildToolEntry(next, updated.config, updated.handler as ToolEntry['handler']),
+        };
       },
-    };
+    );
   }
 
   registerResource(name: string, uri: string, config: ResourceConfig, read: ResourceReader): ResourceHandle {
     checkUri(uri);
     this.resources.add(uri, buildResourceEntry(name, uri, config, read));
-    let key = uri;
-    let current = { name, config, read };
-    const resources = this.resources;
-    return {
-      get uri() {
-        return key;
-      },
-      get enabled() {
-        return resources.isEnabled(key);
-      },
-      enable: () => resources.setEnabled(key, true),
-      disable: () => resources.setEnabled(key, false),
-      remove: () => resources.remove(key),
-      update: ({ name: newName, uri: newUri, read: newRead, ...changes }) => {
+    const definition = { name, config, read };
+    return createHandle(
+      this.resources,
+      'uri',
+      { key: uri, definition },
+      (current, key, changes: ResourceChanges) => {
+        const { name: newName, uri: newUri, read: newRead, ...rest } = changes;
         const next = newUri ?? key;
         checkUri(next);
         const updated = {
           name: newName ?? current.name,
-          config: { ...current.config, ...changes },
+          config: { ...current.config, ...rest },
           read: newRead ?? current.read,
         };
-        resources.replace(key, next, buildResourceEntry(updated.name, next, updated.config, updated.read));
-        current = updated;
-        key = next;
+        return {
+          key: next,
+          definition: updated,
+          entry: buildResourceEntry(updated.name, next, updated.config, updated.read),
+        };
       },
-    };
+    );
   }
 
   registerResourceTemplate(
@@ -325,31 +311,26 @@ export class Server {
     read: TemplateReader,
   ): ResourceTemplateHandle {
     this.templates.add(uriTemplate, buildTemplateEntry(name, uriTemplate, config, read));
-    let key = uriTemplate;
-    let current = { name, config, read };
-    const templates = this.templates;
-    return {
-      get uriTemplate() {
-        return key;
-      },
-      get enabled() {
-        return templates.isEnabled(key);
-      },
-      enable: () => templates.setEnabled(key, true),
-      disable: () => templates.setEnabled(key, false),
-      remove: () => templates.remove(key),
-      update: ({ name: newName, uriTemplate: newTemplate, read: newRead, ...changes }) => {
+    const definition = { name, config, read };
+    return createHandle(
+      this.templates,
+      'uriTemplate',
+      { key: uriTemplate, definition },
+      (current, key, changes: ResourceTemplateChanges) => {
+        const { name: newName, uriTemplate: newTemplate, read: newRead, ...rest } = changes;
         const next = newTemplate ?? key;
         const updated = {
           name: newName ?? current.name,
-          config: { ...current.config, ...changes },
+          config: { ...current.config, ...rest },
           read: newRead ?? current.read,
         };
-        templates.replace(key, next, buildTemplateEntry(updated.name, next, updated.config, updated.read));
-        current = updated;
-        key = next;
+        return {
+          key: next,
+          definition: updated,
+          entry: buildTemplateEntry(updated.name, next, updated.config, updated.read),
+        };
       },
-    };
+    );
   }
 
   registerPrompt<Args extends SchemaLike | undefined = undefined>(
@@ -358,32 +339,26 @@ export class Server {
     handler: PromptHandler<NoInfer<Args>>,
   ): PromptHandle {
     checkName('prompt', name);
-    this.prompts.add(name, buildPromptEntry(name, config, handler as PromptEntry['handler']));
-    let key = name;
-    let current = { config: config as PromptConfig<any>, handler: handler as PromptHandler<any> };
-    const prompts = this.prompts;
-    return {
-      get name() {
-        return key;
-      },
-      get enabled() {
-        return prompts.isEnabled(key);
-      },
-      enable: () => prompts.setEnabled(key, true),
-      disable: () => prompts.setEnabled(key, false),
-      remove: () => prompts.remove(key),
-      update: ({ name: newName, handler: newHandler, ...changes }) => {
+    const definition = { config: config as PromptConfig<any>, handler: handler as PromptHandler<any> };
+    this.prompts.add(
+      name,
+      buildPromptEntry(name, definition.config, definition.handler as PromptEntry['handler']),
+    );
+    return createHandle(
+      this.prompts,
+      'name',
+      { key: name, definition },
+      (current, key, changes: PromptChanges) => {
+        const { name: newName, handler: newHandler, ...rest } = changes;
         const next = checkName('prompt', newName ?? key);
-        const updated = { config: { ...current.config, ...changes }, handler: newHandler ?? current.handler };
-        prompts.replace(
-          key,
-          next,
-          buildPromptEntry(next, updated.config, updated.handler as PromptEntry['handler']),
-        );
-        current = updated;
-        key = next;
+        const updated = { config: { ...current.config, ...rest }, handler: newHandler ?? current.handler };
+        return {
+          key: next,
+          definition: updated,
+          entry: buildPromptEntry(next, updated.config, updated.handler as PromptEntry['handler']),
+        };
       },
-    };
+    );
   }
 
   // --- middleware --------------------------------------------------------------------------------
