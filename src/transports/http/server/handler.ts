@@ -120,6 +120,10 @@ export class HandlerCore {
 
   async close(): Promise<void> {
     this.#closed = true;
+    // Listen streams that came through this handler end gracefully (their closing result) before
+    // everything still in flight is cut.
+    const inFlight: ReadonlySet<unknown> = this.#modern.inFlight;
+    await this.#modern.server.notifications.endListens((link) => inFlight.has(link));
     for (const call of [...this.#modern.inFlight]) call.shutdown();
     await this.#sessions.closeAll();
     this.#keepAlive?.stop();

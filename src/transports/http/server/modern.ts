@@ -83,6 +83,9 @@ export class ModernCall implements RequestLink {
   #extra: InboundExtra | undefined;
   #settle!: (reply: HttpReply) => void;
   readonly reply: Promise<HttpReply>;
+  #markSettled!: () => void;
+  /** Settles once the final frame was written or the request was cancelled (RequestLink.settled). */
+  readonly settled: Promise<void>;
 
   constructor(
     private readonly scope: ModernScope,
@@ -91,6 +94,9 @@ export class ModernCall implements RequestLink {
   ) {
     this.reply = new Promise((resolve) => {
       this.#settle = resolve;
+    });
+    this.settled = new Promise((resolve) => {
+      this.#markSettled = resolve;
     });
     scope.inFlight.add(this);
     if (scope.options.responseMode === 'sse') this.#openStream();
@@ -171,6 +177,7 @@ export class ModernCall implements RequestLink {
     if (this.#finished) return;
     this.#finished = true;
     this.scope.inFlight.delete(this);
+    this.#markSettled();
     if (this.#cancelled) return;
     const stream = this.#stream;
     if (stream) {
@@ -195,6 +202,7 @@ export class ModernCall implements RequestLink {
   #cancel(why: string): void {
     if (this.#finished || this.#cancelled) return;
     this.#cancelled = true;
+    this.#markSettled();
     this.scope.inFlight.delete(this);
     this.#reason = new SwitchboardError('ABORTED', why);
     this.#controller?.abort(this.#reason);
