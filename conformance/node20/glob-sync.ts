@@ -3,7 +3,7 @@
 // on Node 20. This covers the pattern language the suite needs and a little more: `**` (any number of
 // directories), `*` and `?` within one path segment, and literal segments. It walks real directories only
 // (no symlink following, so no cycles) and returns paths relative to `cwd` like Node's own globSync.
-import { readdirSync } from 'node:fs';
+import { type Dirent, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export interface GlobSyncOptions {
@@ -39,7 +39,7 @@ function walk(dir: string, relative: string, segments: readonly Segment[], found
   }
   // `**` matches zero directories (try the rest here) or one more (descend, keeping the `**`).
   if (head === '**') walk(dir, relative, rest, found);
-  let entries: import('node:fs').Dirent[];
+  let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch {

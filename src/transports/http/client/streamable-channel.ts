@@ -66,6 +66,8 @@ const ACCEPT = 'application/json, text/event-stream';
 const SESSION_ID = /^[\x21-\x7e]+$/;
 /** How long a response stream may stay open after carrying its answer. */
 const LINGER_AFTER_ANSWER_MS = 1000;
+/** Longest wait of a request for the GET stream to open (a server may hold back its headers). */
+const STREAM_WAIT_MS = 1000;
 /** Pages of `tools/list` walked to find a tool after a HeaderMismatch. */
 const MAX_RELIST_PAGES = 20;
 
@@ -96,10 +98,10 @@ interface LegacySession {
   /** The standalone GET stream, while it runs. */
   stream: AbortController | undefined;
   /**
-   * Settles once the GET stream has its first answer (open, refused or failed). Requests wait for
-   * it: a server may send requests that concern no request of ours (the official SDKs' `server.request`)
-   * only on that stream, and drop them while it is not open, so a request racing ahead of the GET could
-   * wait forever for an answer that needs one of those.
+   * Settles once the GET stream has its first answer (open, refused or failed), or after
+   * STREAM_WAIT_MS. Requests wait for it: a server may send requests that concern no request of ours
+   * (the official SDKs' `server.request`) only on that stream, and drop them while it is not open, so
+   * a request racing ahead of the GET could wait forever for an answer that needs one of those.
    */
   ready: Promise<void> | undefined;
 }
@@ -537,7 +539,11 @@ export class StreamableHttpClientChannel implements Channel {
     };
     let settled!: () => void;
     legacy.ready = new Promise((resolve) => {
-      settled = resolve;
+      const timer = setTimeout(resolve, STREAM_WAIT_MS);
+      settled = () => {
+        clearTimeout(timer);
+        resolve();
+      };
     });
     const receive = (data: string) => this.#receive(data, undefined);
     void keepStreamOpen(this.#io, headers, receive, controller.signal, settled).then(() => {
