@@ -3,12 +3,12 @@
  * its siblings, and the sealed `requestState` that carries answers between rounds.
  *
  * A round is one run of the handler. Input calls get keys by call order ("0", "1", ...) unless they
- * name their own (`{ key }`, unique within the run). A call
- * whose key holds an answer to the same question (same method, same params digest) returns it;
- * any other call records its question and rejects with {@link InputRequiredError}. When the handler
- * settles with questions recorded, the request is answered `input_required` with those questions
- * and a new sealed state holding the answers so far. The retry brings `inputResponses` for the
- * questions plus that state; only answers to the questions the state lists are taken.
+ * name their own (`{ key }`, unique within the run). A call whose key holds an answer to the same
+ * question (same method, same params digest) returns it; any other call records its question and
+ * rejects with {@link InputRequiredError}. When the handler settles with questions recorded, the
+ * request is answered `input_required` with those questions and a new sealed state holding the
+ * answers so far. The retry brings `inputResponses` for the questions plus that state; only answers
+ * to the questions the state lists are taken.
  *
  * Everything here is per request (a {@link MrtrRound} per context): nothing leaks between concurrent
  * requests.

@@ -75,8 +75,7 @@ class SessionStream {
 
   finish(): void {
     this.done = true;
-    this.connection?.end();
-    this.connection = undefined;
+    this.release();
   }
 
   /** Ends the connection but not the stream: events go on into the store until a client resumes. */
