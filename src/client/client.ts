@@ -270,8 +270,9 @@ export class Client {
         await this.discover(revision, probeTimeout);
         return;
       } catch (error) {
+        // Retry with a version the server lists; once even with the same one (see discoverPinned).
         const retry = this.modernRetryVersion(error);
-        if (retry && retry !== revision) {
+        if (retry && (retry !== revision || attempt === 0)) {
           revision = retry;
           continue;
         }
@@ -299,7 +300,13 @@ export class Client {
   /** A pinned modern revision: a server that refuses the probe does not speak it. */
   private async discoverPinned(revision: ModernRevision): Promise<void> {
     try {
-      await this.discover(revision, this.options.timeoutMs);
+      await this.discover(revision, this.options.timeoutMs).catch((error: unknown) => {
+        // -32022 whose `supported` lists the very version we sent contradicts itself (a node behind
+        // the same endpoint that is not upgraded yet, say): the spec's "retry with a supported
+        // version" then means sending it again, once.
+        if (this.modernRetryVersion(error) !== revision) throw error;
+        return this.discover(revision, this.options.timeoutMs);
+      });
     } catch (error) {
       throw handshakeRefused(
         'server/discover',

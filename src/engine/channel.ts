@@ -79,4 +79,11 @@ export interface Channel {
    * connection to the same HTTP endpoint). `auto` negotiation then skips the probe of the other era.
    */
   readonly preferredEra?: Era;
+  /**
+   * Transports that carry each request's messages on a stream of its own, resumable (legacy
+   * Streamable HTTP with an event store, 2025-11-25): ends the connection carrying request `id`'s
+   * stream without ending the request. The client reconnects with `Last-Event-ID` and gets the rest
+   * (SEP-1699 polling). Returns false when this channel cannot (absent: never).
+   */
+  closeRequestStream?(id: RequestId): boolean;
 }

@@ -184,6 +184,11 @@ export class Peer {
     return this.channel.label ?? 'connection';
   }
 
+  /** See {@link Channel.closeRequestStream}: false when the channel has no such streams. */
+  closeRequestStream(id: RequestId): boolean {
+    return this.channel.closeRequestStream?.(id) ?? false;
+  }
+
   start(): void {
     if (this.started) return;
     this.started = true;

@@ -40,6 +40,9 @@ class PeerRequestLink implements RequestLink {
   get finished(): boolean {
     return this.inbound.done || this.inbound.cancelled;
   }
+  closeStream(): boolean {
+    return !this.finished && this.connection.peer.closeRequestStream(this.inbound.id);
+  }
   get signal(): AbortSignal {
     return this.inbound.signal;
   }

@@ -78,6 +78,8 @@ export interface RequestLink {
    * after it finished (`notifications/elicitation/complete`). False once the connection closed.
    */
   notifyConnection?(method: string, params: Params): boolean;
+  /** Ends the connection carrying this request's stream, the request going on (see `ctx.closeSseStream`). */
+  closeStream?(): boolean;
 }
 
 /** Server-wide settings a request context uses. */
@@ -153,6 +155,17 @@ export class RequestContext {
   /** Credentials the transport verified for this request (HTTP with authorization). */
   get auth(): AuthInfo | undefined {
     return this.link.extra?.auth;
+  }
+
+  /**
+   * Legacy Streamable HTTP sessions (2025-11-25, with an event store): ends the HTTP response that
+   * carries this request's SSE stream, without ending the request — what a long-running handler may
+   * do rather than hold a connection open (SEP-1699). The client waits the stream's `retry` delay,
+   * reconnects with GET and `Last-Event-ID`, and receives what was sent meanwhile, the result
+   * included. Returns false (and does nothing) on any other transport, revision or response mode.
+   */
+  closeSseStream(): boolean {
+    return this.link.closeStream?.() ?? false;
   }
 
   /**

@@ -28,6 +28,12 @@ export interface InputCallOptions {
   timeoutMs?: number;
   /** Legacy only: abandons the request to the client (it is also abandoned when this request is cancelled). */
   signal?: AbortSignal;
+  /**
+   * 2026-07-28 only: the question's key in `inputRequests` (and its answer's in `inputResponses`).
+   * Default: the call's position in the run ("0", "1", ...). Name it when clients or tests expect a
+   * stable, meaningful key (`"user_name"`); keys must be unique within one run of the handler.
+   */
+  key?: string;
 }
 
 export const DEFAULT_INPUT_TIMEOUT_MS = 10 * 60_000;

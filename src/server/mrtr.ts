@@ -2,18 +2,19 @@
  * Multi-round-trip requests (2026-07-28) on the server: the replay engine behind `ctx.elicit` and
  * its siblings, and the sealed `requestState` that carries answers between rounds.
  *
- * A round is one run of the handler. Input calls get keys by call order ("0", "1", ...). A call
- * whose key holds an answer to the same question (same method, same params digest) returns it;
- * any other call records its question and rejects with {@link InputRequiredError}. When the handler
- * settles with questions recorded, the request is answered `input_required` with those questions
- * and a new sealed state holding the answers so far. The retry brings `inputResponses` for the
- * questions plus that state; only answers to the questions the state lists are taken.
+ * A round is one run of the handler. Input calls get keys by call order ("0", "1", ...) unless they
+ * name their own (`{ key }`, unique within the run). A call whose key holds an answer to the same
+ * question (same method, same params digest) returns it; any other call records its question and
+ * rejects with {@link InputRequiredError}. When the handler settles with questions recorded, the
+ * request is answered `input_required` with those questions and a new sealed state holding the
+ * answers so far. The retry brings `inputResponses` for the questions plus that state; only answers
+ * to the questions the state lists are taken.
  *
  * Everything here is per request (a {@link MrtrRound} per context): nothing leaks between concurrent
  * requests.
  */
 import type { AuthInfo } from '../engine/channel.js';
-import { invalidParams } from '../protocol/errors.js';
+import { invalidParams, SwitchboardError } from '../protocol/errors.js';
 import {
   encodeInputParams,
   type InputMethod,
@@ -51,6 +52,8 @@ interface Binding {
 /** One run of a handler on 2026-07-28: its answers, and the questions it asked that have none. */
 export class MrtrRound implements InputSource {
   private nextKey = 0;
+  /** Keys taken in this run: a key asked twice would make two questions share one answer. */
+  private readonly keys = new Set<string>();
   /** Questions without an answer, by key. */
   readonly questions = new Map<string, Question>();
   private readonly inflight: Promise<unknown>[] = [];
@@ -83,9 +86,18 @@ export class MrtrRound implements InputSource {
     return this.inflight.length === 0;
   }
 
-  ask(method: InputMethod, params: Params | undefined, _options: InputCallOptions, fresh = false) {
+  ask(method: InputMethod, params: Params | undefined, options: InputCallOptions, fresh = false) {
     // The key is taken synchronously, so calls started together (Promise.all) keep their call order.
-    const key = String(this.nextKey++);
+    const key = options.key ?? String(this.nextKey++);
+    if (typeof key !== 'string' || key === '' || this.keys.has(key)) {
+      return Promise.reject(
+        new SwitchboardError(
+          'CONFIG',
+          `Input key ${JSON.stringify(key)} is ${typeof key === 'string' && key !== '' ? 'used twice in one run of this handler' : 'not a non-empty string'}: give every ctx.elicit/sample/listRoots call of a run its own key (or none, for "0", "1", ...).`,
+        ),
+      );
+    }
+    this.keys.add(key);
     const work = this.resolve(key, method, params, fresh);
     this.inflight.push(work.catch(() => undefined));
     return work;

@@ -91,6 +91,41 @@ describe('MRTR replay', () => {
     await pair.close();
   });
 
+  test('a call may name its key; a key taken twice in one run fails the call', async () => {
+    const server = new Server({ name: 'mrtr', version: '1' });
+    server.registerTool('named', {}, async (_args, ctx) => {
+      const [who, roots] = await Promise.all([
+        ctx.elicit({ message: 'Name?', requestedSchema: NAME_FORM }, { key: 'user_name' }),
+        ctx.listRoots(), // unnamed: its position, "0"
+      ]);
+      return `${who.content?.name} ${roots.length}`;
+    });
+    server.registerTool('twice', {}, async (_args, ctx) => {
+      await ctx.listRoots({ key: 'k' });
+      await ctx.listRoots({ key: 'k' });
+      return 'unreachable';
+    });
+    const raw = await rawSession(server);
+    const first = await raw.modern('tools/call', { name: 'named', arguments: {} }, ALL_CAPS);
+    assert.deepEqual(Object.keys(first.inputRequests as object).sort(), ['0', 'user_name']);
+
+    const keys: string[] = [];
+    const pair = await connectPair(server, MODERN, (client) => {
+      client.onElicitation((_params, ctx) => {
+        keys.push(ctx.key!);
+        return { action: 'accept', content: { name: 'Ada' } };
+      });
+      client.setRoots([{ uri: 'file:///work', name: 'work' }]);
+    });
+    assert.equal(textOf(await pair.client.callTool('named', {})), 'Ada 1');
+    assert.deepEqual(keys, ['user_name']);
+    const twice = await pair.client.callTool('twice', {});
+    assert.equal(twice.isError, true);
+    assert.match(textOf(twice), /Input key "k" is used twice/);
+    pair.assertClean();
+    await pair.close();
+  });
+
   test('a handler that catches the input error still answers input_required', async () => {
     const server = new Server({ name: 'mrtr', version: '1' });
     server.registerTool('stubborn', {}, async (_args, ctx) => {

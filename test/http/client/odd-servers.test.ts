@@ -389,6 +389,54 @@ describe('legacy sessions on a bare server', () => {
     conn.assertClean();
   });
 
+  test('requests wait for the GET stream to open: a server request sent on it is not lost', async () => {
+    let stream: ServerResponse | undefined;
+    let answered!: () => void;
+    const pingAnswered = new Promise<void>((resolve) => {
+      answered = resolve;
+    });
+    const text = (id: unknown, value: string) => ({
+      jsonrpc: '2.0',
+      id,
+      result: { content: [{ type: 'text', text: value }] },
+    });
+    const server = await raw(async (request, res) => {
+      const { body } = request;
+      if (request.method === 'GET') {
+        // A slow stream: a request that does not wait for it overtakes it.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(':\n\n');
+        stream = res;
+      } else if (request.method === 'DELETE') {
+        res.writeHead(200);
+        res.end();
+      } else if (body?.method === 'initialize') {
+        const result = {
+          protocolVersion: '2025-11-25',
+          capabilities: { tools: {} },
+          serverInfo: { name: 'raw', version: '1' },
+        };
+        json(res, 200, { jsonrpc: '2.0', id: body.id, result }, { 'mcp-session-id': 's-2' });
+      } else if (body?.method === 'tools/call') {
+        // Like the official SDKs' server.request(): on the GET stream, or nowhere.
+        if (!stream) return json(res, 200, text(body.id, 'the ping was lost'));
+        stream.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: 'ping-2', method: 'ping' })}\n\n`);
+        await pingAnswered;
+        json(res, 200, text(body.id, 'pong seen'));
+      } else {
+        if (body?.id === 'ping-2') answered();
+        res.writeHead(202);
+        res.end();
+      }
+    });
+    const conn = await connectHttp(server.url, { version: 'legacy' });
+    const result = await conn.client.callTool('t', {});
+    assert.deepEqual(result.content, [{ type: 'text', text: 'pong seen' }]);
+    await conn.close();
+    conn.assertClean();
+  });
+
   test('a session id that is not visible ASCII is refused with a warning', async () => {
     const server = await raw(legacyServer('bad id'));
     const conn = await connectHttp(server.url, { version: 'legacy' });

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Server } from '../../../src/server/server.js';
 import { MemoryEventStore } from '../../../src/transports/http/server/event-store.js';
 import { coreOf } from '../../../src/transports/http/server/handler.js';
 import {
@@ -125,14 +126,23 @@ describe('legacy sessions', () => {
     wire.assertClean();
   });
 
-  test('MCP-Protocol-Version must match the negotiated revision; absent is accepted', async () => {
+  test('MCP-Protocol-Version must name a legacy revision; another than negotiated or none is accepted', async () => {
     const { sessionId } = await initialize(server.url, '2025-06-18');
-    const wrong = await post(
+    for (const unsupported of ['1900-01-01', 'not-a-version', '2026-07-28']) {
+      const wrong = await post(
+        server.url,
+        { jsonrpc: '2.0', id: 5, method: 'tools/list' },
+        sessionHeaders(sessionId, unsupported),
+      );
+      assertError(wrong, 400, -32600, /unsupported MCP-Protocol-Version.*2025-06-18/);
+    }
+    // Supported but not the negotiated one (the spec's SHOULD is the client's): served as 2025-06-18.
+    const other = await post(
       server.url,
-      { jsonrpc: '2.0', id: 5, method: 'tools/list' },
+      { jsonrpc: '2.0', id: 9, method: 'tools/list' },
       sessionHeaders(sessionId, '2025-03-26'),
     );
-    assertError(wrong, 400, -32600, /2025-06-18/);
+    assert.equal(other.status, 200);
     const { 'mcp-protocol-version': _v, ...noVersion } = sessionHeaders(sessionId, '2025-06-18');
     const absent = await post(server.url, { jsonrpc: '2.0', id: 6, method: 'tools/list' }, noVersion);
     assert.equal(absent.status, 200);
@@ -268,6 +278,61 @@ describe('legacy sessions', () => {
     ).rest();
     assert.equal(again.length, 3);
     wire.assertClean();
+  });
+
+  test('a handler may close its SSE stream mid-call (SEP-1699); GET + Last-Event-ID brings the result', async () => {
+    const polling = new Server({ name: 'polling', version: '1.0.0' });
+    const closed: boolean[] = [];
+    let proceed!: () => void;
+    const reconnected = new Promise<void>((resolve) => {
+      proceed = resolve;
+    });
+    polling.registerTool('poll', { description: 'Lets go of its stream' }, async (_args, ctx) => {
+      closed.push(ctx.closeSseStream());
+      await reconnected;
+      return 'after the reconnection';
+    });
+    const own = await startServer(polling);
+    try {
+      const wire = await WireCheck.create();
+      const { sessionId } = await initialize(own.url, '2025-11-25', wire);
+      const body = call(21, 'poll');
+      wire.client(body);
+      const response = await fetch(own.url, {
+        method: 'POST',
+        headers: sessionHeaders(sessionId, '2025-11-25'),
+        body: JSON.stringify(body),
+      });
+      assert.equal(response.headers.get('content-type'), 'text/event-stream');
+      const reader = new EventReader(response);
+      const first = await reader.rest(); // ended by the server: the priming event only
+      assert.deepEqual(closed, [true]);
+      assert.equal(reader.retry, 1000);
+      assert.deepEqual(
+        first.map((e) => e.data),
+        [''],
+      );
+      proceed();
+      const rest = await new EventReader(
+        await openGet(own.url, sessionId, '2025-11-25', first[0]!.id),
+      ).rest();
+      const messages = rest.map((e) => JSON.parse(e.data));
+      for (const message of messages) wire.server(message);
+      assert.deepEqual(
+        messages.map((m) => m.id),
+        [21],
+      );
+      assert.equal(messages[0].result.content[0].text, 'after the reconnection');
+
+      // 2025-06-18 has no priming event to resume from: the stream stays, the result comes as usual.
+      const old = await initialize(own.url, '2025-06-18', wire);
+      const direct = await post(own.url, call(22, 'poll'), sessionHeaders(old.sessionId, '2025-06-18'), wire);
+      assert.deepEqual(closed, [true, false]);
+      assert.equal(direct.json.result.content[0].text, 'after the reconnection');
+      wire.assertClean();
+    } finally {
+      await own.close();
+    }
   });
 
   test('Last-Event-ID that names no stream → 400', async () => {

@@ -51,13 +51,29 @@ export async function openEventStream(
  * Keeps a session's standalone GET stream open until `signal` aborts: reconnects when it ends (with
  * `Last-Event-ID`, after the server's `retry` delay), backs off on failures and gives up after
  * `maxAttempts` in a row. Returns when the server has no such stream (405) or forgot the session
- * (404: the next request re-initializes, which opens a new one).
+ * (404: the next request re-initializes, which opens a new one). `settled` is called once, as soon
+ * as the first attempt has its answer (the stream is open, or refused, or could not be opened).
  */
 export async function keepStreamOpen(
   io: HttpIo,
   sessionHeaders: () => Promise<Record<string, string>>,
   onMessage: (data: string) => void,
   signal: AbortSignal,
+  settled: () => void = () => {},
+): Promise<void> {
+  try {
+    await keepOpen(io, sessionHeaders, onMessage, signal, settled);
+  } finally {
+    settled();
+  }
+}
+
+async function keepOpen(
+  io: HttpIo,
+  sessionHeaders: () => Promise<Record<string, string>>,
+  onMessage: (data: string) => void,
+  signal: AbortSignal,
+  settled: () => void,
 ): Promise<void> {
   let lastEventId: string | undefined;
   let retryMs: number | undefined;
@@ -78,6 +94,7 @@ export async function keepStreamOpen(
       const headers = await sessionHeaders();
       if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
       const { response, release } = await openEventStream(io, headers, signal);
+      settled();
       try {
         if (ok(response.status) && isEventStream(response)) {
           opened = true;
@@ -93,6 +110,7 @@ export async function keepStreamOpen(
     } catch {
       // A network failure or a broken stream: reconnect below.
     }
+    settled();
     if (signal.aborted) return;
     if (!opened && ++failures >= io.reconnect.maxAttempts) {
       io.warn(

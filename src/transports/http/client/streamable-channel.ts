@@ -67,6 +67,8 @@ const ACCEPT = 'application/json, text/event-stream';
 const SESSION_ID = /^[\x21-\x7e]+$/;
 /** How long a response stream may stay open after carrying its answer. */
 const LINGER_AFTER_ANSWER_MS = 1000;
+/** Longest wait of a request for the GET stream to open (a server may hold back its headers). */
+const STREAM_WAIT_MS = 1000;
 /** Pages of `tools/list` walked to find a tool after a HeaderMismatch. */
 const MAX_RELIST_PAGES = 20;
 
@@ -96,6 +98,13 @@ interface LegacySession {
   initialized: string | undefined;
   /** The standalone GET stream, while it runs. */
   stream: AbortController | undefined;
+  /**
+   * Settles once the GET stream has its first answer (open, refused or failed), or after
+   * STREAM_WAIT_MS. Requests wait for it: a server may send requests that concern no request of ours
+   * (the official SDKs' `server.request`) only on that stream, and drop them while it is not open, so
+   * a request racing ahead of the GET could wait forever for an answer that needs one of those.
+   */
+  ready: Promise<void> | undefined;
 }
 
 export class StreamableHttpClientChannel implements Channel {
@@ -176,7 +185,14 @@ export class StreamableHttpClientChannel implements Channel {
           // Modern: closing the response stream is the cancellation; there is nothing to POST.
           if (!this.#legacy) return;
         } else if (info.method === 'notifications/initialized' && this.#legacy) {
-          this.#legacy.initialized = frame;
+          const legacy = this.#legacy;
+          legacy.initialized = frame;
+          // The GET stream opens once the server acknowledged this (see #post); #listen replaces `ready`.
+          const acknowledged: Promise<void> = this.#post(frame, info).then(() =>
+            legacy.ready === acknowledged ? undefined : legacy.ready,
+          );
+          legacy.ready = acknowledged;
+          return;
         }
         void this.#post(frame, info);
         return;
@@ -219,7 +235,10 @@ export class StreamableHttpClientChannel implements Channel {
     let reinitialized = false;
     let relisted = false;
     for (;;) {
-      if (this.#reinit && !exchange.modern) await this.#reinit;
+      if (!exchange.modern) {
+        if (this.#reinit) await this.#reinit;
+        await this.#legacy?.ready;
+      }
       const headers = await this.#io.headers();
       this.#addProtocolHeaders(headers, info, exchange.modern);
       const response = await this.#io.fetch(this.#io.href, {
@@ -447,6 +466,7 @@ export class StreamableHttpClientChannel implements Channel {
         initialize: { frame: exchange.frame, id: exchange.info.id },
         initialized: undefined,
         stream: undefined,
+        ready: undefined,
       };
       this.#remember('streamable-legacy');
     }
@@ -507,7 +527,7 @@ export class StreamableHttpClientChannel implements Channel {
 
   // --- legacy sessions -----------------------------------------------------------------------
 
-  /** Opens the standalone GET stream of the current session (once), unless disabled. */
+  /** Opens the standalone GET stream of the current session (once), unless disabled; see `ready`. */
   #listen(): void {
     const legacy = this.#legacy;
     if (!legacy || legacy.stream || this.#options.standaloneStream === false || this.#finished) return;
@@ -518,11 +538,18 @@ export class StreamableHttpClientChannel implements Channel {
       this.#addSessionHeaders(h);
       return h;
     };
-    void keepStreamOpen(this.#io, headers, (data) => this.#receive(data, undefined), controller.signal).then(
-      () => {
-        if (legacy.stream === controller) legacy.stream = undefined;
-      },
-    );
+    let settled!: () => void;
+    legacy.ready = new Promise((resolve) => {
+      const timer = setTimeout(resolve, STREAM_WAIT_MS);
+      settled = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    const receive = (data: string) => this.#receive(data, undefined);
+    void keepStreamOpen(this.#io, headers, receive, controller.signal, settled).then(() => {
+      if (legacy.stream === controller) legacy.stream = undefined;
+    });
   }
 
   /** The session id a response assigns, if it is usable: the spec allows visible ASCII only. */
@@ -576,6 +603,7 @@ export class StreamableHttpClientChannel implements Channel {
         if (!ok(ack.status)) throw new Error(`notifications/initialized was refused with HTTP ${ack.status}`);
       }
       this.#listen();
+      await legacy.ready;
       return true;
     } catch (error) {
       if (!this.#finished) {

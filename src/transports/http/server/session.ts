@@ -15,7 +15,7 @@
 import type { Channel, ChannelSink, FrameInfo } from '../../../engine/channel.js';
 import { ErrorCode } from '../../../protocol/errors.js';
 import { isRequestId, type RequestId } from '../../../protocol/jsonrpc.js';
-import type { LegacyRevision } from '../../../protocol/revisions.js';
+import { isLegacyRevision, type LegacyRevision } from '../../../protocol/revisions.js';
 import type { ServerConnection } from '../../../server/connection.js';
 import { formatEventId, parseEventId, type Replay } from './event-store.js';
 import {
@@ -75,6 +75,11 @@ class SessionStream {
 
   finish(): void {
     this.done = true;
+    this.release();
+  }
+
+  /** Ends the connection but not the stream: events go on into the store until a client resumes. */
+  release(): void {
     this.connection?.end();
     this.connection = undefined;
   }
@@ -241,6 +246,19 @@ export class StreamableSession implements Channel {
     }
   }
 
+  /**
+   * SEP-1699 polling: ends the HTTP response carrying request `id` (opening its SSE stream first if
+   * the reply was still undecided, so the client has the priming event's id and `retry`). Only where
+   * the client can resume: an event store, a 2025-11-25 session, and replies that may be streams.
+   */
+  closeRequestStream(id: RequestId): boolean {
+    const post = this.#posts.get(id);
+    if (!post || post.completed || !this.#primes() || this.scope.options.responseMode === 'json')
+      return false;
+    this.#streamFor(post).release();
+    return true;
+  }
+
   close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
@@ -259,14 +277,19 @@ export class StreamableSession implements Channel {
 
   // --- HTTP --------------------------------------------------------------------------------------
 
-  /** 400 when `MCP-Protocol-Version` names another revision than the one negotiated (absent is fine). */
+  /**
+   * 400 when `MCP-Protocol-Version` names no legacy revision we speak (absent is fine). The spec asks
+   * for 400 on an "invalid or unsupported" version only; a client SHOULD send the negotiated one, but
+   * one that sends another supported revision (the 0.1.x conformance suite hard-codes 2025-03-26, as
+   * some clients do) is served under the negotiated revision, as the official SDKs do.
+   */
   checkProtocolVersion(exchange: HttpExchange): HttpReply | undefined {
     const header = exchange.header('mcp-protocol-version');
     const revision = this.revision;
-    if (header === undefined || revision === undefined || header === revision) return undefined;
+    if (header === undefined || revision === undefined || isLegacyRevision(header)) return undefined;
     return errorReply(
       400,
-      `Bad Request: MCP-Protocol-Version ${JSON.stringify(header)} does not match ${revision}, the protocol revision this session negotiated at initialize. Send "MCP-Protocol-Version: ${revision}", or initialize a new session.`,
+      `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(header)}; this session negotiated ${revision} at initialize. Send "MCP-Protocol-Version: ${revision}", or initialize a new session.`,
       { headers: this.headers },
     );
   }
