@@ -11,12 +11,14 @@
  * One definition serves every protocol revision: 2026-07-28 clients and legacy (`initialize`) clients
  * alike. Fields an older revision cannot carry are dropped or downgraded on the way out.
  *
- * Run it over stdio:  node build/examples/server.js --stdio   (or: npm run --silent demo -- --stdio)
+ * Run it over HTTP:   node build/examples/server.js --port 7420  (or: npm run --silent demo -- --port 7420)
+ * Run it over stdio:  node build/examples/server.js --stdio      (or: npm run --silent demo -- --stdio)
  * Reuse it in-process: import { createExampleServer } from './server.js'
  */
 import { pathToFileURL } from 'node:url';
 import {
   audio,
+  createHttpHandler,
   ErrorCode,
   embeddedResource,
   image,
@@ -27,6 +29,7 @@ import {
   text,
   toolError,
 } from 'switchboard';
+import { serve } from 'switchboard/node';
 import { serveStdio } from 'switchboard/stdio';
 import { z } from 'zod';
 import { beepWav, countWords, findNote, LOGO_ICON, LOGO_PNG_BASE64, NOTES, README } from './data.js';
@@ -389,16 +392,67 @@ export function createExampleServer(): Server {
 
 // --- as a program ----------------------------------------------------------------------------------
 
+const USAGE = `usage: node build/examples/server.js --port <n> [--host <addr>]   serve over HTTP (both eras)
+       node build/examples/server.js --stdio                      serve on stdin/stdout
+`;
+
+/**
+ * Serves the example over HTTP until SIGINT/SIGTERM: Streamable HTTP at /mcp for 2026-07-28 and the
+ * legacy revisions, and the 2024-11-05 HTTP+SSE transport at /sse. Resolves with the endpoint URL.
+ */
+export async function serveExampleOverHttp(
+  port: number,
+  host = '127.0.0.1',
+): Promise<{ url: string; close(): Promise<void> }> {
+  const handler = createHttpHandler(createExampleServer());
+  const running = await serve(handler, { port, host });
+  const stop = () => {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    void running.close().then(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  return running;
+}
+
+/** How to reach the server at `url`, for humans. */
+export function howToConnect(url: string): string {
+  return `Switchboard example server at ${url}
+  2026-07-28 and legacy (2024-11-05 .. 2025-11-25) clients on this URL;
+  2024-11-05 HTTP+SSE clients at ${new URL('/sse', url).href}
+
+Try it:
+  node build/src/cli/main.js tools ${url}
+  node build/src/cli/main.js call ${url} add a=2 b=40
+  node build/src/cli/main.js read ${url} notes://ideas
+or point any MCP client (Streamable HTTP) at ${url}. Ctrl-C stops the server.
+`;
+}
+
 const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 if (isMain) {
+  const arg = (name: string) => {
+    const at = process.argv.indexOf(name);
+    return at === -1 ? undefined : process.argv[at + 1];
+  };
+  const port = arg('--port');
   if (process.argv.includes('--stdio')) {
     // Serves until the client closes stdin (or SIGINT/SIGTERM), then exits. stdout carries the
     // protocol, so anything human-readable goes to stderr.
     serveStdio(createExampleServer());
-  } else {
-    process.stderr.write(
-      'usage: node build/examples/server.js --stdio   (serves the example MCP server on stdin/stdout)\n',
+  } else if (port !== undefined && /^\d+$/.test(port) && Number(port) < 65536) {
+    serveExampleOverHttp(Number(port), arg('--host')).then(
+      ({ url }) => process.stdout.write(howToConnect(url)),
+      (error: unknown) => {
+        process.stderr.write(
+          `${error instanceof Error ? error.message : String(error)}\nIs something else using port ${port}? Pick another with --port <n>.\n`,
+        );
+        process.exitCode = 1;
+      },
     );
+  } else {
+    process.stderr.write(USAGE);
     process.exitCode = 2;
   }
 }

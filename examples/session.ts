@@ -1,12 +1,12 @@
 /**
  * A client session against the example server, start to finish: spawn it over stdio, let the client
  * negotiate the protocol era, list tools, call one, read a resource, and close (which stops the child).
- * This is what `npm start` runs.
+ * `npm start` runs the same transcript (`runSession`) over HTTP.
  *
  *   node build/examples/session.js
  */
 import { relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client, type ContentBlock } from 'switchboard';
 import { StdioClientChannel } from 'switchboard/stdio';
 
@@ -27,6 +27,33 @@ function describe(block: ContentBlock): string {
   }
 }
 
+/** The transcript: what the server is, its tools, three calls and a read. */
+export async function runSession(client: Client, say: (line: string) => void): Promise<void> {
+  say(`connected to ${client.serverInfo?.title ?? client.serverInfo?.name ?? 'an unnamed server'}`);
+  say(`negotiated protocol ${client.revision} (${client.era} era)`);
+  if (client.instructions) say(`instructions: ${client.instructions}`);
+
+  const { tools } = await client.listTools();
+  say(`\ntools (${tools.length}):`);
+  for (const tool of tools) say(`  ${tool.name.padEnd(12)} ${tool.description ?? ''}`);
+
+  say('\n> add { a: 2, b: 40 }');
+  const sum = await client.callTool('add', { a: 2, b: 40 });
+  say(`< structuredContent ${JSON.stringify(sum.structuredContent)}`);
+
+  say('\n> find_notes { query: "work" }');
+  const found = await client.callTool('find_notes', { query: 'work' });
+  for (const block of found.content) say(`< ${describe(block)}`);
+
+  say('\n> divide { a: 1, b: 0 }');
+  const failed = await client.callTool('divide', { a: 1, b: 0 });
+  say(`< isError ${failed.isError === true}: ${failed.content.map(describe).join(' ')}`);
+
+  say('\n> read notes://ideas');
+  const { contents } = await client.readResource('notes://ideas');
+  for (const item of contents) say(`< ${item.mimeType ?? ''} ${'text' in item ? item.text : '[binary]'}`);
+}
+
 async function main(): Promise<void> {
   const say = (line: string) => process.stdout.write(`${line}\n`);
   // `auto` (the default) probes with server/discover and falls back to initialize for legacy servers.
@@ -36,29 +63,7 @@ async function main(): Promise<void> {
   say(`$ node ${relative(process.cwd(), serverScript)} --stdio`);
   await client.connect(open);
   try {
-    say(`connected to ${client.serverInfo?.title ?? client.serverInfo?.name ?? 'an unnamed server'}`);
-    say(`negotiated protocol ${client.revision} (${client.era} era)`);
-    if (client.instructions) say(`instructions: ${client.instructions}`);
-
-    const { tools } = await client.listTools();
-    say(`\ntools (${tools.length}):`);
-    for (const tool of tools) say(`  ${tool.name.padEnd(12)} ${tool.description ?? ''}`);
-
-    say('\n> add { a: 2, b: 40 }');
-    const sum = await client.callTool('add', { a: 2, b: 40 });
-    say(`< structuredContent ${JSON.stringify(sum.structuredContent)}`);
-
-    say('\n> find_notes { query: "work" }');
-    const found = await client.callTool('find_notes', { query: 'work' });
-    for (const block of found.content) say(`< ${describe(block)}`);
-
-    say('\n> divide { a: 1, b: 0 }');
-    const failed = await client.callTool('divide', { a: 1, b: 0 });
-    say(`< isError ${failed.isError === true}: ${failed.content.map(describe).join(' ')}`);
-
-    say('\n> read notes://ideas');
-    const { contents } = await client.readResource('notes://ideas');
-    for (const item of contents) say(`< ${item.mimeType ?? ''} ${'text' in item ? item.text : '[binary]'}`);
+    await runSession(client, say);
   } finally {
     // Closing ends the child's stdin; the server exits on EOF (SIGTERM/SIGKILL if it would not).
     await client.close();
@@ -66,7 +71,10 @@ async function main(): Promise<void> {
   say('\nclosed; the server process has exited.');
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`session failed: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
-});
+const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (isMain) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`session failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  });
+}

@@ -1,7 +1,7 @@
 /**
- * switchboard — the Model Context Protocol for TypeScript: server framework, client, protocol model.
- * Runtime-neutral: nothing here imports Node built-ins. Node-only pieces live in `switchboard/stdio`
- * (and later `switchboard/node`); test helpers in `switchboard/testing`.
+ * switchboard — the Model Context Protocol for TypeScript: server framework, client, protocol model,
+ * the web-standard HTTP handler. Runtime-neutral: nothing here imports Node built-ins. Node-only
+ * pieces live in `switchboard/stdio` and `switchboard/node`; test helpers in `switchboard/testing`.
  */
 
 export {
@@ -10,12 +10,50 @@ export {
   type ClientCallContext,
   type ClientOptions,
   type ListOptions,
+  type ListToolsOptions,
+  type LogMessage,
   type VersionNegotiation,
 } from './client/client.js';
+export type {
+  ElicitationHandler,
+  ElicitationOptions,
+  InputContext,
+  RootsProvider,
+  SamplingHandler,
+  SamplingOptions,
+} from './client/input-handlers.js';
+export type {
+  ListenHandlers,
+  Subscription,
+  SubscriptionEnd,
+  SubscriptionState,
+} from './client/subscriptions.js';
 export type { AuthInfo, Channel, ChannelSink, FrameInfo, InboundExtra } from './engine/channel.js';
 export type { MethodHandler, Middleware } from './engine/middleware.js';
 export { compose } from './engine/middleware.js';
 export type { ProgressUpdate, RequestOptions } from './engine/peer.js';
+export {
+  APP_MIME_TYPE,
+  APPS_EXTENSION,
+  type AppCsp,
+  type AppPermissions,
+  type AppResourceConfig,
+  type AppResourceUi,
+  type AppToolConfig,
+  type AppToolUi,
+  type AppVisibility,
+  appToolMeta,
+  clientSupportsApps,
+  isToolForApp,
+  isToolForModel,
+  registerAppResource,
+  registerAppTool,
+  toolsForModel,
+  toolUi,
+  toolVisibility,
+  withAppsSupport,
+} from './extensions/apps.js';
+export type { ElicitFieldValue, ElicitFormContent } from './protocol/elicitation.js';
 export { ErrorCode, type LocalErrorCode, ProtocolError, SwitchboardError } from './protocol/errors.js';
 export type {
   JsonRpcMessage,
@@ -51,7 +89,15 @@ export {
   text,
   toolError,
 } from './server/content.js';
-export { type ClientView, RequestContext } from './server/context.js';
+export {
+  type ClientView,
+  type ElicitFormRequest,
+  type ElicitOutcome,
+  type ElicitUrlRequest,
+  RequestContext,
+} from './server/context.js';
+export type { Handle } from './server/handles.js';
+export { type InputCallOptions, InputRequiredError } from './server/input.js';
 export type {
   PromptArgs,
   PromptArgumentConfig,
@@ -59,6 +105,8 @@ export type {
   PromptHandler,
   PromptReturn,
 } from './server/prompts.js';
+export { type RedactFn, redactSecrets } from './server/redact.js';
+export { MemoryRequestStateStore, type RequestStateStore } from './server/request-state.js';
 export type {
   ResourceConfig,
   ResourceReader,
@@ -67,14 +115,23 @@ export type {
   TemplateReader,
 } from './server/resources.js';
 export {
-  type Handle,
   type ListKind,
   type PromptHandle,
   type ResourceHandle,
   type ResourceTemplateHandle,
   Server,
+  type ServerEvents,
   type ServerOptions,
   type ToolHandle,
 } from './server/server.js';
 export type { StructuredToolReturn, ToolArgs, ToolConfig, ToolHandler, ToolReturn } from './server/tools.js';
 export { UriTemplate } from './server/uri-template.js';
+export {
+  type EventStore,
+  MemoryEventStore,
+  type MemoryEventStoreOptions,
+  type Replay,
+  type StoredEvent,
+} from './transports/http/server/event-store.js';
+export { createHttpHandler, type HttpHandler } from './transports/http/server/handler.js';
+export type { HttpHandlerOptions, ResponseMode } from './transports/http/server/options.js';

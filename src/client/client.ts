@@ -4,9 +4,16 @@
  */
 import type { Channel, InboundExtra } from '../engine/channel.js';
 import { compose, type MethodHandler, type Middleware } from '../engine/middleware.js';
-import { type InboundRequest, Peer, type ProgressUpdate } from '../engine/peer.js';
+import {
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type InboundRequest,
+  Peer,
+  type ProgressUpdate,
+  type RequestOptions,
+} from '../engine/peer.js';
+import { toolsForModel } from '../extensions/apps.js';
 import { encodeClientCapabilities, encodeImplementation } from '../protocol/codec.js';
-import { ErrorCode, methodNotFound, ProtocolError, SwitchboardError } from '../protocol/errors.js';
+import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import type { JsonRpcNotification, Params } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
 import { methodSpec } from '../protocol/methods.js';
@@ -37,10 +44,21 @@ import type {
   Meta,
   ReadResourceResult,
   ServerCapabilities,
+  SubscriptionFilter,
   Tool,
 } from '../protocol/types.js';
 import { type CompiledSchema, compileSchema, formatIssues } from '../schema/index.js';
 import { ResultCache } from './cache.js';
+import {
+  type ElicitationHandler,
+  type ElicitationOptions,
+  type InputContext,
+  InputHandlers,
+  type RootsProvider,
+  type SamplingHandler,
+  type SamplingOptions,
+} from './input-handlers.js';
+import { type ListenHandlers, type Subscription, SubscriptionManager } from './subscriptions.js';
 
 /**
  * How the client picks the protocol era:
@@ -65,6 +83,21 @@ export interface ClientOptions {
   cache?: boolean;
   /** Problems that concern no single call (malformed frames, a failing notification listener). */
   onerror?: (error: Error) => void;
+  /**
+   * Ask the server for log messages at this level and above: on 2026-07-28 every request carries
+   * `_meta["io.modelcontextprotocol/logLevel"]`; on legacy connections `logging/setLevel` is sent
+   * after initialize (when the server offers logging). Receive them with `onLog()`.
+   */
+  logLevel?: LoggingLevel;
+  /** 2026-07-28: how many `input_required` rounds one call may take before it fails. Default 8. */
+  maxInputRounds?: number;
+}
+
+/** A log message from the server (`notifications/message`). */
+export interface LogMessage {
+  level: LoggingLevel;
+  logger?: string;
+  data: unknown;
 }
 
 export interface CallOptions {
@@ -88,6 +121,14 @@ export interface ListOptions extends CallOptions {
   singlePage?: boolean;
 }
 
+export interface ListToolsOptions extends ListOptions {
+  /**
+   * Only the tools a model may see: drops MCP Apps tools whose `_meta.ui.visibility` leaves out
+   * `"model"` (app-only tools, which a host MUST NOT show its agent). See `toolsForModel`.
+   */
+  forModel?: boolean;
+}
+
 /** What sending middleware sees about the call it wraps. */
 export interface ClientCallContext {
   readonly client: Client;
@@ -97,6 +138,7 @@ export interface ClientCallContext {
 type NotificationListener = (params: Params, extra: InboundExtra | undefined) => void;
 
 const DEFAULT_MAX_PAGES = 100;
+const DEFAULT_MAX_INPUT_ROUNDS = 8;
 
 /** A connection's negotiated facts. */
 interface Negotiated {
@@ -117,6 +159,11 @@ export class Client {
   private readonly middleware: Middleware<ClientCallContext>[] = [];
   private chain: MethodHandler<ClientCallContext>;
   private readonly outputValidators = new Map<string, CompiledSchema>();
+  private readonly inputs = new InputHandlers();
+  private logLevel: LoggingLevel | undefined;
+  /** Legacy: whether `roots.listChanged` was declared at initialize (so root changes may be announced). */
+  private rootsDeclared = false;
+  private readonly subscriptions: SubscriptionManager;
   /** The JSON each output validator was compiled from: a relisted, unchanged schema is not recompiled. */
   private readonly outputSchemaJson = new Map<string, string>();
 
@@ -131,6 +178,18 @@ export class Client {
     this.options = options;
     this.cache = options.cache === false ? undefined : new ResultCache();
     this.chain = (method, params, ctx) => this.send(method, params, ctx.options);
+    this.logLevel = options.logLevel;
+    this.subscriptions = new SubscriptionManager({
+      era: () =>
+        this.negotiated && this.peer && !this.peer.closed
+          ? featuresOf(this.negotiated.revision).era
+          : undefined,
+      serverCapabilities: () => this.facts.capabilities,
+      request: (method, params, callOptions) => this.request(method, params, callOptions),
+      notify: (method, params) => this.peer?.notify(method, params),
+      ackTimeoutMs: options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      report: (error) => this.options.onerror?.(error),
+    });
   }
 
   // --- connection ----------------------------------------------------------------------------
@@ -147,7 +206,8 @@ export class Client {
       );
     }
     const open = typeof channel === 'function' ? channel : undefined;
-    this.attach(open ? open() : (channel as Channel));
+    const first = open ? open() : (channel as Channel);
+    this.attach(first);
     const mode = this.options.version ?? 'auto';
     try {
       if (mode === 'legacy') {
@@ -161,12 +221,14 @@ export class Client {
             `Cannot pin unknown protocol revision ${JSON.stringify(mode.pin)}; known: ${[...MODERN_REVISIONS, ...LEGACY_REVISIONS].join(', ')}.`,
           );
       } else {
-        await this.negotiateAuto(open);
+        await this.negotiateAuto(open, first.preferredEra);
       }
     } catch (error) {
       await this.peer?.close().catch(() => undefined);
       throw error;
     }
+    // A reconnection: subscriptions the old connection lost open again on this one.
+    this.subscriptions.connected();
   }
 
   private attach(channel: Channel): void {
@@ -176,19 +238,32 @@ export class Client {
     // Output schemas belong to the server they were listed from, not to the next one.
     this.outputValidators.clear();
     this.outputSchemaJson.clear();
-    this.peer = new Peer(
+    const peer = new Peer(
       channel,
       {
         request: (request) => this.onRequest(request),
         notification: (n, extra) => this.onNotification(n, extra),
         error: (error) => this.options.onerror?.(error),
+        closed: () => {
+          if (this.peer === peer) this.subscriptions.disconnected();
+        },
       },
       { timeoutMs: this.options.timeoutMs },
     );
-    this.peer.start();
+    this.peer = peer;
+    peer.start();
   }
 
-  private async negotiateAuto(open: (() => Channel) | undefined): Promise<void> {
+  private async negotiateAuto(open: (() => Channel) | undefined, preferred: Era | undefined): Promise<void> {
+    if (preferred === 'legacy') {
+      // The channel knows this server as legacy: handshake at once, and probe only if that fails.
+      try {
+        await this.initialize(LATEST_LEGACY_REVISION);
+        return;
+      } catch (error) {
+        if (this.peer!.closed) throw error;
+      }
+    }
     // Default: the ordinary request timeout. A stdio server's start-up (npx fetching a package, say)
     // counts against the probe, and a premature fallback would lose the modern era for good.
     const probeTimeout = this.options.probeTimeoutMs ?? this.options.timeoutMs;
@@ -198,8 +273,9 @@ export class Client {
         await this.discover(revision, probeTimeout);
         return;
       } catch (error) {
+        // Retry with a version the server lists; once even with the same one (see discoverPinned).
         const retry = this.modernRetryVersion(error);
-        if (retry && retry !== revision) {
+        if (retry && (retry !== revision || attempt === 0)) {
           revision = retry;
           continue;
         }
@@ -217,13 +293,23 @@ export class Client {
       }
       this.attach(open());
     }
-    await this.initialize(LATEST_LEGACY_REVISION);
+    await this.initialize(
+      LATEST_LEGACY_REVISION,
+      false,
+      'it answered neither server/discover nor initialize: check that the command or URL is an MCP server.',
+    );
   }
 
   /** A pinned modern revision: a server that refuses the probe does not speak it. */
   private async discoverPinned(revision: ModernRevision): Promise<void> {
     try {
-      await this.discover(revision, this.options.timeoutMs);
+      await this.discover(revision, this.options.timeoutMs).catch((error: unknown) => {
+        // -32022 whose `supported` lists the very version we sent contradicts itself (a node behind
+        // the same endpoint that is not upgraded yet, say): the spec's "retry with a supported
+        // version" then means sending it again, once.
+        if (this.modernRetryVersion(error) !== revision) throw error;
+        return this.discover(revision, this.options.timeoutMs);
+      });
     } catch (error) {
       throw handshakeRefused(
         'server/discover',
@@ -264,23 +350,26 @@ export class Client {
     };
   }
 
-  private async initialize(requested: LegacyRevision, pinned = false): Promise<void> {
+  /**
+   * The legacy handshake. `advice` ends the NEGOTIATION_FAILED message when the server refuses it:
+   * what to try next depends on how we got here (explicit legacy, a pin, or auto's fallback).
+   */
+  private async initialize(
+    requested: LegacyRevision,
+    pinned = false,
+    advice = 'if it speaks only 2026-07-28, use version "auto".',
+  ): Promise<void> {
     const f = featuresOf(requested);
     const result = await this.peer!.request(
       'initialize',
       {
         protocolVersion: requested,
-        capabilities: encodeClientCapabilities(this.options.capabilities ?? {}, f),
+        capabilities: encodeClientCapabilities(this.declaredCapabilities(), f),
         clientInfo: encodeImplementation(this.info, f),
       },
       { sendCancellation: false },
     ).catch((error: unknown) => {
-      throw handshakeRefused(
-        'initialize',
-        requested,
-        error,
-        'if it speaks only 2026-07-28, use version "auto".',
-      );
+      throw handshakeRefused('initialize', requested, error, advice);
     });
     const revision = result.protocolVersion;
     if (!isLegacyRevision(revision) || (pinned && revision !== requested)) {
@@ -298,20 +387,102 @@ export class Client {
       capabilities: (result.capabilities as ServerCapabilities | undefined) ?? {},
       instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
     };
+    this.rootsDeclared = this.inputs.hasRoots;
     this.peer!.notify('notifications/initialized');
+    if (this.logLevel !== undefined && this.negotiated.capabilities.logging) {
+      // A log level is a preference, not a reason to fail the connection.
+      await this.peer!.request('logging/setLevel', { level: this.logLevel }).catch((error: unknown) =>
+        this.options.onerror?.(error instanceof Error ? error : new Error(String(error))),
+      );
+    }
   }
 
   private buildEnvelope(revision: ModernRevision): Meta {
     const f = featuresOf(revision);
-    return Object.freeze({
+    const envelope: Meta = {
       [META.protocolVersion]: revision,
-      [META.clientCapabilities]: encodeClientCapabilities(this.options.capabilities ?? {}, f),
+      [META.clientCapabilities]: encodeClientCapabilities(this.declaredCapabilities(), f),
       [META.clientInfo]: encodeImplementation(this.info, f),
-    });
+    };
+    if (this.logLevel !== undefined) envelope[META.logLevel] = this.logLevel;
+    return Object.freeze(envelope);
   }
 
-  /** Closes the connection; pending calls reject with `CONNECTION_CLOSED`. */
+  /** The options' capabilities merged with those the registered input handlers imply. */
+  private declaredCapabilities(): ClientCapabilities {
+    const declared: Record<string, unknown> = { ...this.inputs.capabilities() };
+    for (const [key, value] of Object.entries(this.options.capabilities ?? {})) {
+      const derived = declared[key];
+      declared[key] =
+        typeof derived === 'object' && typeof value === 'object' && value !== null
+          ? { ...derived, ...value }
+          : value;
+    }
+    return declared as ClientCapabilities;
+  }
+
+  /** Handlers or the log level changed: modern requests carry the change from the next request on. */
+  private refreshEnvelope(): void {
+    const revision = this.negotiated?.revision;
+    if (revision !== undefined && isModernRevision(revision)) this.envelope = this.buildEnvelope(revision);
+  }
+
+  // --- input handlers --------------------------------------------------------------------------
+
+  /**
+   * Answers the server's elicitation requests (`ctx.elicit` on a Switchboard server) in both eras;
+   * declares the `elicitation` capability with the modes enabled. A form answer is checked against
+   * the requested form before it is sent. Pass `null` to remove. On legacy connections register
+   * handlers before `connect()`: capabilities are fixed at initialize.
+   */
+  onElicitation(handler: ElicitationHandler | null, options?: ElicitationOptions): this {
+    this.inputs.setElicitation(handler ?? undefined, options);
+    this.refreshEnvelope();
+    return this;
+  }
+
+  /**
+   * Answers the server's sampling requests with your model; declares `sampling` (plus `tools` /
+   * `context` when enabled). Pass `null` to remove.
+   * @deprecated in 2026-07-28 together with MCP sampling; still served for at least 12 months.
+   */
+  onSampling(handler: SamplingHandler | null, options?: SamplingOptions): this {
+    this.inputs.setSampling(handler ?? undefined, options);
+    this.refreshEnvelope();
+    return this;
+  }
+
+  /**
+   * The roots this client exposes (a list, or a function asked each time); declares `roots`. On a
+   * legacy connection that declared roots, a change sends `notifications/roots/list_changed`.
+   * @deprecated in 2026-07-28 together with MCP roots; still served for at least 12 months.
+   */
+  setRoots(roots: RootsProvider | null): this {
+    this.inputs.setRoots(roots ?? undefined);
+    this.refreshEnvelope();
+    const peer = this.peer;
+    if (
+      this.rootsDeclared &&
+      peer &&
+      !peer.closed &&
+      this.negotiated &&
+      !featuresOf(this.negotiated.revision).modern
+    ) {
+      peer.notify('notifications/roots/list_changed');
+    }
+    return this;
+  }
+
+  /** Listens for the server's log messages (see the `logLevel` option). Returns an unsubscribe function. */
+  onLog(listener: (message: LogMessage, extra: InboundExtra | undefined) => void): () => void {
+    return this.on('notifications/message', (params, extra) =>
+      listener(params as unknown as LogMessage, extra),
+    );
+  }
+
+  /** Closes the connection; pending calls reject with `CONNECTION_CLOSED`, subscriptions end (`closed`). */
   async close(): Promise<void> {
+    this.subscriptions.clientClosed();
     await this.peer?.close();
   }
 
@@ -363,8 +534,32 @@ export class Client {
     return () => set.delete(listener);
   }
 
+  /**
+   * Follows server changes, in either era with the same code: list changes of tools, prompts and
+   * resources, and updates of the resources named in `filter.resourceSubscriptions`. On 2026-07-28
+   * this holds a `subscriptions/listen` request open; on a legacy connection it subscribes to the
+   * URIs (`resources/subscribe`) and listens to the connection's `list_changed` notifications.
+   * Pass handlers per notification type, or one function for all.
+   *
+   * The returned subscription's `acknowledged` settles with the part of `filter` the server agreed
+   * to (what its capabilities allow). A subscription whose stream the transport lost re-opens
+   * itself: at once while the connection is up, or when `connect()` succeeds again. The result
+   * cache is invalidated by these notifications whether or not anyone listens.
+   */
+  listen(
+    filter: SubscriptionFilter,
+    handlers: ListenHandlers | ((method: string, params: Params) => void) = {},
+  ): Subscription {
+    void this.facts;
+    return this.subscriptions.open(
+      filter,
+      typeof handlers === 'function' ? { onNotification: handlers } : handlers,
+    );
+  }
+
   private onNotification(notification: JsonRpcNotification, extra: InboundExtra | undefined): void {
     this.cache?.invalidate(notification.method, notification.params);
+    this.subscriptions.route(notification);
     const set = this.listeners.get(notification.method);
     if (!set) return;
     for (const listener of set) {
@@ -376,9 +571,18 @@ export class Client {
     }
   }
 
-  private onRequest(request: InboundRequest): unknown {
+  private async onRequest(request: InboundRequest): Promise<unknown> {
     if (request.method === 'ping') return {};
-    throw methodNotFound(request.method, 'This client has no handler for it');
+    const revision = this.negotiated?.revision ?? LATEST_LEGACY_REVISION;
+    const f = featuresOf(revision);
+    const ctx: InputContext = { signal: request.signal, revision, era: f.era };
+    // The server waits on us (a user filling a form): our own calls to it must not time out meanwhile.
+    const release = this.peer!.holdTimeouts();
+    try {
+      return await this.inputs.answer(request.method, request.params, ctx, f);
+    } finally {
+      release();
+    }
   }
 
   // --- requests ------------------------------------------------------------------------------
@@ -418,12 +622,70 @@ export class Client {
     } else if (extra !== undefined) {
       wire = { ...params, _meta: { ...(params._meta as Meta | undefined), ...extra } };
     }
-    // CallOptions carries the Peer's RequestOptions fields under the same names: passed as is rather
-    // than copied into a new object per call.
-    const result = await this.peer!.request(method, wire, options);
+    // CallOptions carries the Peer's RequestOptions fields under the same names (listen requests, see
+    // subscriptions.ts, add their id callback and cancellation policy): passed as is rather than
+    // copied into a new object per call.
+    const call = options as RequestOptions;
+    let result = await this.peer!.request(method, wire, call);
+    let rounds = 0;
+    while (result.resultType === 'input_required' && modern && methodSpec(method)?.inputRequired) {
+      if (++rounds > (this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS)) {
+        throw new SwitchboardError(
+          'INPUT_ROUNDS_EXCEEDED',
+          `The server still needed input for '${method}' after ${rounds - 1} rounds; giving up. Raise maxInputRounds if the server legitimately asks that many questions.`,
+        );
+      }
+      result = await this.peer!.request(
+        method,
+        await this.nextRound(method, params, wire, result, options),
+        call,
+      );
+    }
     this.checkResultType(method, result);
-    if (cacheable) this.cache!.put(cacheKey, result);
+    // Retries carry inputResponses/requestState: their results are never cached.
+    if (cacheable && rounds === 0) this.cache!.put(cacheKey, result);
     return result;
+  }
+
+  /** 2026-07-28: answers an `input_required` result's questions; the params of the retry. */
+  private async nextRound(
+    method: string,
+    params: Params,
+    wire: Params,
+    result: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<Params> {
+    const { inputRequests, requestState } = result;
+    if (inputRequests === undefined && requestState === undefined) {
+      throw new SwitchboardError(
+        'INVALID_RESULT',
+        `The server answered '${method}' with input_required but neither inputRequests nor requestState.`,
+      );
+    }
+    if (requestState !== undefined && typeof requestState !== 'string') {
+      throw new SwitchboardError(
+        'INVALID_RESULT',
+        `The server answered '${method}' with a non-string requestState.`,
+      );
+    }
+    const { inputResponses: _responses, requestState: _state, ...original } = wire;
+    const retry: Params = {
+      ...original,
+      _meta: { ...(original._meta as Meta | undefined), ...this.envelope },
+    };
+    if (inputRequests !== undefined) {
+      const revision = this.facts.revision;
+      const ctx: InputContext = {
+        signal: options.signal ?? NEVER_ABORTED,
+        revision,
+        era: 'modern',
+        request: { method, params },
+      };
+      retry.inputResponses = await this.inputs.fulfil(inputRequests, ctx, featuresOf(revision));
+    }
+    // Echoed exactly as received, and only when one was given.
+    if (requestState !== undefined) retry.requestState = requestState;
+    return retry;
   }
 
   private checkResultType(method: string, result: Record<string, unknown>): void {
@@ -431,10 +693,12 @@ export class Client {
     // A missing resultType means "complete": that is how every legacy server answers.
     if (type === undefined || type === 'complete') return;
     if (type === 'input_required') {
+      const revision = this.facts.revision;
       throw new SwitchboardError(
-        'CAPABILITY_MISSING',
-        `The server needs input from this client to finish '${method}' (resultType "input_required"), ` +
-          'but this client has no handler for what it asked; declare and handle elicitation, sampling or roots.',
+        'INVALID_RESULT',
+        featuresOf(revision).modern
+          ? `The server answered '${method}' with resultType "input_required", which only tools/call, prompts/get and resources/read may use.`
+          : `The server answered '${method}' with resultType "input_required", which protocol ${revision} does not have (a legacy server asks for input with a request of its own).`,
       );
     }
     throw new SwitchboardError(
@@ -475,10 +739,11 @@ export class Client {
     }
   }
 
-  async listTools(options: ListOptions = {}): Promise<ListToolsResult> {
-    const result = (await this.list('tools/list', 'tools', options)) as unknown as ListToolsResult;
+  async listTools(options: ListToolsOptions = {}): Promise<ListToolsResult> {
+    const { forModel, ...listOptions } = options;
+    const result = (await this.list('tools/list', 'tools', listOptions)) as unknown as ListToolsResult;
     for (const tool of result.tools) this.rememberOutputSchema(tool);
-    return result;
+    return forModel ? { ...result, tools: toolsForModel(result.tools) } : result;
   }
 
   async callTool(
@@ -541,10 +806,15 @@ export class Client {
   }
 
   /**
-   * Legacy only: sets the connection's log level. On 2026-07-28 pass `meta` with
-   * `io.modelcontextprotocol/logLevel` on each request instead.
+   * Sets the level of log messages the server sends: legacy connections send `logging/setLevel`;
+   * on 2026-07-28 the level rides on every following request's `_meta`.
    */
   async setLoggingLevel(level: LoggingLevel, options: CallOptions = {}): Promise<void> {
+    this.logLevel = level;
+    if (this.era === 'modern') {
+      this.refreshEnvelope();
+      return;
+    }
     await this.request('logging/setLevel', { level }, options);
   }
 
@@ -604,6 +874,8 @@ function handshakeRefused(method: string, revision: Revision, error: unknown, ad
     { cause: error },
   );
 }
+
+const NEVER_ABORTED = new AbortController().signal;
 
 function asListResult<K extends string>(
   page: Record<string, unknown>,

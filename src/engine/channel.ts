@@ -8,6 +8,7 @@
  */
 import type { ProtocolError } from '../protocol/errors.js';
 import type { Params, RequestId } from '../protocol/jsonrpc.js';
+import type { Era } from '../protocol/revisions.js';
 
 /** Per-message information a transport knows and a handler may want (HTTP auth, headers...). */
 export interface InboundExtra {
@@ -73,4 +74,16 @@ export interface Channel {
   close(): Promise<void>;
   /** A short human-readable label for error messages, e.g. `stdio: node server.js (pid 4242)`. */
   readonly label?: string;
+  /**
+   * The era the channel expects the server to speak, when it knows (e.g. remembered from an earlier
+   * connection to the same HTTP endpoint). `auto` negotiation then skips the probe of the other era.
+   */
+  readonly preferredEra?: Era;
+  /**
+   * Transports that carry each request's messages on a stream of its own, resumable (legacy
+   * Streamable HTTP with an event store, 2025-11-25): ends the connection carrying request `id`'s
+   * stream without ending the request. The client reconnects with `Last-Event-ID` and gets the rest
+   * (SEP-1699 polling). Returns false when this channel cannot (absent: never).
+   */
+  closeRequestStream?(id: RequestId): boolean;
 }

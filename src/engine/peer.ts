@@ -40,6 +40,11 @@ export interface RequestOptions {
   sendCancellation?: boolean;
   /** The inbound request this one is made on behalf of (lets HTTP send it on that request's stream). */
   relatedTo?: RequestId;
+  /**
+   * Told the request's JSON-RPC id just before it is sent, for callers that must recognise later
+   * messages naming it (a `subscriptions/listen` stream's `subscriptionId`).
+   */
+  onRequestId?: (id: RequestId) => void;
 }
 
 /** An incoming request as handlers see it. */
@@ -54,6 +59,11 @@ export interface InboundRequest {
   readonly cancelled: boolean;
   /** True once the response was sent. */
   readonly done: boolean;
+  /**
+   * Settles once the request is over: its response was handed to the channel, or it was cancelled,
+   * or the connection closed. Lets a server that ends a long-lived request wait for its last word.
+   */
+  readonly settled: Promise<void>;
 }
 
 export interface PeerHandlers {
@@ -107,6 +117,7 @@ class Inbound implements InboundRequest {
   cancelled = false;
   done = false;
   private controller: AbortController | undefined;
+  private whenSettled: { promise: Promise<void>; resolve: () => void } | undefined;
   constructor(
     readonly id: RequestId,
     readonly method: string,
@@ -121,10 +132,27 @@ class Inbound implements InboundRequest {
     if (this.cancelled && !this.controller.signal.aborted) this.controller.abort();
     return this.controller.signal;
   }
+  // Lazy too: only long-lived requests wait for it.
+  get settled(): Promise<void> {
+    if (this.cancelled || this.done) return Promise.resolve();
+    if (!this.whenSettled) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => {
+        resolve = r;
+      });
+      this.whenSettled = { promise, resolve };
+    }
+    return this.whenSettled.promise;
+  }
   cancel(reason: unknown): void {
     if (this.cancelled || this.done) return;
     this.cancelled = true;
     this.controller?.abort(reason);
+    this.whenSettled?.resolve();
+  }
+  /** Called once the response went out (or was dropped because the request is over). */
+  settle(): void {
+    this.whenSettled?.resolve();
   }
 }
 
@@ -139,6 +167,8 @@ export class Peer {
   private closedError: Error | undefined;
   private isClosed = false;
   private started = false;
+  /** While above zero, pending calls do not time out short of their maximum total (see holdTimeouts). */
+  private holds = 0;
 
   constructor(channel: Channel, handlers: PeerHandlers, options: PeerOptions = {}) {
     this.channel = channel;
@@ -152,6 +182,11 @@ export class Peer {
 
   get label(): string {
     return this.channel.label ?? 'connection';
+  }
+
+  /** See {@link Channel.closeRequestStream}: false when the channel has no such streams. */
+  closeRequestStream(id: RequestId): boolean {
+    return this.channel.closeRequestStream?.(id) ?? false;
   }
 
   start(): void {
@@ -193,6 +228,8 @@ export class Peer {
     }
     const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
     return new Promise((resolve, reject) => {
+      // First, so that a throwing callback rejects the call before anything is registered.
+      options.onRequestId?.(id);
       const call: PendingCall = {
         id,
         method,
@@ -229,12 +266,22 @@ export class Peer {
   /** Sends a notification; `relatedTo` names the inbound request it is about, if any. */
   notify(method: string, params?: Params, relatedTo?: RequestId): void {
     if (this.isClosed) return;
-    this.sendFrame(
-      params === undefined
-        ? `{"jsonrpc":"2.0","method":${JSON.stringify(method)}}`
-        : `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}`,
-      { kind: 'notification', method, params, relatedTo },
-    );
+    this.sendFrame(notificationFrame(method, params), { kind: 'notification', method, params, relatedTo });
+  }
+
+  /**
+   * Keeps pending outgoing calls from timing out (short of their maximum total) until the returned
+   * function is called: for times the peer is waiting on us, e.g. while a user answers the
+   * elicitation a server sent in the middle of our `tools/call`.
+   */
+  holdTimeouts(): () => void {
+    this.holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds--;
+    };
   }
 
   /** Closes the channel; pending calls reject with CONNECTION_CLOSED. */
@@ -253,6 +300,11 @@ export class Peer {
     const { id } = call;
     call.timer = setTimeout(() => {
       const elapsed = Date.now() - call.startedAt;
+      const left = call.maxTotalMs - elapsed;
+      if (this.holds > 0 && left > 0) {
+        this.arm(call, Math.min(call.timeoutMs, left));
+        return;
+      }
       this.cancelOutgoing(
         id,
         'timeout',
@@ -433,6 +485,7 @@ export class Peer {
     // A cancelled request gets no response at all (the peer has forgotten it).
     if (request.cancelled || this.isClosed) {
       request.batch?.add(undefined);
+      request.settle();
       return;
     }
     let frame: string;
@@ -449,6 +502,7 @@ export class Peer {
       }
     }
     this.respondOrCollect(frame, request.id, request.batch);
+    request.settle();
   }
 
   private respondOrCollect(frame: string, id: RequestId | null, batch: BatchCollector | undefined): void {
@@ -495,11 +549,20 @@ function requestFrame(id: number, method: string, params: Params | undefined): s
   return params === undefined ? `${head}}` : `${head},"params":${JSON.stringify(params)}}`;
 }
 
-function resultFrame(id: RequestId, result: unknown): string {
+/** Serializes a notification. */
+export function notificationFrame(method: string, params: Params | undefined): string {
+  return params === undefined
+    ? `{"jsonrpc":"2.0","method":${JSON.stringify(method)}}`
+    : `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}`;
+}
+
+/** Serializes a result response; a {@link RawJson} result is spliced in as is. Throws if `result` cannot be serialized. */
+export function resultFrame(id: RequestId, result: unknown): string {
   const json = result instanceof RawJson ? result.json : JSON.stringify(result ?? {});
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${json}}`;
 }
 
-function errorFrame(id: RequestId | null, error: JsonRpcErrorObject): string {
+/** Serializes an error response. */
+export function errorFrame(id: RequestId | null, error: JsonRpcErrorObject): string {
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":${JSON.stringify(error)}}`;
 }

@@ -110,11 +110,16 @@ export function encodeServerCapabilities(caps: ServerCapabilities, f: RevisionFe
   return omit(caps, keys);
 }
 
+/**
+ * Client capabilities. `extensions` stays on legacy revisions too, although their schemas predate
+ * it: extensions are negotiated in `initialize` there (the MCP Apps specification declares
+ * `extensions["io.modelcontextprotocol/ui"]` in an `initialize` of 2024-11-05, and legacy servers
+ * read it there). Only a client that declares an extension sends the field.
+ */
 export function encodeClientCapabilities(caps: ClientCapabilities, f: RevisionFeatures): ClientCapabilities {
   const keys: string[] = [];
   if (!f.structured) keys.push('elicitation');
   if (f.revision !== '2025-11-25') keys.push('tasks');
-  if (!f.modern) keys.push('extensions');
   let out = omit(caps, keys);
   if (out.elicitation && !f.icons && Object.keys(out.elicitation).length > 0) {
     // Modes (`form`/`url`) arrived in 2025-11-25; before that the capability was an empty object.

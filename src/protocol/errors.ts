@@ -78,7 +78,11 @@ export type LocalErrorCode =
   /** The user's configuration or arguments are wrong. */
   | 'CONFIG'
   /** The transport failed (spawn error, broken pipe, HTTP failure). */
-  | 'TRANSPORT';
+  | 'TRANSPORT'
+  /** The peer answered an input request (elicitation, sampling, roots) with an error. */
+  | 'INPUT_FAILED'
+  /** A 2026-07-28 request still needed input after the configured number of rounds. */
+  | 'INPUT_ROUNDS_EXCEEDED';
 
 export class SwitchboardError extends Error {
   override name = 'SwitchboardError';

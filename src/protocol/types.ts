@@ -345,8 +345,10 @@ export interface CreateMessageParams {
   temperature?: number;
   stopSequences?: string[];
   metadata?: JsonObject;
+  /** 2025-11-25+: tools the model may call (needs the client's `sampling.tools` capability). */
   tools?: Tool[];
   toolChoice?: { mode?: 'auto' | 'none' | 'required' };
+  _meta?: Meta;
 }
 export interface CreateMessageResult {
   role: Role;
@@ -356,23 +358,98 @@ export interface CreateMessageResult {
   _meta?: Meta;
 }
 
-export type PrimitiveSchema = JsonObject & { type: 'string' | 'number' | 'integer' | 'boolean' | 'array' };
+// Elicitation form schemas: a flat object of primitive fields (2025-06-18+; the titled and
+// multi-select enum variants and defaults on every primitive arrived in 2025-11-25).
+
+interface FieldBase {
+  title?: string;
+  description?: string;
+}
+export interface StringFieldSchema extends FieldBase {
+  type: 'string';
+  minLength?: number;
+  maxLength?: number;
+  format?: 'email' | 'uri' | 'date' | 'date-time';
+  default?: string;
+}
+export interface NumberFieldSchema extends FieldBase {
+  type: 'number' | 'integer';
+  minimum?: number;
+  maximum?: number;
+  default?: number;
+}
+export interface BooleanFieldSchema extends FieldBase {
+  type: 'boolean';
+  default?: boolean;
+}
+/** Single choice among plain values. */
+export interface UntitledSingleSelectSchema extends FieldBase {
+  type: 'string';
+  enum: readonly string[];
+  default?: string;
+}
+/** Single choice among values with display titles. */
+export interface TitledSingleSelectSchema extends FieldBase {
+  type: 'string';
+  oneOf: readonly { const: string; title: string }[];
+  default?: string;
+}
+/** The 2025-06-18 way to title choices: `enumNames` parallel to `enum`. */
+export interface LegacyTitledEnumSchema extends FieldBase {
+  type: 'string';
+  enum: readonly string[];
+  enumNames?: readonly string[];
+  default?: string;
+}
+export interface UntitledMultiSelectSchema extends FieldBase {
+  type: 'array';
+  minItems?: number;
+  maxItems?: number;
+  items: { type: 'string'; enum: readonly string[] };
+  default?: readonly string[];
+}
+export interface TitledMultiSelectSchema extends FieldBase {
+  type: 'array';
+  minItems?: number;
+  maxItems?: number;
+  items: { anyOf: readonly { const: string; title: string }[] };
+  default?: readonly string[];
+}
+export type ElicitFieldSchema =
+  | StringFieldSchema
+  | NumberFieldSchema
+  | BooleanFieldSchema
+  | UntitledSingleSelectSchema
+  | TitledSingleSelectSchema
+  | LegacyTitledEnumSchema
+  | UntitledMultiSelectSchema
+  | TitledMultiSelectSchema;
+export interface ElicitFormSchema {
+  type: 'object';
+  properties: { readonly [name: string]: ElicitFieldSchema };
+  required?: readonly string[];
+  $schema?: string;
+}
+export type ElicitValue = string | number | boolean | string[];
+
 export interface ElicitFormParams {
   mode?: 'form';
   message: string;
-  requestedSchema: { type: 'object'; properties: Record<string, PrimitiveSchema>; required?: string[] };
+  requestedSchema: ElicitFormSchema;
+  _meta?: Meta;
 }
 export interface ElicitUrlParams {
   mode: 'url';
   message: string;
   url: string;
-  /** 2025-11-25 only. */
+  /** 2025-11-25 only (2026-07-28 correlates through `requestState`). */
   elicitationId?: string;
+  _meta?: Meta;
 }
 export type ElicitParams = ElicitFormParams | ElicitUrlParams;
 export interface ElicitResult {
   action: 'accept' | 'decline' | 'cancel';
-  content?: Record<string, string | number | boolean | string[]>;
+  content?: Record<string, ElicitValue>;
   _meta?: Meta;
 }
 

@@ -10,6 +10,7 @@ import type { JsonRpcNotification, Params } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
 import type { LoggingLevel } from '../protocol/types.js';
 import type { RequestLink } from './context.js';
+import { legacyWants, type NotificationSubscriber } from './notifications.js';
 import type { LegacySession, Server } from './server.js';
 
 const EMPTY: Params = Object.freeze({}) as Params;
@@ -17,20 +18,36 @@ const EMPTY: Params = Object.freeze({}) as Params;
 /** The request-scoped side channel of one inbound request on a connection. */
 class PeerRequestLink implements RequestLink {
   constructor(
-    private readonly connection: ServerConnection,
-    private readonly request: InboundRequest,
+    readonly connection: ServerConnection,
+    private readonly inbound: InboundRequest,
   ) {}
   notify(method: string, params: Params): void {
-    if (!this.finished) this.connection.peer.notify(method, params, this.request.id);
+    if (!this.finished) this.connection.peer.notify(method, params, this.inbound.id);
+  }
+  request(
+    method: string,
+    params: Params | undefined,
+    options: { signal?: AbortSignal; timeoutMs?: number },
+  ): Promise<Record<string, unknown>> {
+    return this.connection.peer.request(method, params, { ...options, relatedTo: this.inbound.id });
+  }
+  notifyConnection(method: string, params: Params): boolean {
+    const { peer } = this.connection;
+    if (peer.closed) return false;
+    peer.notify(method, params);
+    return true;
   }
   get finished(): boolean {
-    return this.request.done || this.request.cancelled;
+    return this.inbound.done || this.inbound.cancelled;
+  }
+  closeStream(): boolean {
+    return !this.finished && this.connection.peer.closeRequestStream(this.inbound.id);
   }
   get signal(): AbortSignal {
-    return this.request.signal;
+    return this.inbound.signal;
   }
   get extra(): InboundExtra | undefined {
-    return this.request.extra;
+    return this.inbound.extra;
   }
   get logLevel(): LoggingLevel | undefined {
     return this.connection.session?.logLevel;
@@ -39,9 +56,19 @@ class PeerRequestLink implements RequestLink {
     const session = this.connection.session;
     if (session) session.logLevel = level;
   }
+  get resourceSubscriptions(): Set<string> | undefined {
+    return this.connection.session?.resourceSubscriptions;
+  }
+  get settled(): Promise<void> {
+    return this.inbound.settled;
+  }
+  /** Every request shares this channel, so only a cancellation tells the client its stream ended. */
+  announceEnd(reason: string): void {
+    this.connection.peer.notify('notifications/cancelled', { requestId: this.inbound.id, reason });
+  }
 }
 
-export class ServerConnection {
+export class ServerConnection implements NotificationSubscriber {
   /** @internal */
   readonly peer: Peer;
   /** Settles once the connection has closed, for whatever reason. */
@@ -56,12 +83,14 @@ export class ServerConnection {
     this.closed = new Promise((resolve) => {
       settle = resolve;
     });
+    const unsubscribe = server.notifications.add(this);
     this.peer = new Peer(channel, {
       request: (request) => this.onRequest(request),
       notification: (notification) => this.onNotification(notification),
       batch: () => this.batchVerdict(),
       error: (error) => server.reportError(error),
       closed: () => {
+        unsubscribe();
         server.detach(this);
         settle();
       },
@@ -78,14 +107,18 @@ export class ServerConnection {
     this.peer.start();
   }
 
-  close(): Promise<void> {
-    return this.peer.close();
+  /** Ends this connection's listen streams gracefully (see `Server.close`), then closes it. */
+  async close(): Promise<void> {
+    await this.server.notifications.endListens(
+      (link) => link instanceof PeerRequestLink && link.connection === this,
+    );
+    await this.peer.close();
   }
 
-  /** @internal Sends a list_changed notification if this connection's client can receive it. */
-  notifyListChanged(kind: 'tools' | 'prompts' | 'resources', method: string): void {
+  /** @internal The legacy era's change notifications: to a completed handshake, what it asked for. */
+  deliver(method: string, params: Params | undefined): void {
     const session = this.legacy;
-    if (session?.initialized && session.capabilities[kind]?.listChanged) this.peer.notify(method);
+    if (session?.initialized && legacyWants(session, method, params)) this.peer.notify(method, params);
   }
 
   private onRequest(request: InboundRequest): Promise<unknown> | unknown {
@@ -116,6 +149,10 @@ export class ServerConnection {
   }
 
   private onNotification(notification: JsonRpcNotification): void {
+    if (notification.method === 'notifications/roots/list_changed') {
+      if (this.legacy) this.server.emit('rootsListChanged', { connection: this });
+      return;
+    }
     if (notification.method === 'notifications/initialized') {
       if (this.legacy) this.legacy.initialized = true;
       else

@@ -60,7 +60,7 @@ export const embeddedResource = (
 export const resourceLink = (resource: Resource): ResourceLink => ({ type: 'resource_link', ...resource });
 
 /** A failed tool call the model can read and act on (not a protocol error). */
-export const toolError = (message: string): CallToolResult => ({
+export const toolError = (message: string): CallToolResult & { isError: true } => ({
   content: [{ type: 'text', text: message }],
   isError: true,
 });

@@ -5,17 +5,38 @@
  */
 import type { AuthInfo, InboundExtra } from '../engine/channel.js';
 import { encodeProgressParams } from '../protocol/codec.js';
-import { SwitchboardError } from '../protocol/errors.js';
+import { checkElicitContent, type ElicitFormContent } from '../protocol/elicitation.js';
+import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import type { Params, RequestId } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
 import { type Era, featuresOf, type Revision } from '../protocol/revisions.js';
 import {
   type ClientCapabilities,
+  type CreateMessageParams,
+  type CreateMessageResult,
+  type ElicitFormSchema,
+  type ElicitResult,
+  type ElicitUrlParams,
   type Implementation,
   LOGGING_LEVELS,
   type LoggingLevel,
   type Meta,
+  type Root,
 } from '../protocol/types.js';
+import { formatIssues } from '../schema/issues.js';
+import type { InferInput, StandardJsonSchema } from '../schema/types.js';
+import { prepareForm } from './elicit-form.js';
+import {
+  capabilityError,
+  DEFAULT_INPUT_TIMEOUT_MS,
+  type InputCallOptions,
+  type InputSource,
+  LinkInput,
+  UnavailableInput,
+} from './input.js';
+import type { MrtrRound } from './mrtr.js';
+import { type RedactFn, redactSecrets } from './redact.js';
+import type { UrlElicitationTracker } from './url-elicitations.js';
 
 /** How a request's context reaches the client: implemented by a connection or an HTTP response stream. */
 export interface RequestLink {
@@ -30,7 +51,65 @@ export interface RequestLink {
   readonly logLevel?: LoggingLevel | undefined;
   /** Records a legacy `logging/setLevel` for the connection. */
   setLogLevel?(level: LoggingLevel): void;
+  /** The URIs this legacy connection subscribed to with `resources/subscribe` (absent outside a legacy session). */
+  readonly resourceSubscriptions?: Set<string>;
+  /**
+   * Settles once this request's final response was handed to the transport (or the request was
+   * cancelled): a server ending a `subscriptions/listen` stream waits for it before closing.
+   */
+  readonly settled?: Promise<void>;
+  /**
+   * Says that the server ended this long-lived request, after its final result went out. On a
+   * channel every request shares (stdio, in-memory) that is `notifications/cancelled` naming the
+   * request; a transport with a stream per request (HTTP) ends the stream instead and leaves this out.
+   */
+  announceEnd?(reason: string): void;
+  /**
+   * Legacy connections: sends a server→client request (elicitation, sampling, roots) on behalf of
+   * this request; HTTP sends it on this request's stream.
+   */
+  request?(
+    method: string,
+    params: Params | undefined,
+    options: { signal?: AbortSignal; timeoutMs?: number },
+  ): Promise<Record<string, unknown>>;
+  /**
+   * Legacy connections: sends a notification on the connection, not tied to this request, even
+   * after it finished (`notifications/elicitation/complete`). False once the connection closed.
+   */
+  notifyConnection?(method: string, params: Params): boolean;
+  /** Ends the connection carrying this request's stream, the request going on (see `ctx.closeSseStream`). */
+  closeStream?(): boolean;
 }
+
+/** Server-wide settings a request context uses. */
+export interface ContextServices {
+  /** Applied to every log message; `false` sends data as is. Default {@link redactSecrets}. */
+  readonly redact?: RedactFn | false;
+  /** Legacy: default wait for the client's answer to an input request. */
+  readonly inputTimeoutMs?: number;
+  /** 2025-11-25 URL elicitations awaiting `notifications/elicitation/complete`. */
+  readonly urlElicitations?: UrlElicitationTracker;
+  /** Problems outside the request's own outcome (a failing redact function). */
+  readonly reportError?: (error: Error) => void;
+}
+
+/** The outcome of `ctx.elicit`: `content` is present (and checked against the schema) when accepted. */
+export type ElicitOutcome<T> =
+  | { action: 'accept'; content: T; _meta?: Meta }
+  | { action: 'decline' | 'cancel'; content?: undefined; _meta?: Meta };
+
+/** Form-mode params of `ctx.elicit`: a raw form schema or a flat Standard schema (zod, valibot...). */
+export interface ElicitFormRequest<S> {
+  mode?: 'form';
+  /** Why the input is needed, shown to the user. */
+  message: string;
+  requestedSchema: S;
+  _meta?: Meta;
+}
+
+/** URL-mode params: the user is sent to `url` (2025-11-25+; the client must declare `elicitation.url`). */
+export type ElicitUrlRequest = Omit<ElicitUrlParams, 'mode'> & { mode: 'url' };
 
 /** The client as this request describes it. */
 export interface ClientView {
@@ -42,6 +121,9 @@ const levelRank = (level: LoggingLevel): number => LOGGING_LEVELS.indexOf(level)
 
 export class RequestContext {
   private lastProgress = Number.NEGATIVE_INFINITY;
+  private inputSource: InputSource | undefined;
+  private readonly services: ContextServices;
+  private readonly round: MrtrRound | undefined;
 
   constructor(
     /** The method being served, e.g. `tools/call`. */
@@ -53,8 +135,13 @@ export class RequestContext {
     readonly client: ClientView,
     /** The request's `_meta`, including the 2026-07-28 envelope keys. */
     readonly meta: Meta | undefined,
-    private readonly link: RequestLink,
-  ) {}
+    /** @internal How this request reaches its client (the listen stream and subscriptions need it). */
+    readonly link: RequestLink,
+    options: { round?: MrtrRound; services?: ContextServices } = {},
+  ) {
+    this.round = options.round;
+    this.services = options.services ?? {};
+  }
 
   get era(): Era {
     return featuresOf(this.revision).era;
@@ -68,6 +155,17 @@ export class RequestContext {
   /** Credentials the transport verified for this request (HTTP with authorization). */
   get auth(): AuthInfo | undefined {
     return this.link.extra?.auth;
+  }
+
+  /**
+   * Legacy Streamable HTTP sessions (2025-11-25, with an event store): ends the HTTP response that
+   * carries this request's SSE stream, without ending the request — what a long-running handler may
+   * do rather than hold a connection open (SEP-1699). The client waits the stream's `retry` delay,
+   * reconnects with GET and `Last-Event-ID`, and receives what was sent meanwhile, the result
+   * included. Returns false (and does nothing) on any other transport, revision or response mode.
+   */
+  closeSseStream(): boolean {
+    return this.link.closeStream?.() ?? false;
   }
 
   /**
@@ -98,7 +196,8 @@ export class RequestContext {
   /**
    * Sends a log message to the client if its level passes the client's threshold: the legacy
    * `logging/setLevel` level of the connection, or on 2026-07-28 the request's
-   * `_meta["io.modelcontextprotocol/logLevel"]` (no level, no message).
+   * `_meta["io.modelcontextprotocol/logLevel"]` (no level, no message). `data` goes through the
+   * server's `redact` option first (by default secrets are masked; see `redact.ts`).
    * @deprecated in 2026-07-28 together with MCP logging; still served for at least 12 months.
    */
   log(level: LoggingLevel, data: unknown, logger?: string): void {
@@ -108,8 +207,167 @@ export class RequestContext {
         ? (this.meta?.[META.logLevel] as LoggingLevel | undefined)
         : (this.link.logLevel ?? 'debug');
     if (threshold === undefined || levelRank(level) < levelRank(threshold)) return;
-    const params: Params = { level, data };
+    const redact = this.services.redact ?? redactSecrets;
+    let safe = data;
+    if (redact) {
+      try {
+        safe = redact(data, level, logger);
+      } catch (error) {
+        // Fail closed: a message that could not be redacted is not sent.
+        this.services.reportError?.(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
+    }
+    const params: Params = { level, data: safe };
     if (logger !== undefined) params.logger = logger;
     this.link.notify('notifications/message', params);
+  }
+
+  // --- input from the client: one API in both eras (see docs/input.md) ------------------------
+
+  /**
+   * Asks the user for input through the client (elicitation). Form mode takes a flat schema — raw
+   * (the content type is inferred from it) or a Standard schema (zod, valibot, arktype), which then
+   * also validates the answer. The accepted `content` is checked against the schema before it is
+   * returned.
+   *
+   * Legacy: sends `elicitation/create` and waits for the answer. 2026-07-28: returns the answer the
+   * client sent on this retry, or makes the request answer `input_required` (the handler runs again
+   * from the top with the answer — keep what precedes this call idempotent).
+   */
+  elicit<S extends StandardJsonSchema>(
+    params: ElicitFormRequest<S>,
+    options?: InputCallOptions,
+  ): Promise<ElicitOutcome<InferInput<S>>>;
+  elicit<const S extends ElicitFormSchema>(
+    params: ElicitFormRequest<S>,
+    options?: InputCallOptions,
+  ): Promise<ElicitOutcome<ElicitFormContent<S>>>;
+  elicit(params: ElicitUrlRequest, options?: InputCallOptions): Promise<ElicitOutcome<undefined>>;
+  async elicit(
+    params: ElicitFormRequest<ElicitFormSchema | StandardJsonSchema> | ElicitUrlRequest,
+    options: InputCallOptions = {},
+  ): Promise<ElicitOutcome<unknown>> {
+    if (params.mode === 'url') {
+      checkUrlRequest(params);
+      const result = (await this.input.ask(
+        'elicitation/create',
+        params as unknown as Params,
+        options,
+      )) as unknown as ElicitResult;
+      return outcome(result, undefined);
+    }
+    const form = prepareForm(params.requestedSchema);
+    const wire: Params = { message: params.message, requestedSchema: form.wire };
+    if (params.mode) wire.mode = params.mode;
+    if (params._meta) wire._meta = params._meta;
+    const result = (await this.input.ask('elicitation/create', wire, options)) as unknown as ElicitResult;
+    if (result.action !== 'accept') return outcome(result, undefined);
+    const checked = checkElicitContent(form.wire, result.content);
+    const heading = "The client's answer to the elicitation does not match its requestedSchema";
+    if (checked.issues.length > 0) throw this.input.invalidAnswer(formatIssues(checked.issues, heading));
+    if (!form.validate) return outcome(result, checked.content);
+    const verdict = await form.validate(checked.content);
+    if (!verdict.ok) throw this.input.invalidAnswer(formatIssues(verdict.issues, heading));
+    return outcome(result, verdict.value);
+  }
+
+  /**
+   * Asks the client's model for a completion (sampling). `tools`/`toolChoice` and
+   * `tool_use`/`tool_result` content need protocol 2025-11-25+ and the client's `sampling.tools`.
+   * @deprecated in 2026-07-28 together with MCP sampling; still served for at least 12 months.
+   */
+  async sample(params: CreateMessageParams, options: InputCallOptions = {}): Promise<CreateMessageResult> {
+    return (await this.input.ask(
+      'sampling/createMessage',
+      params as unknown as Params,
+      options,
+    )) as unknown as CreateMessageResult;
+  }
+
+  /**
+   * The client's roots (directories or files it exposes).
+   * @deprecated in 2026-07-28 together with MCP roots; still served for at least 12 months.
+   */
+  async listRoots(options: InputCallOptions = {}): Promise<Root[]> {
+    const result = await this.input.ask('roots/list', undefined, options);
+    return result.roots as Root[];
+  }
+
+  /**
+   * Stops this request until the user completes an out-of-band interaction at `url` (third-party
+   * authorization, payment...). Call it when the interaction is still needed; the request fails or
+   * pauses here and the client retries after the user went to the URL. On 2025-11-25 it answers the
+   * request with error -32042 (`URLElicitationRequiredError`); announce completion later with
+   * `server.completeElicitation(elicitationId)`. On 2026-07-28 it answers `input_required` with a
+   * URL elicitation; the retry runs the handler again, which checks whether the interaction
+   * finished. The client must declare `elicitation.url`.
+   */
+  async requireUrlElicitation(params: Omit<ElicitUrlParams, 'mode'>): Promise<never> {
+    const request = { mode: 'url' as const, ...params };
+    checkUrlRequest(request);
+    const f = featuresOf(this.revision);
+    if (f.modern) {
+      // A fresh question never has an answer: this always rejects (InputRequiredError, or why not).
+      return this.input.ask('elicitation/create', request as unknown as Params, {}, true) as Promise<never>;
+    }
+    const refused = capabilityError(
+      'elicitation/create',
+      request as unknown as Params,
+      this.client.capabilities,
+      f,
+    );
+    if (refused) throw refused;
+    if (!f.icons) {
+      throw new SwitchboardError(
+        'CAPABILITY_MISSING',
+        `URL-mode elicitation needs protocol 2025-11-25 or later; this client speaks ${this.revision}.`,
+      );
+    }
+    const elicitationId = params.elicitationId ?? crypto.randomUUID();
+    const notify = this.link.notifyConnection?.bind(this.link);
+    if (notify) this.services.urlElicitations?.track(elicitationId, notify);
+    throw new ProtocolError(ErrorCode.UrlElicitationRequired, params.message, {
+      elicitations: [{ mode: 'url', elicitationId, url: params.url, message: params.message }],
+    });
+  }
+
+  private get input(): InputSource {
+    this.inputSource ??=
+      this.round ??
+      (this.era === 'modern'
+        ? new UnavailableInput(this.method)
+        : new LinkInput(this.link, {
+            features: featuresOf(this.revision),
+            capabilities: this.client.capabilities,
+            signal: this.link.signal,
+            timeoutMs: this.services.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS,
+            urlElicitations: this.services.urlElicitations,
+          }));
+    return this.inputSource;
+  }
+}
+
+function outcome(result: ElicitResult, content: unknown): ElicitOutcome<unknown> {
+  const out: Record<string, unknown> = { action: result.action };
+  if (result.action === 'accept' && content !== undefined) out.content = content;
+  if (result._meta !== undefined) out._meta = result._meta;
+  return out as ElicitOutcome<unknown>;
+}
+
+function checkUrlRequest(params: { message?: unknown; url?: unknown }): void {
+  let ok = typeof params.message === 'string' && typeof params.url === 'string';
+  if (ok) {
+    try {
+      new URL(params.url as string);
+    } catch {
+      ok = false;
+    }
+  }
+  if (!ok) {
+    throw new SwitchboardError(
+      'CONFIG',
+      'A URL elicitation needs a string "message" and an absolute "url" (https in production).',
+    );
   }
 }

@@ -17,6 +17,7 @@ import {
 import type { Params, RequestId } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
 import { checkMeta, methodSpec } from '../protocol/methods.js';
+import { LIST_CHANGED, type ListChangedKind, RESOURCE_UPDATED } from '../protocol/notifications.js';
 import {
   featuresOf,
   isModernRevision,
@@ -34,19 +35,24 @@ import {
   type CompleteResult,
   type Implementation,
   type InitializeResult,
+  type JsonObject,
   LOGGING_LEVELS,
   type LoggingLevel,
   type Meta,
   type ReadResourceResult,
   type Resource,
   type ServerCapabilities,
+  type Tool,
 } from '../protocol/types.js';
 import type { SchemaLike } from '../schema/index.js';
 import { type Completer, runCompleter } from './completion.js';
 import { ServerConnection } from './connection.js';
-import { type ClientView, RequestContext, type RequestLink } from './context.js';
+import { type ClientView, type ContextServices, RequestContext, type RequestLink } from './context.js';
 import { encodeResult, markMemoizable } from './encode.js';
+import { createHandle, type Handle } from './handles.js';
+import { Mrtr, type MrtrRound } from './mrtr.js';
 import { checkName } from './names.js';
+import { NotificationHub, updateLegacySubscription } from './notifications.js';
 import { compareKeys, paginate } from './pagination.js';
 import {
   buildPromptEntry,
@@ -56,7 +62,9 @@ import {
   type PromptHandler,
   unknownPrompt,
 } from './prompts.js';
+import type { RedactFn } from './redact.js';
 import { Registry } from './registry.js';
+import { RequestStateSealer, type RequestStateStore } from './request-state.js';
 import {
   buildResourceEntry,
   buildTemplateEntry,
@@ -78,6 +86,7 @@ import {
   unknownTool,
 } from './tools.js';
 import { UriTemplateIndex } from './uri-template.js';
+import { UrlElicitationTracker } from './url-elicitations.js';
 
 export interface ServerOptions {
   /** Guidance for the client's model about how to use this server (sent at initialize and discover). */
@@ -92,33 +101,58 @@ export interface ServerOptions {
   listCache?: CacheHint;
   /** Problems that concern no single request: malformed frames, a failing notification handler. Default: stderr-free no-op. */
   onerror?: (error: Error) => void;
+  /** 2026-07-28 `subscriptions/listen` streams held open at once, over every connection. Default 10 000. */
+  maxSubscriptions?: number;
+  /**
+   * Rewrites every log message (`ctx.log`) before it is sent. Default: `redactSecrets`, which masks
+   * values under keys such as `password`, `token`, `secret`, `authorization`, `apiKey`, `cookie`,
+   * and bearer credentials in strings. `false` sends data unchanged.
+   */
+  redact?: RedactFn | false;
+  /**
+   * 2026-07-28 multi-round-trip requests: the secret that seals `requestState` (AES-256-GCM).
+   * Default: a random key per process — every node behind one endpoint must be given the same key.
+   */
+  requestStateKey?: string | Uint8Array;
+  /** How long an issued `requestState` stays valid. Default 10 minutes. */
+  requestStateTtlMs?: number;
+  /** Where used `requestState` nonces are remembered (one-time use). Default: in memory, per process. */
+  requestStateStore?: RequestStateStore;
+  /** Legacy connections: how long `ctx.elicit`/`sample`/`listRoots` wait for the client. Default 10 minutes. */
+  inputTimeoutMs?: number;
 }
 
-/** A registered item's controls. Every change sends the matching `list_changed`. */
-export interface Handle {
-  readonly enabled: boolean;
-  enable(): void;
-  disable(): void;
-  remove(): void;
+/** Server events and their payloads. */
+export interface ServerEvents {
+  /** A legacy client said its roots changed (`notifications/roots/list_changed`). */
+  rootsListChanged: { connection: ServerConnection };
 }
+
+type ToolChanges = ToolConfig<any, any> & { name?: string; handler?: ToolHandler<any, any> };
+type ResourceChanges = ResourceConfig & { name?: string; uri?: string; read?: ResourceReader };
+type ResourceTemplateChanges = ResourceTemplateConfig & {
+  name?: string;
+  uriTemplate?: string;
+  read?: TemplateReader;
+};
+type PromptChanges = PromptConfig<any> & { name?: string; handler?: PromptHandler<any> };
+
 export interface ToolHandle extends Handle {
   readonly name: string;
   /** Replaces parts of the definition (and optionally the handler or the name). */
-  update(changes: ToolConfig<any, any> & { name?: string; handler?: ToolHandler<any, any> }): void;
+  update(changes: ToolChanges): void;
 }
 export interface ResourceHandle extends Handle {
   readonly uri: string;
-  update(changes: ResourceConfig & { name?: string; uri?: string; read?: ResourceReader }): void;
+  update(changes: ResourceChanges): void;
 }
 export interface ResourceTemplateHandle extends Handle {
   readonly uriTemplate: string;
-  update(
-    changes: ResourceTemplateConfig & { name?: string; uriTemplate?: string; read?: TemplateReader },
-  ): void;
+  update(changes: ResourceTemplateChanges): void;
 }
 export interface PromptHandle extends Handle {
   readonly name: string;
-  update(changes: PromptConfig<any> & { name?: string; handler?: PromptHandler<any> }): void;
+  update(changes: PromptChanges): void;
 }
 
 export type ListKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
@@ -132,11 +166,6 @@ type ListItem<K extends ListKind> = K extends 'tools'
 
 const DEFAULT_LIST_CACHE: CacheHint = Object.freeze({ ttlMs: 60_000, cacheScope: 'public' });
 const NO_CACHE: CacheHint = Object.freeze({ ttlMs: 0, cacheScope: 'public' });
-const LIST_CHANGED = {
-  tools: 'notifications/tools/list_changed',
-  prompts: 'notifications/prompts/list_changed',
-  resources: 'notifications/resources/list_changed',
-} as const;
 
 /** State of a connection that completed the legacy `initialize` handshake. */
 export interface LegacySession {
@@ -149,6 +178,8 @@ export interface LegacySession {
   readonly capabilities: ServerCapabilities;
   initialized: boolean;
   logLevel: (typeof LOGGING_LEVELS)[number] | undefined;
+  /** The URIs the client follows with `resources/subscribe`. */
+  readonly resourceSubscriptions: Set<string>;
 }
 
 export class Server {
@@ -163,9 +194,18 @@ export class Server {
   private readonly middleware: Middleware<RequestContext>[] = [];
   private chain: MethodHandler<RequestContext>;
   private readonly connections = new Set<ServerConnection>();
-  private readonly pendingListChanges = new Set<'tools' | 'prompts' | 'resources'>();
+  /** @internal Every subscriber to change notifications, of both eras. */
+  readonly notifications: NotificationHub;
+  private readonly extensions: Record<string, JsonObject> = {};
+  private readonly pendingListChanges = new Set<ListChangedKind>();
   private index: { version: number; index: UriTemplateIndex<TemplateEntry> } | undefined;
   private readonly listFilters = new Map<ListKind, ((item: any, ctx: RequestContext) => boolean)[]>();
+  private readonly mrtr: Mrtr;
+  private readonly services: ContextServices;
+  private readonly urlElicitations = new UrlElicitationTracker();
+  private readonly listeners: { [E in keyof ServerEvents]: Set<(event: ServerEvents[E]) => void> } = {
+    rootsListChanged: new Set(),
+  };
   private offeredCache: ServerCapabilities | undefined;
 
   constructor(info: Implementation, options: ServerOptions = {}) {
@@ -190,11 +230,26 @@ export class Server {
         );
     }
     this.served = new Set(revisions);
+    this.notifications = new NotificationHub({
+      maxListens: options.maxSubscriptions,
+      report: (error) => this.reportError(error),
+    });
     this.tools = new Registry('tool', () => this.listChanged('tools'));
     this.prompts = new Registry('prompt', () => this.listChanged('prompts'));
     this.resources = new Registry('resource', () => this.listChanged('resources'));
     this.templates = new Registry('resource template', () => this.listChanged('resources'));
     this.chain = (method, params, ctx) => this.core(method, params, ctx);
+    this.mrtr = new Mrtr({
+      sealer: new RequestStateSealer(options.requestStateKey),
+      store: options.requestStateStore,
+      ttlMs: options.requestStateTtlMs,
+    });
+    this.services = {
+      redact: options.redact,
+      inputTimeoutMs: options.inputTimeoutMs,
+      urlElicitations: this.urlElicitations,
+      reportError: (error) => this.reportError(error),
+    };
   }
 
   // --- registration ----------------------------------------------------------------------------
@@ -205,64 +260,49 @@ export class Server {
     handler: ToolHandler<NoInfer<In>, NoInfer<Out>>,
   ): ToolHandle {
     checkName('tool', name);
-    this.tools.add(name, buildToolEntry(name, config, handler as ToolEntry['handler']));
-    let key = name;
-    let current = { config: config as ToolConfig<any, any>, handler: handler as ToolHandler<any, any> };
-    const tools = this.tools;
-    return {
-      get name() {
-        return key;
-      },
-      get enabled() {
-        return tools.isEnabled(key);
-      },
-      enable: () => tools.setEnabled(key, true),
-      disable: () => tools.setEnabled(key, false),
-      remove: () => tools.remove(key),
-      update: ({ name: newName, handler: newHandler, ...changes }) => {
+    const definition = { config: config as ToolConfig<any, any>, handler: handler as ToolHandler<any, any> };
+    this.tools.add(name, buildToolEntry(name, definition.config, definition.handler as ToolEntry['handler']));
+    return createHandle(
+      this.tools,
+      'name',
+      { key: name, definition },
+      (current, key, changes: ToolChanges) => {
+        const { name: newName, handler: newHandler, ...rest } = changes;
         const next = checkName('tool', newName ?? key);
-        // Committed only once the registry accepted it: a failed update leaves no trace.
-        const updated = { config: { ...current.config, ...changes }, handler: newHandler ?? current.handler };
-        tools.replace(
-          key,
-          next,
-          buildToolEntry(next, updated.config, updated.handler as ToolEntry['handler']),
-        );
-        current = updated;
-        key = next;
+        const updated = { config: { ...current.config, ...rest }, handler: newHandler ?? current.handler };
+        return {
+          key: next,
+          definition: updated,
+          entry: buildToolEntry(next, updated.config, updated.handler as ToolEntry['handler']),
+        };
       },
-    };
+    );
   }
 
   registerResource(name: string, uri: string, config: ResourceConfig, read: ResourceReader): ResourceHandle {
     checkUri(uri);
     this.resources.add(uri, buildResourceEntry(name, uri, config, read));
-    let key = uri;
-    let current = { name, config, read };
-    const resources = this.resources;
-    return {
-      get uri() {
-        return key;
-      },
-      get enabled() {
-        return resources.isEnabled(key);
-      },
-      enable: () => resources.setEnabled(key, true),
-      disable: () => resources.setEnabled(key, false),
-      remove: () => resources.remove(key),
-      update: ({ name: newName, uri: newUri, read: newRead, ...changes }) => {
+    const definition = { name, config, read };
+    return createHandle(
+      this.resources,
+      'uri',
+      { key: uri, definition },
+      (current, key, changes: ResourceChanges) => {
+        const { name: newName, uri: newUri, read: newRead, ...rest } = changes;
         const next = newUri ?? key;
         checkUri(next);
         const updated = {
           name: newName ?? current.name,
-          config: { ...current.config, ...changes },
+          config: { ...current.config, ...rest },
           read: newRead ?? current.read,
         };
-        resources.replace(key, next, buildResourceEntry(updated.name, next, updated.config, updated.read));
-        current = updated;
-        key = next;
+        return {
+          key: next,
+          definition: updated,
+          entry: buildResourceEntry(updated.name, next, updated.config, updated.read),
+        };
       },
-    };
+    );
   }
 
   registerResourceTemplate(
@@ -272,31 +312,26 @@ export class Server {
     read: TemplateReader,
   ): ResourceTemplateHandle {
     this.templates.add(uriTemplate, buildTemplateEntry(name, uriTemplate, config, read));
-    let key = uriTemplate;
-    let current = { name, config, read };
-    const templates = this.templates;
-    return {
-      get uriTemplate() {
-        return key;
-      },
-      get enabled() {
-        return templates.isEnabled(key);
-      },
-      enable: () => templates.setEnabled(key, true),
-      disable: () => templates.setEnabled(key, false),
-      remove: () => templates.remove(key),
-      update: ({ name: newName, uriTemplate: newTemplate, read: newRead, ...changes }) => {
+    const definition = { name, config, read };
+    return createHandle(
+      this.templates,
+      'uriTemplate',
+      { key: uriTemplate, definition },
+      (current, key, changes: ResourceTemplateChanges) => {
+        const { name: newName, uriTemplate: newTemplate, read: newRead, ...rest } = changes;
         const next = newTemplate ?? key;
         const updated = {
           name: newName ?? current.name,
-          config: { ...current.config, ...changes },
+          config: { ...current.config, ...rest },
           read: newRead ?? current.read,
         };
-        templates.replace(key, next, buildTemplateEntry(updated.name, next, updated.config, updated.read));
-        current = updated;
-        key = next;
+        return {
+          key: next,
+          definition: updated,
+          entry: buildTemplateEntry(updated.name, next, updated.config, updated.read),
+        };
       },
-    };
+    );
   }
 
   registerPrompt<Args extends SchemaLike | undefined = undefined>(
@@ -305,32 +340,26 @@ export class Server {
     handler: PromptHandler<NoInfer<Args>>,
   ): PromptHandle {
     checkName('prompt', name);
-    this.prompts.add(name, buildPromptEntry(name, config, handler as PromptEntry['handler']));
-    let key = name;
-    let current = { config: config as PromptConfig<any>, handler: handler as PromptHandler<any> };
-    const prompts = this.prompts;
-    return {
-      get name() {
-        return key;
-      },
-      get enabled() {
-        return prompts.isEnabled(key);
-      },
-      enable: () => prompts.setEnabled(key, true),
-      disable: () => prompts.setEnabled(key, false),
-      remove: () => prompts.remove(key),
-      update: ({ name: newName, handler: newHandler, ...changes }) => {
+    const definition = { config: config as PromptConfig<any>, handler: handler as PromptHandler<any> };
+    this.prompts.add(
+      name,
+      buildPromptEntry(name, definition.config, definition.handler as PromptEntry['handler']),
+    );
+    return createHandle(
+      this.prompts,
+      'name',
+      { key: name, definition },
+      (current, key, changes: PromptChanges) => {
+        const { name: newName, handler: newHandler, ...rest } = changes;
         const next = checkName('prompt', newName ?? key);
-        const updated = { config: { ...current.config, ...changes }, handler: newHandler ?? current.handler };
-        prompts.replace(
-          key,
-          next,
-          buildPromptEntry(next, updated.config, updated.handler as PromptEntry['handler']),
-        );
-        current = updated;
-        key = next;
+        const updated = { config: { ...current.config, ...rest }, handler: newHandler ?? current.handler };
+        return {
+          key: next,
+          definition: updated,
+          entry: buildPromptEntry(next, updated.config, updated.handler as PromptEntry['handler']),
+        };
       },
-    };
+    );
   }
 
   // --- middleware --------------------------------------------------------------------------------
@@ -378,6 +407,35 @@ export class Server {
     return this;
   }
 
+  // --- events ------------------------------------------------------------------------------------
+
+  /** Listens for a server event. Returns an unsubscribe function. */
+  on<E extends keyof ServerEvents>(event: E, listener: (event: ServerEvents[E]) => void): () => void {
+    const set = this.listeners[event];
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  /** @internal */
+  emit<E extends keyof ServerEvents>(event: E, payload: ServerEvents[E]): void {
+    for (const listener of this.listeners[event]) {
+      try {
+        listener(payload);
+      } catch (error) {
+        this.reportError(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+  }
+
+  /**
+   * Tells the client that started URL elicitation `elicitationId` (2025-11-25) that the
+   * out-of-band interaction finished (`notifications/elicitation/complete`). Returns false if the id
+   * is unknown or expired, or its connection closed. 2026-07-28 has no such notification.
+   */
+  completeElicitation(elicitationId: string): boolean {
+    return this.urlElicitations.complete(elicitationId);
+  }
+
   // --- connections -------------------------------------------------------------------------------
 
   /** Serves one connection (stdio, in-memory, a legacy HTTP session...). */
@@ -388,14 +446,37 @@ export class Server {
     return connection;
   }
 
-  /** Closes every connection. */
+  /**
+   * Ends every `subscriptions/listen` stream gracefully (each gets its closing result, on stdio also
+   * `notifications/cancelled`), then closes every connection.
+   */
   async close(): Promise<void> {
+    await this.notifications.endListens();
     await Promise.all([...this.connections].map((c) => c.close()));
   }
 
   /** @internal */
   detach(connection: ServerConnection): void {
     this.connections.delete(connection);
+  }
+
+  /**
+   * Tells every client that follows `uri` that its content changed: legacy connections that
+   * `resources/subscribe`d to it and 2026-07-28 listen streams whose `resourceSubscriptions` name it.
+   */
+  notifyResourceUpdated(uri: string): void {
+    checkUri(uri);
+    this.notifications.publish(RESOURCE_UPDATED, { uri });
+  }
+
+  /**
+   * Advertises a protocol extension (2026-07-28 `capabilities.extensions[id]`), e.g. MCP Apps'
+   * `io.modelcontextprotocol/ui`. Legacy `initialize` results carry no extensions.
+   */
+  declareExtension(id: string, settings: JsonObject = {}): this {
+    this.extensions[id] = settings;
+    this.offeredCache = undefined;
+    return this;
   }
 
   /** @internal */
@@ -408,10 +489,23 @@ export class Server {
     const caps: ServerCapabilities = { ...this.options.capabilities };
     if (this.tools.size > 0) caps.tools ??= { listChanged: true };
     if (this.prompts.size > 0) caps.prompts ??= { listChanged: true };
-    if (this.resources.size > 0 || this.templates.size > 0) caps.resources ??= { listChanged: true };
+    if (this.resources.size > 0 || this.templates.size > 0) {
+      caps.resources ??= { subscribe: true, listChanged: true };
+    }
+    if (Object.keys(this.extensions).length > 0) {
+      caps.extensions = { ...caps.extensions, ...this.extensions };
+    }
     if (this.prompts.size > 0 || this.templates.size > 0) caps.completions ??= {};
     caps.logging ??= {};
     return caps;
+  }
+
+  /**
+   * @internal The descriptor of an enabled tool, for transports that check what the tool's schema
+   * mirrors into headers (2026-07-28 `x-mcp-header`). Descriptors are frozen and replaced on update.
+   */
+  toolDescriptor(name: string): Tool | undefined {
+    return this.tools.get(name)?.descriptor;
   }
 
   // --- request pipeline --------------------------------------------------------------------------
@@ -445,7 +539,17 @@ export class Server {
       info: params.clientInfo as Implementation,
       capabilities: params.capabilities as ClientCapabilities,
     };
-    return { result, session: { revision, client, capabilities, initialized: false, logLevel: undefined } };
+    return {
+      result,
+      session: {
+        revision,
+        client,
+        capabilities,
+        initialized: false,
+        logLevel: undefined,
+        resourceSubscriptions: new Set(),
+      },
+    };
   }
 
   /**
@@ -483,13 +587,47 @@ export class Server {
       throw methodNotFound(method, `This server does not offer ${spec.capability}`);
     }
     spec.check?.(params, method);
-    const ctx = new RequestContext(method, requestId, revision, client, meta, link);
-    const result = await this.chain(method, params, ctx);
+    const f = featuresOf(revision);
+    const round =
+      f.modern && spec.inputRequired
+        ? await this.mrtr.begin(method, params, link.extra?.auth, f, client.capabilities)
+        : undefined;
+    const ctx = new RequestContext(method, requestId, revision, client, meta, link, {
+      round,
+      services: this.services,
+    });
+    const result = round
+      ? await this.runRound(method, params, ctx, round)
+      : await this.chain(method, params, ctx);
     return encodeResult(method, result, ctx, {
       serverInfo: this.info,
       cache: spec.cacheable ? this.cacheHintFor(method, result, ctx) : undefined,
       tasks: false,
     });
+  }
+
+  /**
+   * Runs a 2026-07-28 request that may answer `input_required`: if the handler asked for input it
+   * did not have, that is the answer — however the handler settled (even if its code caught the
+   * `InputRequiredError`, or a tool turned it into an error result).
+   */
+  private async runRound(
+    method: string,
+    params: Params,
+    ctx: RequestContext,
+    round: MrtrRound,
+  ): Promise<unknown> {
+    let result: unknown;
+    let failure: { error: unknown } | undefined;
+    try {
+      result = await this.chain(method, params, ctx);
+    } catch (error) {
+      failure = { error };
+    }
+    const inputRequired = await this.mrtr.finish(round);
+    if (inputRequired) return inputRequired;
+    if (failure) throw failure.error;
+    return result;
   }
 
   private modernServed(): Revision[] {
@@ -585,6 +723,11 @@ export class Server {
         );
       case 'resources/read':
         return this.readResource(params.uri as string, ctx);
+      case 'resources/subscribe':
+      case 'resources/unsubscribe':
+        return Promise.resolve(updateLegacySubscription(method, params.uri as string, ctx.link));
+      case 'subscriptions/listen':
+        return this.notifications.listen(params, this.capabilities, ctx);
       case 'completion/complete':
         return this.complete(params as unknown as CompleteParams, ctx);
       default:
@@ -714,17 +857,17 @@ export class Server {
   // --- change notifications ----------------------------------------------------------------------
 
   /**
-   * The capabilities as of the last registry change, for the per-request capability check: the
-   * `capabilities` getter builds a fresh object on every call, which every request paid for.
+   * The capabilities as of the last change to what is registered, for the per-request capability
+   * check: the `capabilities` getter builds a fresh object on every call, which every request paid for.
    */
   private offered(): ServerCapabilities {
     this.offeredCache ??= this.capabilities;
     return this.offeredCache;
   }
 
-  private listChanged(kind: 'tools' | 'prompts' | 'resources'): void {
+  private listChanged(kind: ListChangedKind): void {
     this.offeredCache = undefined;
-    if (this.connections.size === 0) return;
+    if (this.notifications.size === 0) return;
     // Coalesce: registering twenty tools in one tick sends one notification.
     if (this.pendingListChanges.size === 0) queueMicrotask(() => this.flushListChanges());
     this.pendingListChanges.add(kind);
@@ -733,9 +876,7 @@ export class Server {
   private flushListChanges(): void {
     const kinds = [...this.pendingListChanges];
     this.pendingListChanges.clear();
-    for (const connection of this.connections) {
-      for (const kind of kinds) connection.notifyListChanged(kind, LIST_CHANGED[kind]);
-    }
+    for (const kind of kinds) this.notifications.publish(LIST_CHANGED[kind]);
   }
 }
 

@@ -6,7 +6,8 @@
  * tool is a protocol error (-32602); a tool that breaks its own `outputSchema` is a server bug and
  * answers -32603.
  */
-import { ErrorCode, invalidParams, ProtocolError } from '../protocol/errors.js';
+import { ErrorCode, invalidParams, ProtocolError, SwitchboardError } from '../protocol/errors.js';
+import { scanToolHeaders } from '../protocol/mcp-headers.js';
 import type {
   CallToolResult,
   ContentBlock,
@@ -27,6 +28,7 @@ import {
   type ValidationResult,
 } from '../schema/index.js';
 import type { RequestContext } from './context.js';
+import { InputRequiredError } from './input.js';
 
 export interface ToolConfig<In extends SchemaLike | undefined, Out extends SchemaLike | undefined> {
   title?: string;
@@ -86,6 +88,14 @@ export function buildToolEntry(
     name,
     inputSchema: (input?.jsonSchema as JsonSchemaObject | undefined) ?? EMPTY_INPUT,
   };
+  // A tool HTTP clients would have to drop (2026-07-28 x-mcp-header rules) is a mistake to catch now.
+  const headers = scanToolHeaders(descriptor.inputSchema);
+  if (!headers.ok) {
+    throw new SwitchboardError(
+      'CONFIG',
+      `The inputSchema of tool ${JSON.stringify(name)} breaks the x-mcp-header rules: ${headers.reason}. HTTP clients would drop the tool; fix the annotation.`,
+    );
+  }
   if (config.title !== undefined) descriptor.title = config.title;
   if (config.description !== undefined) descriptor.description = config.description;
   if (config.icons !== undefined) descriptor.icons = config.icons;
@@ -158,9 +168,12 @@ function runHandler(
   return finishCall(entry, returned);
 }
 
-/** A handler that threw: an `isError` result the model can read (a ProtocolError stays one). */
+/**
+ * A handler that threw: an `isError` result the model can read. Protocol errors answer the request;
+ * a 2026-07-28 input request answers it input_required.
+ */
 function toolFailure(entry: ToolEntry, error: unknown): CallToolResult {
-  if (error instanceof ProtocolError) throw error;
+  if (error instanceof ProtocolError || error instanceof InputRequiredError) throw error;
   const message = error instanceof Error ? error.message : String(error);
   return {
     content: [{ type: 'text', text: message || `Tool "${entry.descriptor.name}" failed.` }],

@@ -14,6 +14,7 @@
  */
 import type { Channel, ChannelSink, FrameInfo } from '../engine/channel.js';
 import {
+  type Era,
   isLegacyRevision,
   isModernRevision,
   LATEST_LEGACY_REVISION,
@@ -71,6 +72,11 @@ export class SchemaCheckedChannel implements Channel {
   ) {
     this.label = options.label ?? inner.label;
     this.checker = new MessageSchemaChecker(options.catalog, { strict: options.strict ?? true });
+  }
+
+  /** The wrapped channel's era hint, passed through so the client negotiates as it would without the check. */
+  get preferredEra(): Era | undefined {
+    return this.inner.preferredEra;
   }
 
   /** The revision in use: pinned, negotiated (legacy) or the latest request's (modern). */

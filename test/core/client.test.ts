@@ -290,7 +290,7 @@ describe('INVALID_RESULT and friends (a misbehaving server)', () => {
     await c.close();
   });
 
-  test('an unknown resultType is invalid; input_required without handlers is CAPABILITY_MISSING', async () => {
+  test('an unknown resultType is invalid; so is input_required on a legacy revision', async () => {
     const c = await client(
       scripted({
         'tools/call': { result: { resultType: 'mystery', content: [] } },
@@ -298,7 +298,7 @@ describe('INVALID_RESULT and friends (a misbehaving server)', () => {
       }),
     );
     await rejectsLocal(c.callTool('x'), 'INVALID_RESULT', 'resultType "mystery"');
-    await rejectsLocal(c.getPrompt('p'), 'CAPABILITY_MISSING', 'input_required');
+    await rejectsLocal(c.getPrompt('p'), 'INVALID_RESULT', 'which protocol 2025-06-18 does not have');
     await c.close();
   });
 
@@ -389,6 +389,37 @@ describe('era negotiation', () => {
       await client.close();
     });
   }
+
+  test('-32022 listing the very version sent is retried once (auto and pinned); twice falls back or fails', async () => {
+    const rejecting = (times: number) => {
+      let left = times;
+      return fakeServer((r) => {
+        if (r.method === 'server/discover' && left-- > 0) {
+          const data = { supported: ['2026-07-28'], requested: '2026-07-28' };
+          return { error: { code: -32022, message: 'not here yet', data } };
+        }
+        if (r.method === 'server/discover') return discoverResult();
+        return r.method === 'initialize' ? legacyInit('2025-11-25') : undefined;
+      });
+    };
+    for (const version of ['auto', { pin: '2026-07-28' }] as const) {
+      const fake = rejecting(1);
+      const client = new Client({ name: 'c', version: '1' }, { version });
+      await client.connect(fake.channel);
+      assert.equal(client.revision, '2026-07-28');
+      assert.deepEqual(
+        fake.received.map((f) => f.method),
+        ['server/discover', 'server/discover'],
+      );
+      await client.close();
+    }
+    const auto = new Client({ name: 'c', version: '1' });
+    await auto.connect(rejecting(2).channel);
+    assert.equal(auto.revision, '2025-11-25');
+    await auto.close();
+    const pinned = new Client({ name: 'c', version: '1' }, { version: { pin: '2026-07-28' } });
+    await rejectsLocal(pinned.connect(rejecting(2).channel), 'NEGOTIATION_FAILED', '2026-07-28');
+  });
 
   test('auto falls back after probeTimeoutMs when discover gets no answer', async () => {
     const fake = fakeServer((r) => (r.method === 'initialize' ? legacyInit('2025-11-25') : undefined));

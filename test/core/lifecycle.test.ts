@@ -149,7 +149,7 @@ describe('initialize: what each side declares', () => {
       const expectedCaps: Record<string, unknown> = {
         tools: { listChanged: true },
         prompts: { listChanged: true },
-        resources: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
         logging: {},
       };
       if (f.annotations) expectedCaps.completions = {};
@@ -172,12 +172,12 @@ describe('initialize: what each side declares', () => {
       [
         'a static resource',
         (s) => s.registerResource('r', 'mem://r', {}, () => 'x'),
-        { resources: { listChanged: true }, logging: {} },
+        { resources: { subscribe: true, listChanged: true }, logging: {} },
       ],
       [
         'a template',
         (s) => s.registerResourceTemplate('t', 'mem://{id}', {}, () => 'x'),
-        { resources: { listChanged: true }, completions: {}, logging: {} },
+        { resources: { subscribe: true, listChanged: true }, completions: {}, logging: {} },
       ],
     ];
     for (const [what, setup, expected] of cases) {

@@ -70,7 +70,7 @@ describe('server/discover', () => {
       capabilities: {
         tools: { listChanged: true },
         prompts: { listChanged: true },
-        resources: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
         completions: {},
         logging: {},
       },

@@ -491,3 +491,29 @@ test('schemas that cannot work are refused at registration', () => {
     'toStandardJsonSchema',
   );
 });
+
+describe('x-mcp-header at registration', () => {
+  test('a tool whose annotations HTTP clients would drop is refused, naming the fault', () => {
+    const server = new Server({ name: 's', version: '1' });
+    assert.throws(
+      () =>
+        server.registerTool(
+          'bad',
+          { inputSchema: { type: 'object', properties: { n: { type: 'number', 'x-mcp-header': 'N' } } } },
+          () => '',
+        ),
+      (e: unknown) =>
+        e instanceof SwitchboardError &&
+        e.code === 'CONFIG' &&
+        /x-mcp-header "N" at "n" is on a property of type "number"/.test(e.message),
+    );
+    // A valid annotation registers.
+    server.registerTool(
+      'good',
+      {
+        inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } },
+      },
+      () => '',
+    );
+  });
+});

@@ -15,7 +15,12 @@ export interface Pair {
   close(): Promise<void>;
 }
 
-export async function connectPair(server: Server, options: ClientOptions = {}): Promise<Pair> {
+/** `prepare` runs before `connect()`, e.g. to register input handlers (capabilities follow them). */
+export async function connectPair(
+  server: Server,
+  options: ClientOptions = {},
+  prepare?: (client: Client) => void,
+): Promise<Pair> {
   const catalog = await loadSchemaCatalog();
   const [clientEnd, serverEnd] = createLinkedChannels();
   const serverSide = new SchemaCheckedChannel(serverEnd, {
@@ -32,6 +37,7 @@ export async function connectPair(server: Server, options: ClientOptions = {}): 
   });
   server.connect(serverSide);
   const client = new Client({ name: 'test-client', version: '1.0.0' }, options);
+  prepare?.(client);
   await client.connect(clientSide);
   return {
     client,

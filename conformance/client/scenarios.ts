@@ -1,0 +1,83 @@
+/**
+ * What the conformance client does in each client scenario of the suite. The scenario's mock server
+ * checks the traffic; a scenario here only has to make the calls the scenario watches for.
+ */
+import type { Client, Tool } from 'switchboard';
+import { prefilled } from './answers.js';
+
+export type Scenario = (client: Client, context: ScenarioContext) => Promise<void>;
+
+/** `MCP_CONFORMANCE_CONTEXT`: extra data some scenarios hand the client. */
+export interface ScenarioContext {
+  readonly toolCalls?: readonly { name: string; arguments?: Record<string, unknown> }[];
+  readonly [key: string]: unknown;
+}
+
+/** Arguments that satisfy a tool's input schema's required properties. */
+function argumentsFor(tool: Tool): Record<string, unknown> {
+  const schema = tool.inputSchema as { properties?: Record<string, object>; required?: string[] };
+  const args: Record<string, unknown> = {};
+  for (const name of schema.required ?? []) args[name] = prefilled(schema.properties?.[name] ?? {});
+  return args;
+}
+
+/** Lists tools and calls each one (a client keeps only the tools it accepts: invalid ones are gone). */
+async function callEveryTool(client: Client): Promise<void> {
+  for (const tool of (await client.listTools()).tools) await client.callTool(tool.name, argumentsFor(tool));
+}
+
+/** Every list and every item the server offers: tools, resources, prompts. */
+async function exerciseEverything(client: Client): Promise<void> {
+  const offers = client.serverCapabilities;
+  if (offers.tools) await callEveryTool(client);
+  if (offers.resources) {
+    for (const resource of (await client.listResources()).resources) await client.readResource(resource.uri);
+  }
+  if (!offers.prompts) return;
+  for (const prompt of (await client.listPrompts()).prompts) {
+    const args: Record<string, string> = {};
+    for (const argument of prompt.arguments ?? []) if (argument.required) args[argument.name] = 'test';
+    await client.getPrompt(prompt.name, args);
+  }
+}
+
+const listTools = async (client: Client) => {
+  await client.listTools();
+};
+
+export const SCENARIOS: Readonly<Record<string, Scenario>> = {
+  initialize: listTools,
+  tools_call: async (client) => {
+    await client.listTools();
+    await client.callTool('add_numbers', { a: 5, b: 3 });
+  },
+  'elicitation-sep1034-client-defaults': async (client) => {
+    await client.listTools();
+    await client.callTool('test_client_elicitation_defaults', {});
+  },
+  'sse-retry': async (client) => {
+    await client.listTools();
+    await client.callTool('test_reconnection', {});
+  },
+  'request-metadata': exerciseEverything,
+  'sep-2322-client-request-state': async (client) => {
+    await client.listTools();
+    await client.callTool('test_mrtr_echo_state', {});
+    await client.callTool('test_mrtr_unrelated', {});
+    await client.callTool('test_mrtr_no_state', {});
+    await client.callTool('test_mrtr_no_result_type', {});
+  },
+  'http-standard-headers': exerciseEverything,
+  'http-custom-headers': async (client, context) => {
+    await client.listTools(); // teaches the channel which arguments go into Mcp-Param-* headers
+    for (const call of context.toolCalls ?? []) await client.callTool(call.name, call.arguments ?? {});
+  },
+  'http-invalid-tool-headers': callEveryTool,
+  'json-schema-ref-no-deref': listTools,
+  'json-schema-2020-12-preservation': async (client) => {
+    const { tools } = await client.listTools();
+    const focal = tools.find((tool) => tool.name === 'json_schema_2020_12_tool');
+    if (!focal) throw new Error('The server did not list json_schema_2020_12_tool.');
+    await client.callTool('json_schema_echo', { schema: focal.inputSchema });
+  },
+};

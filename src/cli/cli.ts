@@ -1,0 +1,100 @@
+/**
+ * The CLI as a function of argv: parse, check usage, connect, run one command, close, and return
+ * the exit code (0 ok, 1 failure, 2 usage). Nothing here calls `process.exit`, so output piped to
+ * another program is always flushed.
+ */
+import { COMMANDS, type CommandContext } from './commands.js';
+import { describeFailure } from './failure.js';
+import { commandHelp, generalHelp } from './help.js';
+import { type Invocation, parseInvocation } from './invocation.js';
+import { cliVersion, createSession } from './session.js';
+import type { Target } from './target.js';
+import { UsageError } from './usage-error.js';
+
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let invocation: Invocation;
+  try {
+    invocation = parseInvocation(argv, (name) => COMMANDS.has(name));
+    if (invocation.kind === 'run') COMMANDS.get(invocation.command)!.checkOperands(invocation.operands);
+  } catch (error) {
+    return usageFailure(error, io, argv[0]);
+  }
+  if (invocation.kind === 'version') {
+    io.out(`${cliVersion()}\n`);
+    return 0;
+  }
+  if (invocation.kind === 'help') {
+    if (invocation.command === undefined) {
+      io.out(generalHelp());
+      return 0;
+    }
+    const command = COMMANDS.get(invocation.command);
+    if (!command)
+      return usageFailure(new UsageError(`Unknown command ${JSON.stringify(invocation.command)}.`), io);
+    io.out(commandHelp(command));
+    return 0;
+  }
+
+  const { options, operands, target } = invocation;
+  const command = COMMANDS.get(invocation.command)!;
+  const session = createSession(target, options);
+  let action = `connect to ${describeTarget(target)}`;
+  let failure: unknown;
+  try {
+    await session.connect();
+    const { client } = session;
+    if (options.verbose) {
+      const info = client.serverInfo;
+      io.err(
+        `switchboard: connected to ${info ? `${info.name} ${info.version}` : 'the server'} over protocol ${client.revision} (${client.era} era)\n`,
+      );
+    }
+    const ctx: CommandContext = {
+      client,
+      options,
+      operands,
+      out: io.out,
+      err: io.err,
+      step: (next) => {
+        action = next;
+      },
+    };
+    return await command.run(ctx);
+  } catch (error) {
+    failure = error;
+  } finally {
+    // Closed before reporting, so the stderr tail includes whatever the server wrote on its way out.
+    await session.close().catch(() => undefined);
+  }
+  if (failure instanceof UsageError) return usageFailure(failure, io);
+  io.err(
+    `${describeFailure(failure, {
+      action,
+      timeoutMs: options.timeoutMs,
+      verbose: options.verbose,
+      stderrTail: session.stderrTail(),
+    })}\n`,
+  );
+  return 1;
+}
+
+function usageFailure(error: unknown, io: CliIo, commandName?: string): number {
+  if (!(error instanceof UsageError)) throw error;
+  const command = error.command ?? (commandName && COMMANDS.has(commandName) ? commandName : undefined);
+  io.err(
+    `switchboard: ${error.message}\nRun "switchboard ${command ? `${command} ` : ''}--help" for usage.\n`,
+  );
+  return 2;
+}
+
+function describeTarget(target: Target): string {
+  if (target.kind === 'http') return target.url.href;
+  return [target.command, ...target.args]
+    .map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : JSON.stringify(w)))
+    .join(' ');
+}

@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+/** The `switchboard` executable. Everything but the process wiring lives in `cli.ts`. */
+import { runCli } from './cli.js';
+
+// A reader that goes away (`switchboard tools ... | head`) must not turn into a crash.
+process.stdout.on('error', () => {});
+
+process.exitCode = await runCli(process.argv.slice(2), {
+  out: (text) => void process.stdout.write(text),
+  err: (text) => void process.stderr.write(text),
+});

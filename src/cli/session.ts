@@ -1,0 +1,81 @@
+/**
+ * Opens a connected Client for a target. For stdio targets the CLI runs in the user's own shell, so
+ * the server gets the user's whole environment (`inheritEnv`); its stderr is forwarded only with
+ * `--verbose` and otherwise kept for error messages.
+ */
+import { readFileSync } from 'node:fs';
+import { Client, type VersionNegotiation } from '../client/client.js';
+import type { Channel } from '../engine/channel.js';
+import { nodeFetch } from '../node/fetch.js';
+import { StreamableHttpClientChannel } from '../transports/http/client/streamable-channel.js';
+import { StdioClientChannel } from '../transports/stdio/client-channel.js';
+import type { CliOptions } from './invocation.js';
+import type { Target } from './target.js';
+
+/** `auto` gives up on `server/discover` after this long (or the request timeout, if shorter). */
+const PROBE_TIMEOUT_MS = 5_000;
+
+export interface Session {
+  readonly client: Client;
+  /** Connects and negotiates the era. */
+  connect(): Promise<void>;
+  /** The last lines the server wrote to stderr (empty over transports without one). */
+  stderrTail(): string;
+  /** Disconnects and, for stdio, waits for the server process to exit. */
+  close(): Promise<void>;
+}
+
+/** The CLI's own version, from the package it ships in (build/src/cli → package root). */
+export function cliVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+    version?: string;
+  };
+  return pkg.version ?? '0.0.0';
+}
+
+export function createSession(target: Target, options: CliOptions): Session {
+  const client = new Client(
+    { name: 'switchboard-cli', version: cliVersion() },
+    {
+      version: negotiation(options.protocol),
+      timeoutMs: options.timeoutMs,
+      probeTimeoutMs: Math.min(PROBE_TIMEOUT_MS, options.timeoutMs),
+      // One command, one answer: never serve a result from the 2026-07-28 cache.
+      cache: false,
+    },
+  );
+  if (target.kind === 'http') {
+    const open = (): Channel =>
+      new StreamableHttpClientChannel(target.url, {
+        // node:http keep-alive: several times cheaper per request than Node 20's global fetch.
+        fetch: nodeFetch,
+        headers: options.headers,
+        bearerToken: options.bearer,
+        // E.g. a tool dropped for an invalid x-mcp-header: worth seeing even without --verbose.
+        onwarning: (message) => process.stderr.write(`switchboard: warning: ${message}\n`),
+      });
+    return { client, connect: () => client.connect(open), stderrTail: () => '', close: () => client.close() };
+  }
+  // `auto` may need a second process when a legacy server hangs up on the server/discover probe,
+  // so the client gets a factory; the session reports on whichever process is current.
+  let channel: StdioClientChannel | undefined;
+  const open = () => {
+    channel = new StdioClientChannel({
+      command: target.command,
+      args: target.args,
+      inheritEnv: true,
+      stderr: options.verbose ? 'inherit' : 'pipe',
+    });
+    return channel;
+  };
+  return {
+    client,
+    connect: () => client.connect(open),
+    stderrTail: () => channel?.stderrTail() ?? '',
+    close: () => client.close(),
+  };
+}
+
+function negotiation(protocol: CliOptions['protocol']): VersionNegotiation {
+  return protocol === 'auto' || protocol === 'legacy' ? protocol : { pin: protocol };
+}

@@ -1,0 +1,291 @@
+/**
+ * Multi-round-trip requests (2026-07-28) on the server: the replay engine behind `ctx.elicit` and
+ * its siblings, and the sealed `requestState` that carries answers between rounds.
+ *
+ * A round is one run of the handler. Input calls get keys by call order ("0", "1", ...) unless they
+ * name their own (`{ key }`, unique within the run). A call whose key holds an answer to the same
+ * question (same method, same params digest) returns it; any other call records its question and
+ * rejects with {@link InputRequiredError}. When the handler settles with questions recorded, the
+ * request is answered `input_required` with those questions and a new sealed state holding the
+ * answers so far. The retry brings `inputResponses` for the questions plus that state; only answers
+ * to the questions the state lists are taken.
+ *
+ * Everything here is per request (a {@link MrtrRound} per context): nothing leaks between concurrent
+ * requests.
+ */
+import type { AuthInfo } from '../engine/channel.js';
+import { invalidParams, SwitchboardError } from '../protocol/errors.js';
+import {
+  encodeInputParams,
+  type InputMethod,
+  inputResultProblem,
+  isInputMethod,
+} from '../protocol/input-requests.js';
+import type { Params } from '../protocol/jsonrpc.js';
+import type { RevisionFeatures } from '../protocol/revisions.js';
+import type { ClientCapabilities } from '../protocol/types.js';
+import { capabilityError, type InputCallOptions, InputRequiredError, type InputSource } from './input.js';
+import {
+  canonicalJson,
+  digest,
+  MemoryRequestStateStore,
+  newNonce,
+  type RequestStatePayload,
+  type RequestStateSealer,
+  type RequestStateStore,
+  type SealedAnswer,
+  type SealedQuestion,
+} from './request-state.js';
+
+export const DEFAULT_REQUEST_STATE_TTL_MS = 10 * 60_000;
+
+interface Question extends SealedQuestion {
+  readonly params: Params | undefined;
+}
+
+interface Binding {
+  readonly method: string;
+  readonly request: string;
+  readonly caller: string | null;
+}
+
+/** One run of a handler on 2026-07-28: its answers, and the questions it asked that have none. */
+export class MrtrRound implements InputSource {
+  private nextKey = 0;
+  /** Keys taken in this run: a key asked twice would make two questions share one answer. */
+  private readonly keys = new Set<string>();
+  /** Questions without an answer, by key. */
+  readonly questions = new Map<string, Question>();
+  private readonly inflight: Promise<unknown>[] = [];
+
+  private bound: Promise<Binding> | undefined;
+
+  constructor(
+    private readonly answers: Map<string, SealedAnswer>,
+    private readonly f: RevisionFeatures,
+    private readonly capabilities: ClientCapabilities,
+    private readonly request: {
+      readonly method: string;
+      readonly params: Params;
+      readonly auth: AuthInfo | undefined;
+    },
+  ) {}
+
+  /** Identity of the request and caller, sealed into each state. Computed only when a state is. */
+  binding(): Promise<Binding> {
+    this.bound ??= (async () => ({
+      method: this.request.method,
+      request: await requestDigest(this.request.method, this.request.params),
+      caller: await callerDigest(this.request.auth),
+    }))();
+    return this.bound;
+  }
+
+  /** True when no input call was made: nothing to wait for, nothing to ask. */
+  get idle(): boolean {
+    return this.inflight.length === 0;
+  }
+
+  ask(method: InputMethod, params: Params | undefined, options: InputCallOptions, fresh = false) {
+    // The key is taken synchronously, so calls started together (Promise.all) keep their call order.
+    const key = options.key ?? String(this.nextKey++);
+    if (typeof key !== 'string' || key === '' || this.keys.has(key)) {
+      return Promise.reject(
+        new SwitchboardError(
+          'CONFIG',
+          `Input key ${JSON.stringify(key)} is ${typeof key === 'string' && key !== '' ? 'used twice in one run of this handler' : 'not a non-empty string'}: give every ctx.elicit/sample/listRoots call of a run its own key (or none, for "0", "1", ...).`,
+        ),
+      );
+    }
+    this.keys.add(key);
+    const work = this.resolve(key, method, params, fresh);
+    this.inflight.push(work.catch(() => undefined));
+    return work;
+  }
+
+  invalidAnswer(message: string): Error {
+    return invalidParams(message);
+  }
+
+  private async resolve(
+    key: string,
+    method: InputMethod,
+    params: Params | undefined,
+    fresh: boolean,
+  ): Promise<Record<string, unknown>> {
+    const refused = capabilityError(method, params, this.capabilities, this.f);
+    if (refused) throw refused;
+    const wire = encodeInputParams(method, params, this.f);
+    const h = await digest(`${method}\n${canonicalJson(wire ?? {})}`);
+    const answer = fresh ? undefined : this.answers.get(key);
+    if (answer && answer.m === method && answer.h === h) return answer.r as Record<string, unknown>;
+    // No answer, or an answer to another question (the handler's calls changed): ask (again).
+    this.questions.set(key, { m: method, h, params: wire });
+    throw new InputRequiredError(method, key);
+  }
+
+  /** Waits for calls still recording their questions (the handler may settle before they do). */
+  async settled(): Promise<void> {
+    for (let seen = 0; seen < this.inflight.length; ) {
+      const batch = this.inflight.slice(seen);
+      seen = this.inflight.length;
+      await Promise.all(batch);
+    }
+  }
+
+  /** Answers to keep in the next state: every answer whose key is not being asked again. */
+  keptAnswers(): Record<string, SealedAnswer> {
+    const kept: Record<string, SealedAnswer> = {};
+    for (const [key, answer] of this.answers) if (!this.questions.has(key)) kept[key] = answer;
+    return kept;
+  }
+}
+
+export interface MrtrOptions {
+  readonly sealer: RequestStateSealer;
+  /** Default: an in-memory store (one process). */
+  readonly store?: RequestStateStore;
+  /** Lifetime of each issued `requestState`. Default 10 minutes. */
+  readonly ttlMs?: number;
+}
+
+/** Opens rounds from incoming requests and turns unanswered questions into `input_required`. */
+export class Mrtr {
+  private readonly store: RequestStateStore;
+  private readonly ttlMs: number;
+
+  constructor(private readonly options: MrtrOptions) {
+    this.store = options.store ?? new MemoryRequestStateStore();
+    this.ttlMs = options.ttlMs ?? DEFAULT_REQUEST_STATE_TTL_MS;
+  }
+
+  /** Starts a round for a `tools/call`, `prompts/get` or `resources/read`; verifies its requestState. */
+  async begin(
+    method: string,
+    params: Params,
+    auth: AuthInfo | undefined,
+    f: RevisionFeatures,
+    capabilities: ClientCapabilities,
+  ): Promise<MrtrRound> {
+    const answers = new Map<string, SealedAnswer>();
+    const round = new MrtrRound(answers, f, capabilities, { method, params, auth });
+    if (typeof params.requestState === 'string') {
+      const state = await this.verify(params.requestState, await round.binding());
+      for (const [key, answer] of Object.entries(state.a)) answers.set(key, answer);
+      const responses = (params.inputResponses ?? {}) as Record<string, unknown>;
+      for (const [key, question] of Object.entries(state.p)) {
+        if (!Object.hasOwn(responses, key)) continue;
+        const problem = inputResultProblem(question.m as InputMethod, responses[key]);
+        if (problem) {
+          throw invalidParams(
+            `inputResponses[${JSON.stringify(key)}] is not a valid ${question.m} result: ${problem}.`,
+          );
+        }
+        answers.set(key, { m: question.m, h: question.h, r: responses[key] });
+      }
+    }
+    // Without a requestState, inputResponses answer nothing this server asked: they are ignored.
+    return round;
+  }
+
+  /** After the handler settled: the `input_required` result if it asked anything, else undefined. */
+  async finish(round: MrtrRound): Promise<Record<string, unknown> | undefined> {
+    if (round.idle) return undefined;
+    await round.settled();
+    if (round.questions.size === 0) return undefined;
+    const binding = await round.binding();
+    const inputRequests: Record<string, unknown> = {};
+    const asked: Record<string, SealedQuestion> = {};
+    for (const [key, q] of round.questions) {
+      inputRequests[key] = q.params === undefined ? { method: q.m } : { method: q.m, params: q.params };
+      asked[key] = { m: q.m, h: q.h };
+    }
+    const payload: RequestStatePayload = {
+      v: 1,
+      m: binding.method,
+      r: binding.request,
+      c: binding.caller,
+      e: Date.now() + this.ttlMs,
+      n: newNonce(),
+      a: round.keptAnswers(),
+      p: asked,
+    };
+    return {
+      resultType: 'input_required',
+      inputRequests,
+      requestState: await this.options.sealer.seal(payload),
+    };
+  }
+
+  private async verify(token: string, binding: Binding): Promise<RequestStatePayload> {
+    const state = await this.options.sealer.open(token);
+    if (!state || !isPayload(state)) {
+      throw invalidParams(
+        'Invalid requestState: it was altered, or sealed by another server or key (servers behind one endpoint must share requestStateKey). Send the request again without requestState and inputResponses.',
+      );
+    }
+    if (state.e <= Date.now()) {
+      throw invalidParams(
+        'Expired requestState: the input took too long. Send the request again without requestState and inputResponses.',
+      );
+    }
+    if (state.m !== binding.method || state.r !== binding.request) {
+      throw invalidParams(
+        'This requestState belongs to another request (method, name, uri or arguments differ): echo it only on a retry of the exact request that received it.',
+      );
+    }
+    if (state.c !== binding.caller) {
+      throw invalidParams(
+        'This requestState was issued to another caller; it cannot be used with these credentials.',
+      );
+    }
+    if (!(await this.store.consume(state.n, state.e))) {
+      throw invalidParams(
+        'This requestState was already used: each one is good for a single retry. Send the request again without requestState and inputResponses.',
+      );
+    }
+    return state;
+  }
+}
+
+function isPayload(value: Record<string, unknown>): value is RequestStatePayload & Record<string, unknown> {
+  const entries = (map: unknown, withResult: boolean) =>
+    typeof map === 'object' &&
+    map !== null &&
+    Object.values(map).every(
+      (e) =>
+        typeof e === 'object' &&
+        e !== null &&
+        isInputMethod((e as SealedAnswer).m) &&
+        typeof (e as SealedAnswer).h === 'string' &&
+        (!withResult || 'r' in e),
+    );
+  return (
+    value.v === 1 &&
+    typeof value.m === 'string' &&
+    typeof value.r === 'string' &&
+    (value.c === null || typeof value.c === 'string') &&
+    typeof value.e === 'number' &&
+    typeof value.n === 'string' &&
+    entries(value.a, true) &&
+    entries(value.p, false)
+  );
+}
+
+/** Digest of what a request is about: its method, target and arguments. */
+function requestDigest(method: string, params: Params): Promise<string> {
+  const target =
+    method === 'resources/read'
+      ? { uri: params.uri }
+      : { name: params.name, arguments: params.arguments ?? {} };
+  return digest(`${method}\n${canonicalJson(target)}`);
+}
+
+/** Digest of who is calling: the verified subject and client, else the token; null when unauthenticated. */
+async function callerDigest(auth: AuthInfo | undefined): Promise<string | null> {
+  if (!auth) return null;
+  if (auth.subject !== undefined || auth.clientId !== undefined) {
+    return digest(`principal\n${auth.subject ?? ''}\n${auth.clientId ?? ''}`);
+  }
+  return auth.token === undefined ? null : digest(`token\n${auth.token}`);
+}

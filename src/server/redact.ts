@@ -1,0 +1,56 @@
+/**
+ * Redaction of log messages (`ctx.log`), so secrets never reach a client's log view. The spec says
+ * log messages MUST NOT contain credentials or secrets; a handler that logs a request object or a
+ * config blob would leak them without noticing. Every message passes through the server's `redact`
+ * option, and the default, {@link redactSecrets}, masks:
+ * - the value of any key that names a secret: after lower-casing and dropping `-`/`_`, a key that
+ *   is or ends with `password`, `passwd`, `secret`, `token`, `apikey`, `authorization`, `cookie`,
+ *   `privatekey`, `credential(s)` or `sessionid` (so `dbPassword`, `x-api-key`, `accessToken`,
+ *   `set-cookie`, `clientSecret`; but not `maxTokens` or `tokenCount`);
+ * - bearer credentials inside strings (`Bearer abc...` becomes `Bearer [REDACTED]`).
+ * Errors become `{ name, message }` (their own JSON is `{}`). Input is never mutated; cycles and
+ * very deep nesting are cut.
+ */
+import type { LoggingLevel } from '../protocol/types.js';
+
+/** Rewrites a log message's data before it is sent; return what may be shown to the client. */
+export type RedactFn = (data: unknown, level: LoggingLevel, logger: string | undefined) => unknown;
+
+export const REDACTED = '[REDACTED]';
+
+const SECRET_KEY =
+  /(?:password|passwd|secret|token|apikey|authorization|cookie|privatekey|credentials?|sessionid)$/;
+const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9\-._~+/]+=*/gi;
+const MAX_DEPTH = 32;
+
+export const isSecretKey = (key: string): boolean => SECRET_KEY.test(key.toLowerCase().replace(/[-_]/g, ''));
+
+/** The default {@link RedactFn}: masks values under secret-looking keys and bearer credentials. */
+export function redactSecrets(data: unknown): unknown {
+  return walk(data, 0, new WeakSet());
+}
+
+function walk(value: unknown, depth: number, seen: WeakSet<object>): unknown {
+  if (typeof value === 'string') return value.replace(BEARER, `$1 ${REDACTED}`);
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth >= MAX_DEPTH || seen.has(value)) return '[…]';
+  seen.add(value);
+  try {
+    if (value instanceof Error) {
+      return { name: value.name, message: walk(value.message, depth + 1, seen) };
+    }
+    if (Array.isArray(value)) return value.map((v) => walk(v, depth + 1, seen));
+    const source =
+      typeof (value as { toJSON?: unknown }).toJSON === 'function'
+        ? (value as { toJSON(): unknown }).toJSON()
+        : value;
+    if (typeof source !== 'object' || source === null) return walk(source, depth + 1, seen);
+    const out: Record<string, unknown> = {};
+    for (const [key, v] of Object.entries(source)) {
+      out[key] = isSecretKey(key) && v !== undefined && v !== null ? REDACTED : walk(v, depth + 1, seen);
+    }
+    return out;
+  } finally {
+    seen.delete(value);
+  }
+}

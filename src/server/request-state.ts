@@ -1,0 +1,182 @@
+/**
+ * Sealed `requestState` for 2026-07-28 multi-round-trip requests (MRTR).
+ *
+ * The spec makes `requestState` attacker-controlled input: it travels through the client and comes
+ * back on the retry. Ours carries the answers a handler already received, so it is sealed with
+ * AES-256-GCM (web-standard `crypto.subtle`): the client can neither read nor alter it, and a state
+ * sealed under another key fails to open. Inside: a version, the originating request (method plus a
+ * digest of its name/uri and arguments), the caller it was issued to, an expiry, a one-time nonce,
+ * and the answers so far. Each check failing is a -32602 with its own message (see `input.ts`).
+ *
+ * Multi-node deployments must give every node the same `requestStateKey`; the default key is random
+ * per process, so a retry that lands on another process (or after a restart) is refused.
+ */
+import { base64UrlToBytes, bytesToBase64Url } from '../util/base64.js';
+
+/** One-time use of a state's nonce. Plug a shared store (Redis...) in for multi-node deployments. */
+export interface RequestStateStore {
+  /**
+   * Records `nonce` as used until `expiresAt` (ms since epoch). Resolves true the first time a
+   * nonce is seen, false if it was already consumed (a replay).
+   */
+  consume(nonce: string, expiresAt: number): Promise<boolean>;
+}
+
+/**
+ * The default store: in memory, bounded. Expired nonces are dropped as they age out; when the store
+ * is full the oldest is forgotten first, which only reopens a replay window for a state that is
+ * about to expire anyway (all states share one TTL, so insertion order is expiry order).
+ */
+export class MemoryRequestStateStore implements RequestStateStore {
+  private readonly used = new Map<string, number>();
+
+  constructor(private readonly maxEntries = 100_000) {}
+
+  consume(nonce: string, expiresAt: number): Promise<boolean> {
+    const now = Date.now();
+    for (const [key, expiry] of this.used) {
+      if (expiry > now) break;
+      this.used.delete(key);
+    }
+    if (this.used.has(nonce)) return Promise.resolve(false);
+    if (this.used.size >= this.maxEntries) this.used.delete(this.used.keys().next().value!);
+    this.used.set(nonce, expiresAt);
+    return Promise.resolve(true);
+  }
+}
+
+/** An answer the handler received (or will receive) for the input request at one key. */
+export interface SealedAnswer {
+  /** The input request's method. */
+  readonly m: string;
+  /** Digest of the input request's params: an answer only replays to the same question. */
+  readonly h: string;
+  /** The client's result. */
+  readonly r: unknown;
+}
+
+/** A question asked in the previous round, awaiting its answer in `inputResponses`. */
+export interface SealedQuestion {
+  readonly m: string;
+  readonly h: string;
+}
+
+export interface RequestStatePayload {
+  readonly v: 1;
+  /** The method of the originating request. */
+  readonly m: string;
+  /** Digest of the originating request's target (tool/prompt name or uri) and arguments. */
+  readonly r: string;
+  /** Digest of the caller's identity, or null for an unauthenticated caller. */
+  readonly c: string | null;
+  /** Expiry, ms since epoch. */
+  readonly e: number;
+  /** One-time nonce. */
+  readonly n: string;
+  /** Answers so far, by input key. */
+  readonly a: Readonly<Record<string, SealedAnswer>>;
+  /** Questions of the last round, by input key. */
+  readonly p: Readonly<Record<string, SealedQuestion>>;
+}
+
+const PREFIX = 'sb1.';
+const IV_BYTES = 12;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+// Binds the ciphertext to its purpose: a key shared with another use cannot open or forge it.
+const AAD = encoder.encode('switchboard/requestState/v1');
+
+type AeadKey = Awaited<ReturnType<typeof crypto.subtle.deriveKey>>;
+
+export class RequestStateSealer {
+  private readonly key: Promise<AeadKey>;
+
+  /** `secret`: any string or bytes (at least 16 bytes recommended); default a random per-process key. */
+  constructor(secret?: string | Uint8Array) {
+    const material =
+      secret === undefined
+        ? crypto.getRandomValues(new Uint8Array(32))
+        : typeof secret === 'string'
+          ? encoder.encode(secret)
+          : secret;
+    this.key = deriveKey(material);
+    // Derivation failure surfaces on first use; never as an unhandled rejection.
+    this.key.catch(() => undefined);
+  }
+
+  async seal(payload: RequestStatePayload): Promise<string> {
+    const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+    const plain = encoder.encode(JSON.stringify(payload));
+    const sealed = new Uint8Array(
+      await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: AAD }, await this.key, plain),
+    );
+    const out = new Uint8Array(IV_BYTES + sealed.length);
+    out.set(iv);
+    out.set(sealed, IV_BYTES);
+    return PREFIX + bytesToBase64Url(out);
+  }
+
+  /** The payload, or undefined when `token` is malformed, altered, or sealed under another key. */
+  async open(token: string): Promise<Record<string, unknown> | undefined> {
+    if (!token.startsWith(PREFIX)) return undefined;
+    let bytes: Uint8Array;
+    try {
+      bytes = base64UrlToBytes(token.slice(PREFIX.length));
+    } catch {
+      return undefined;
+    }
+    if (bytes.length <= IV_BYTES) return undefined;
+    let plain: ArrayBuffer;
+    try {
+      plain = await crypto.subtle.decrypt(
+        { name: 'AES-GCM', iv: bytes.subarray(0, IV_BYTES), additionalData: AAD },
+        await this.key,
+        bytes.subarray(IV_BYTES),
+      );
+    } catch {
+      return undefined;
+    }
+    try {
+      const value = JSON.parse(decoder.decode(plain));
+      return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+async function deriveKey(material: Uint8Array): Promise<AeadKey> {
+  const base = await crypto.subtle.importKey('raw', material, 'HKDF', false, ['deriveKey']);
+  return crypto.subtle.deriveKey(
+    {
+      name: 'HKDF',
+      hash: 'SHA-256',
+      salt: encoder.encode('switchboard requestState'),
+      info: new Uint8Array(),
+    },
+    base,
+    { name: 'AES-GCM', length: 256 },
+    false,
+    ['encrypt', 'decrypt'],
+  );
+}
+
+/** A base64url SHA-256 digest of `text`. */
+export async function digest(text: string): Promise<string> {
+  return bytesToBase64Url(new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text))));
+}
+
+/** JSON with object keys sorted, so equal values digest equally whatever their key order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const keys = Object.keys(value)
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** A random nonce (128 bits, base64url). */
+export const newNonce = (): string => bytesToBase64Url(crypto.getRandomValues(new Uint8Array(16)));

@@ -1,0 +1,173 @@
+/**
+ * Options shared by the HTTP client channels, and the small I/O core both build on: the URL,
+ * `fetch`, the headers every request carries (static, or computed per request), timeouts and
+ * warnings.
+ */
+import { SwitchboardError } from '../../../protocol/errors.js';
+import type { FetchLike, RequestInitLike, ResponseLike } from './fetch-like.js';
+import { displayUrl } from './http-errors.js';
+
+/** Extra request headers: fixed, or computed for every request (e.g. a signature or a trace id). */
+export type HeadersSource =
+  | Record<string, string>
+  | Headers
+  | readonly (readonly [string, string])[]
+  | (() => Record<string, string> | Headers | Promise<Record<string, string> | Headers>);
+
+/** How a dropped event stream is re-opened. The server's SSE `retry` field overrides the delay. */
+export interface ReconnectOptions {
+  /** Delay before the first reconnection attempt. Default 1000 ms. */
+  initialDelayMs?: number;
+  /** Upper bound of the exponential backoff. Default 30 s. */
+  maxDelayMs?: number;
+  /** Consecutive failed attempts before giving up on a stream. Default 5. */
+  maxAttempts?: number;
+}
+
+export interface HttpClientChannelOptions {
+  /** The `fetch` to use. Default: the global one. */
+  fetch?: FetchLike;
+  /** Headers added to every request. The channel's own protocol headers take precedence. */
+  headers?: HeadersSource;
+  /**
+   * An OAuth access token sent as `Authorization: Bearer <token>` on every request (never in the
+   * URL), or a function returning the current one (called per request, so it can refresh).
+   */
+  bearerToken?: string | (() => string | undefined | Promise<string | undefined>);
+  /** Passed through to every `fetch` call (e.g. `credentials`, `redirect`, or undici's `dispatcher`). */
+  requestInit?: Omit<RequestInit, 'method' | 'headers' | 'body' | 'signal'>;
+  /**
+   * How long opening an event stream (and, on HTTP+SSE, receiving its `endpoint` event) or getting a
+   * notification acknowledged may take. Requests are bounded by the client's own timeouts. Default 10 s.
+   */
+  connectTimeoutMs?: number;
+  reconnect?: ReconnectOptions;
+  /** Largest message accepted, in characters. Default 32 Mi. */
+  maxMessageBytes?: number;
+  /** Problems worth knowing that fail no call (an invalid tool dropped, a stream given up). Default: console.warn. */
+  onwarning?: (message: string) => void;
+}
+
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+
+/** The parts of the options every exchange needs, resolved once. */
+export class HttpIo {
+  readonly url: URL;
+  readonly href: string;
+  /** The URL as shown in labels and messages (no query, no fragment). */
+  readonly display: string;
+  readonly connectTimeoutMs: number;
+  readonly maxMessageBytes: number;
+  readonly reconnect: Required<ReconnectOptions>;
+  readonly #fetch: FetchLike;
+  readonly #options: HttpClientChannelOptions;
+  /** The headers when neither they nor the token are computed per request. */
+  readonly #fixed: Record<string, string> | undefined;
+  readonly #onwarning: (message: string) => void;
+
+  constructor(url: string | URL, options: HttpClientChannelOptions, channel: string) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new SwitchboardError(
+        'CONFIG',
+        `${channel}: ${JSON.stringify(String(url))} is not an absolute URL.`,
+      );
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new SwitchboardError(
+        'CONFIG',
+        `${channel} needs an http: or https: URL, not ${parsed.protocol}.`,
+      );
+    }
+    parsed.hash = '';
+    if (options.fetch === undefined && typeof globalThis.fetch !== 'function') {
+      throw new SwitchboardError(
+        'CONFIG',
+        `${channel}: this runtime has no global fetch; pass one as \`fetch\`.`,
+      );
+    }
+    // Called unbound: browsers reject a fetch invoked with some other object as `this`.
+    const fetchImpl: FetchLike = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
+    this.url = parsed;
+    this.href = parsed.href;
+    this.display = displayUrl(parsed);
+    this.#fetch = fetchImpl;
+    this.#options = options;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.reconnect = {
+      initialDelayMs: options.reconnect?.initialDelayMs ?? 1000,
+      maxDelayMs: options.reconnect?.maxDelayMs ?? 30_000,
+      maxAttempts: options.reconnect?.maxAttempts ?? 5,
+    };
+    this.#onwarning = options.onwarning ?? ((message) => console.warn(`[switchboard] ${message}`));
+    const { headers, bearerToken } = options;
+    this.#fixed =
+      typeof headers === 'function' || typeof bearerToken === 'function'
+        ? undefined
+        : withToken(lowerCase(headers), bearerToken);
+  }
+
+  /** A fresh object with the headers every request carries (lower-case names). */
+  async headers(): Promise<Record<string, string>> {
+    if (this.#fixed) return { ...this.#fixed };
+    const { headers, bearerToken } = this.#options;
+    const extra = typeof headers === 'function' ? await headers() : headers;
+    const token = typeof bearerToken === 'function' ? await bearerToken() : bearerToken;
+    return withToken(lowerCase(extra), token);
+  }
+
+  fetch(url: string, init: RequestInitLike): Promise<ResponseLike> {
+    const passthrough = this.#options.requestInit;
+    const fetchImpl = this.#fetch;
+    return fetchImpl(url, passthrough ? { ...passthrough, ...init } : init);
+  }
+
+  warn(message: string): void {
+    try {
+      this.#onwarning(message);
+    } catch {
+      // A throwing warning callback must not break the channel.
+    }
+  }
+
+  /** The delay before reconnection attempt `attempt` (1-based), unless the server named one. */
+  backoff(attempt: number, serverRetryMs: number | undefined): number {
+    if (serverRetryMs !== undefined) return serverRetryMs;
+    const { initialDelayMs, maxDelayMs } = this.reconnect;
+    return Math.min(maxDelayMs, initialDelayMs * 2 ** Math.max(0, attempt - 1));
+  }
+}
+
+function lowerCase(source: Exclude<HeadersSource, () => unknown> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (source === undefined) return out;
+  const entries =
+    source instanceof Headers || Array.isArray(source)
+      ? (source as Iterable<readonly [string, string]>)
+      : Object.entries(source as Record<string, string>);
+  for (const [name, value] of entries) out[name.toLowerCase()] = value;
+  return out;
+}
+
+function withToken(headers: Record<string, string>, token: string | undefined): Record<string, string> {
+  if (token) headers.authorization = `Bearer ${token}`;
+  return headers;
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

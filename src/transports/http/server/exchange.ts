@@ -1,0 +1,125 @@
+/**
+ * The handler core's view of one HTTP request and of its answer, independent of the runtime.
+ *
+ * `fetch(Request)` and the `node:http` adapter both translate into an {@link HttpExchange} and out of
+ * an {@link HttpReply}. The Node adapter reads headers and the body straight from `IncomingMessage`
+ * and writes the reply straight to `ServerResponse`, so the common JSON POST never pays for building
+ * a WHATWG `Request`/`Response` pair.
+ */
+import type { AuthInfo, InboundExtra } from '../../../engine/channel.js';
+import { errorFrame } from '../../../engine/peer.js';
+import { ErrorCode } from '../../../protocol/errors.js';
+import type { RequestId } from '../../../protocol/jsonrpc.js';
+import type { SseStream } from './sse.js';
+
+/** The body of a request, read under a size cap. */
+export type BodyRead =
+  | { readonly kind: 'text'; readonly text: string }
+  /** An upstream middleware (`express.json()`...) already parsed it. */
+  | { readonly kind: 'parsed'; readonly value: unknown }
+  | { readonly kind: 'too-large' }
+  | { readonly kind: 'failed'; readonly error: Error };
+
+/** @internal One HTTP request as the handler core sees it. */
+export interface HttpExchange {
+  /** Upper-case HTTP method. */
+  readonly method: string;
+  /** The path, without the query string. */
+  readonly path: string;
+  /** The query string without `?`, or ''. */
+  readonly query: string;
+  /** A header by lower-case name; repeated headers joined with ', '. `host` falls back to HTTP/2's `:authority`. */
+  header(name: string): string | undefined;
+  /** Every header, lower-case names (built on demand, for handlers that ask). */
+  headers(): Record<string, string>;
+  /** Reads the whole body as text, or reports that it exceeds `maxBytes`. */
+  readBody(maxBytes: number): Promise<BodyRead>;
+  /** The local address the connection arrived on, when the adapter knows it. */
+  readonly localAddress: string | undefined;
+  /** Credentials an upstream middleware verified (e.g. `req.auth` in Express). */
+  readonly auth: AuthInfo | undefined;
+  /**
+   * Calls `listener` once if the client goes away before the response is complete — also when it
+   * already went away before this call.
+   */
+  onClientGone(listener: () => void): void;
+}
+
+/**
+ * @internal The core's answer: a complete body, or an SSE stream the adapter pipes out. A reply
+ * with a body owns its `headers` object (adapters may add `content-length` to it); a body-less or
+ * stream reply may share it.
+ */
+export type HttpReply =
+  | { readonly status: number; readonly headers: Record<string, string>; readonly body?: string }
+  | { readonly status: number; readonly headers: Record<string, string>; readonly stream: SseStream };
+
+/**
+ * What the engine hands a handler about the request a message came with: verified credentials, and
+ * the request headers as `transport.headers` (built only if a handler asks for them).
+ */
+export function inboundExtra(exchange: HttpExchange): InboundExtra {
+  let headers: Record<string, string> | undefined;
+  return {
+    auth: exchange.auth,
+    get transport() {
+      headers ??= exchange.headers();
+      return { headers };
+    },
+  };
+}
+
+export const isStreamReply = (reply: HttpReply): reply is Extract<HttpReply, { stream: SseStream }> =>
+  'stream' in reply;
+
+const JSON_TYPE = 'application/json';
+
+export function jsonReply(status: number, body: string, headers?: Record<string, string>): HttpReply {
+  return {
+    status,
+    headers: headers ? { 'content-type': JSON_TYPE, ...headers } : { 'content-type': JSON_TYPE },
+    body,
+  };
+}
+
+/**
+ * An HTTP error with a JSON-RPC error body that says what went wrong and what to do. `code` is
+ * -32600 unless the spec names another one for the situation.
+ */
+export function errorReply(
+  status: number,
+  message: string,
+  options: { code?: number; id?: RequestId | null; data?: unknown; headers?: Record<string, string> } = {},
+): HttpReply {
+  const error =
+    options.data === undefined
+      ? { code: options.code ?? ErrorCode.InvalidRequest, message }
+      : { code: options.code ?? ErrorCode.InvalidRequest, message, data: options.data };
+  return jsonReply(status, errorFrame(options.id ?? null, error), options.headers);
+}
+
+/** 202 Accepted, no body: a notification or response was taken in. */
+export const acceptedReply = (headers?: Record<string, string>): HttpReply => ({
+  status: 202,
+  headers: headers ?? {},
+});
+
+/**
+ * The HTTP status of a JSON-RPC error that ends a request before anything was streamed (2026-07-28
+ * status table): unknown method → 404; header, version, capability, parse and envelope errors → 400;
+ * everything else is an ordinary JSON-RPC error in a 200.
+ */
+export function statusForError(code: number): number {
+  switch (code) {
+    case ErrorCode.MethodNotFound:
+      return 404;
+    case ErrorCode.HeaderMismatch:
+    case ErrorCode.MissingRequiredClientCapability:
+    case ErrorCode.UnsupportedProtocolVersion:
+    case ErrorCode.InvalidRequest:
+    case ErrorCode.ParseError:
+      return 400;
+    default:
+      return 200;
+  }
+}

@@ -1,0 +1,212 @@
+/**
+ * Serving one 2026-07-28 request: check the mirrored headers against the body, run the request
+ * through `Server.serve`, and answer on that POST — JSON when nothing has to be streamed first, an
+ * SSE stream scoped to the request as soon as a notification (progress, log, a subscription
+ * acknowledgement) must go out before the result. Closing the response stream is the cancellation:
+ * the handler's `signal` aborts and nothing more is sent.
+ *
+ * No state outlives the request: there are no sessions in this era.
+ */
+import type { InboundExtra } from '../../../engine/channel.js';
+import { errorFrame, notificationFrame, resultFrame } from '../../../engine/peer.js';
+import { ErrorCode, ProtocolError, SwitchboardError, toErrorObject } from '../../../protocol/errors.js';
+import type { JsonRpcRequest, Params, RequestId } from '../../../protocol/jsonrpc.js';
+import { META } from '../../../protocol/meta.js';
+import type { RequestLink } from '../../../server/context.js';
+import type { Server } from '../../../server/server.js';
+import {
+  errorReply,
+  type HttpExchange,
+  type HttpReply,
+  inboundExtra,
+  jsonReply,
+  statusForError,
+} from './exchange.js';
+import { checkMirroredHeaders } from './mcp-headers.js';
+import { checkAccept, REPLY_TYPES } from './negotiation.js';
+import type { ResolvedOptions } from './options.js';
+import { type KeepAlive, SSE_HEADERS, SseStream } from './sse.js';
+
+/** What modern requests share: the server, the options, and the requests in flight (for close). */
+export interface ModernScope {
+  readonly server: Server;
+  readonly options: ResolvedOptions;
+  readonly keepAlive: KeepAlive | undefined;
+  readonly inFlight: Set<ModernCall>;
+}
+
+export function serveModernRequest(
+  scope: ModernScope,
+  exchange: HttpExchange,
+  request: JsonRpcRequest,
+): Promise<HttpReply> {
+  const { method, id } = request;
+  const params = request.params as Params;
+  const meta = params._meta as Record<string, unknown>;
+  const capabilities = meta[META.clientCapabilities];
+  if (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities)) {
+    return Promise.resolve(
+      errorReply(
+        400,
+        `Missing _meta["${META.clientCapabilities}"]: every 2026-07-28 request must declare the client's capabilities ({} for none).`,
+        { code: ErrorCode.InvalidParams, id },
+      ),
+    );
+  }
+  const notAcceptable = checkAccept(exchange, REPLY_TYPES[scope.options.responseMode]);
+  if (notAcceptable) return Promise.resolve(notAcceptable);
+  try {
+    const tool =
+      method === 'tools/call' && typeof params.name === 'string'
+        ? scope.server.toolDescriptor(params.name)
+        : undefined;
+    checkMirroredHeaders(exchange, method, params, tool);
+  } catch (error) {
+    const e = error as ProtocolError;
+    return Promise.resolve(jsonReply(400, errorFrame(id, e.toObject())));
+  }
+  const call = new ModernCall(scope, exchange, id);
+  scope.server.serve(method, params, id, call, undefined).then(
+    (result) => call.complete(result),
+    (error) => call.fail(error),
+  );
+  return call.reply;
+}
+
+/** One modern request in flight: its RequestLink, and the reply it becomes. */
+export class ModernCall implements RequestLink {
+  #stream: SseStream | undefined;
+  #finished = false;
+  #cancelled = false;
+  #controller: AbortController | undefined;
+  #reason: SwitchboardError | undefined;
+  #extra: InboundExtra | undefined;
+  #settle!: (reply: HttpReply) => void;
+  readonly reply: Promise<HttpReply>;
+  #markSettled!: () => void;
+  /** Settles once the final frame was written or the request was cancelled (RequestLink.settled). */
+  readonly settled: Promise<void>;
+
+  constructor(
+    private readonly scope: ModernScope,
+    private readonly exchange: HttpExchange,
+    private readonly id: RequestId,
+  ) {
+    this.reply = new Promise((resolve) => {
+      this.#settle = resolve;
+    });
+    this.settled = new Promise((resolve) => {
+      this.#markSettled = resolve;
+    });
+    scope.inFlight.add(this);
+    if (scope.options.responseMode === 'sse') this.#openStream();
+  }
+
+  get finished(): boolean {
+    return this.#finished || this.#cancelled;
+  }
+
+  // Lazy, and so is watching for the client going away: most handlers never look at their signal,
+  // and an AbortController plus a 'close' listener per request show up on the hot path. Until a
+  // handler asks, a disconnect is noticed when something is written (see #openStream).
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      this.exchange.onClientGone(() =>
+        this.#cancel('The client closed the connection (cancelling the request).'),
+      );
+    }
+    if (this.#cancelled && !this.#controller.signal.aborted) this.#controller.abort(this.#reason);
+    return this.#controller.signal;
+  }
+
+  get extra(): InboundExtra {
+    this.#extra ??= inboundExtra(this.exchange);
+    return this.#extra;
+  }
+
+  notify(method: string, params: Params): void {
+    if (this.finished || this.scope.options.responseMode === 'json') return;
+    this.#openStream().event(notificationFrame(method, params));
+  }
+
+  /** @internal */
+  complete(result: unknown): void {
+    let frame: string;
+    try {
+      frame = resultFrame(this.id, result);
+    } catch (error) {
+      this.fail(
+        new ProtocolError(
+          ErrorCode.InternalError,
+          `The result could not be serialized: ${(error as Error).message}`,
+        ),
+      );
+      return;
+    }
+    this.#finish(frame, 200);
+  }
+
+  /** @internal */
+  fail(error: unknown): void {
+    const object = toErrorObject(error);
+    this.#finish(errorFrame(this.id, object), statusForError(object.code));
+  }
+
+  /** @internal The handler is closing: abort the request and end its reply. */
+  shutdown(): void {
+    if (this.finished) return;
+    const stream = this.#stream;
+    if (!stream) {
+      this.#settle(
+        errorReply(
+          503,
+          'The server is shutting down; send the request again later (or to another instance).',
+          {
+            code: ErrorCode.InternalError,
+            id: this.id,
+          },
+        ),
+      );
+    }
+    this.#cancel('The server is shutting down.');
+    stream?.end();
+  }
+
+  #finish(frame: string, status: number): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.scope.inFlight.delete(this);
+    this.#markSettled();
+    if (this.#cancelled) return;
+    const stream = this.#stream;
+    if (stream) {
+      stream.event(frame);
+      stream.end();
+    } else {
+      this.#settle(jsonReply(status, frame));
+    }
+  }
+
+  #openStream(): SseStream {
+    if (!this.#stream) {
+      const stream = new SseStream(this.scope.keepAlive);
+      stream.onClientGone = () =>
+        this.#cancel('The client closed the response stream (cancelling the request).');
+      this.#stream = stream;
+      this.#settle({ status: 200, headers: SSE_HEADERS as Record<string, string>, stream });
+    }
+    return this.#stream;
+  }
+
+  #cancel(why: string): void {
+    if (this.#finished || this.#cancelled) return;
+    this.#cancelled = true;
+    this.#markSettled();
+    this.scope.inFlight.delete(this);
+    this.#reason = new SwitchboardError('ABORTED', why);
+    this.#controller?.abort(this.#reason);
+    // Nobody reads this reply; the adapter needs one to release the exchange.
+    if (!this.#stream) this.#settle(errorReply(499, why, { id: this.id }));
+  }
+}

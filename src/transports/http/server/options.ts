@@ -1,0 +1,124 @@
+/**
+ * Options of {@link createHttpHandler}, and their defaults. Secure by default: loopback-only Host
+ * and same-origin Origin checks, a 4 MiB body cap, bounded sessions and event buffers.
+ */
+import { SwitchboardError } from '../../../protocol/errors.js';
+import { type EventStore, MemoryEventStore } from './event-store.js';
+import type { OriginPolicy } from './security.js';
+
+/**
+ * How a request's reply is framed. `auto`: JSON when nothing is streamed before the response, an SSE
+ * stream as soon as a notification must go first. `json`: always JSON (request-scoped notifications
+ * such as progress and logs are dropped; legacy server→client requests go to the GET stream).
+ * `sse`: always an SSE stream.
+ */
+export type ResponseMode = 'auto' | 'json' | 'sse';
+
+export interface HttpHandlerOptions extends OriginPolicy {
+  /** Path of the MCP endpoint (Streamable HTTP, both eras). Default `/mcp`. */
+  endpoint?: string;
+  /** Reply framing. Default `auto`. */
+  responseMode?: ResponseMode;
+  /** Largest request body in bytes; larger ones get 413. Default 4 MiB (4194304), the official SDKs' limit. */
+  maxBodyBytes?: number;
+  /** Serve legacy Streamable HTTP sessions (`initialize`, 2025-03-26 .. 2025-11-25). Default true. */
+  legacySessions?: boolean;
+  /**
+   * Path of the legacy HTTP+SSE transport's stream (2024-11-05, deprecated), or false to turn that
+   * transport off. Default `/sse`.
+   */
+  sseEndpoint?: string | false;
+  /** Path the HTTP+SSE transport receives POSTs on (`?sessionId=` is appended). Default `/messages`. */
+  messagesEndpoint?: string;
+  /** Most legacy sessions open at once; a new one evicts the least recently used idle one. Default 10000. */
+  maxSessions?: number;
+  /** A legacy session with no open stream and no request for this long is closed. Default 30 minutes. */
+  sessionIdleTimeoutMs?: number;
+  /**
+   * Where legacy sessions keep sent SSE events for `Last-Event-ID` resumption, or false for no
+   * resumability (no event ids, no buffering while the GET stream is closed). Default: a bounded
+   * {@link MemoryEventStore}.
+   */
+  eventStore?: EventStore | false;
+  /** Reconnection delay sent in the `retry` field of 2025-11-25 priming events. Default 1000 ms. */
+  retryMs?: number;
+  /** Interval of `:` keep-alive comments on silent SSE streams; 0 turns them off. Default 15000 ms. */
+  keepAliveMs?: number;
+  /** Problems that concern no single request (an event store failing...). Default: ignored. */
+  onerror?: (error: Error) => void;
+}
+
+export interface ResolvedOptions {
+  readonly endpoint: string;
+  readonly responseMode: ResponseMode;
+  readonly maxBodyBytes: number;
+  readonly legacySessions: boolean;
+  readonly sseEndpoint: string | undefined;
+  readonly messagesEndpoint: string;
+  readonly maxSessions: number;
+  readonly sessionIdleTimeoutMs: number;
+  readonly eventStore: EventStore | undefined;
+  readonly retryMs: number;
+  readonly keepAliveMs: number;
+  readonly policy: OriginPolicy;
+  readonly onerror: (error: Error) => void;
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+function positive(name: string, value: number | undefined, fallback: number, allowZero = false): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
+    throw new SwitchboardError(
+      'CONFIG',
+      `createHttpHandler: ${name} must be a positive number, got ${value}.`,
+    );
+  }
+  return value;
+}
+
+function path(name: string, value: string | undefined, fallback: string): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || !value.startsWith('/') || value.includes('?')) {
+    throw new SwitchboardError(
+      'CONFIG',
+      `createHttpHandler: ${name} must be a path starting with "/" and without a query, got ${JSON.stringify(value)}.`,
+    );
+  }
+  return value.length > 1 && value.endsWith('/') ? value.slice(0, -1) : value;
+}
+
+export function resolveOptions(options: HttpHandlerOptions): ResolvedOptions {
+  const mode = options.responseMode ?? 'auto';
+  if (mode !== 'auto' && mode !== 'json' && mode !== 'sse') {
+    throw new SwitchboardError(
+      'CONFIG',
+      `createHttpHandler: responseMode must be 'auto', 'json' or 'sse', got ${JSON.stringify(mode)}.`,
+    );
+  }
+  for (const key of ['allowedHosts', 'allowedOrigins'] as const) {
+    const list = options[key];
+    if (
+      list !== undefined &&
+      list !== 'any' &&
+      !(Array.isArray(list) && list.every((v) => typeof v === 'string'))
+    ) {
+      throw new SwitchboardError('CONFIG', `createHttpHandler: ${key} must be an array of strings or 'any'.`);
+    }
+  }
+  return {
+    endpoint: path('endpoint', options.endpoint, '/mcp'),
+    responseMode: mode,
+    maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
+    legacySessions: options.legacySessions ?? true,
+    sseEndpoint: options.sseEndpoint === false ? undefined : path('sseEndpoint', options.sseEndpoint, '/sse'),
+    messagesEndpoint: path('messagesEndpoint', options.messagesEndpoint, '/messages'),
+    maxSessions: positive('maxSessions', options.maxSessions, 10_000),
+    sessionIdleTimeoutMs: positive('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, 30 * 60_000),
+    eventStore: options.eventStore === false ? undefined : (options.eventStore ?? new MemoryEventStore()),
+    retryMs: positive('retryMs', options.retryMs, 1000, true),
+    keepAliveMs: positive('keepAliveMs', options.keepAliveMs, 15_000, true),
+    policy: { allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins },
+    onerror: options.onerror ?? (() => {}),
+  };
+}

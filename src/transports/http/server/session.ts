@@ -1,0 +1,505 @@
+/**
+ * One legacy Streamable HTTP session (2025-03-26 .. 2025-11-25): a {@link ServerConnection} over a
+ * Channel whose frames this class routes to HTTP responses.
+ *
+ * - A POST delivers its message (or 2025-03-26 batch) into the connection. The responses to its
+ *   requests, and the notifications and requests the server sends about them (`relatedTo`), go back
+ *   on that POST: as JSON when nothing had to go first, else as an SSE stream.
+ * - Everything else the server sends (list changes, unrelated requests) goes to the standalone
+ *   stream a GET opens; while none is open it waits in the event store.
+ * - With an event store, every SSE event gets the id `<stream>-<seq>` and is kept, so a client that
+ *   lost a stream resumes it with GET + `Last-Event-ID`. A lost POST stream is not a cancellation
+ *   (legacy rule): the request keeps running and its response waits in the store.
+ * - 2025-11-25 streams start with a priming event (an id, empty data, and `retry`).
+ */
+import type { Channel, ChannelSink, FrameInfo } from '../../../engine/channel.js';
+import { ErrorCode } from '../../../protocol/errors.js';
+import { isRequestId, type RequestId } from '../../../protocol/jsonrpc.js';
+import { isLegacyRevision, type LegacyRevision } from '../../../protocol/revisions.js';
+import type { ServerConnection } from '../../../server/connection.js';
+import { formatEventId, parseEventId, type Replay } from './event-store.js';
+import {
+  acceptedReply,
+  errorReply,
+  type HttpExchange,
+  type HttpReply,
+  inboundExtra,
+  jsonReply,
+} from './exchange.js';
+import { checkAccept, REPLY_TYPES } from './negotiation.js';
+import type { SessionScope } from './sessions.js';
+import { formatPrimingEvent, SSE_HEADERS, SseStream } from './sse.js';
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** One logical SSE stream of the session: the standalone GET stream (id 0) or one POST's. */
+class SessionStream {
+  /** Sequence number of the last event sent on this stream. */
+  seq = 0;
+  /** Sequence number of the last event written to a live connection. */
+  delivered = 0;
+  /** The HTTP response currently carrying the stream, if any. */
+  connection: SseStream | undefined;
+  /** POST streams: every response was sent. */
+  done = false;
+
+  constructor(
+    private readonly session: StreamableSession,
+    readonly id: number,
+  ) {}
+
+  get live(): boolean {
+    return this.connection?.open ?? false;
+  }
+
+  send(frame: string): void {
+    const store = this.session.scope.options.eventStore;
+    if (!store) {
+      this.connection?.event(frame);
+      return;
+    }
+    const seq = ++this.seq;
+    this.session.store(this.id, seq, frame);
+    if (this.connection?.event(frame, formatEventId(this.id, seq))) this.delivered = seq;
+  }
+
+  attach(connection: SseStream): void {
+    if (this.connection !== connection) this.connection?.end();
+    this.connection = connection;
+    connection.onClientGone = () => {
+      if (this.connection === connection) this.connection = undefined;
+      this.session.touch();
+    };
+  }
+
+  finish(): void {
+    this.done = true;
+    this.release();
+  }
+
+  /** Ends the connection but not the stream: events go on into the store until a client resumes. */
+  release(): void {
+    this.connection?.end();
+    this.connection = undefined;
+  }
+}
+
+/** One POST that carried requests, until all of them are answered. */
+class PendingPost {
+  /** Requests of this POST not answered yet. */
+  readonly ids: Set<RequestId>;
+  /** Frames collected while the reply is still undecided (JSON). */
+  readonly frames: string[] = [];
+  stream: SessionStream | undefined;
+  completed = false;
+  #settle!: (reply: HttpReply) => void;
+  readonly reply: Promise<HttpReply>;
+
+  constructor(
+    private readonly session: StreamableSession,
+    ids: RequestId[],
+  ) {
+    this.ids = new Set(ids);
+    this.reply = new Promise((resolve) => {
+      this.#settle = resolve;
+    });
+  }
+
+  settle(reply: HttpReply): void {
+    this.#settle(reply);
+  }
+
+  /** A frame for this POST: a response (or the batch of them), or something sent about its requests. */
+  write(frame: string): void {
+    if (this.completed) return;
+    if (this.stream) this.stream.send(frame);
+    else this.frames.push(frame);
+  }
+
+  /** Sends what is left and ends the reply, once no request of this POST is outstanding. */
+  completeIfAnswered(): void {
+    if (this.completed || this.ids.size > 0) return;
+    this.completed = true;
+    if (this.stream) {
+      this.session.endStream(this.stream);
+      return;
+    }
+    const frames = this.frames;
+    this.settle(
+      frames.length === 0
+        ? acceptedReply(this.session.headers)
+        : jsonReply(200, frames.length === 1 ? frames[0]! : `[${frames.join(',')}]`, this.session.headers),
+    );
+  }
+
+  /** The session ended with requests of this POST unanswered. */
+  abandon(): void {
+    if (this.completed) return;
+    this.completed = true;
+    if (this.stream) this.session.endStream(this.stream);
+    else {
+      this.settle(
+        errorReply(404, 'The session ended before this request was answered; initialize a new session.', {
+          headers: this.session.headers,
+        }),
+      );
+    }
+  }
+}
+
+export class StreamableSession implements Channel {
+  readonly kind = 'streamable';
+  readonly label: string;
+  lastActive = Date.now();
+  readonly connection: ServerConnection;
+  /** Headers every reply of this session carries. */
+  readonly headers: Record<string, string>;
+  #sink: ChannelSink | undefined;
+  /** The POST carrying each request in flight, by request id. */
+  readonly #posts = new Map<RequestId, PendingPost>();
+  /** The POST whose body is being delivered right now (frames sent synchronously belong to it). */
+  #delivering: PendingPost | undefined;
+  readonly #standalone: SessionStream;
+  /** POST streams whose request is not answered yet. */
+  readonly #streams = new Map<number, SessionStream>();
+  #nextStreamId = 1;
+  #closed = false;
+
+  constructor(
+    readonly scope: SessionScope,
+    readonly id: string,
+  ) {
+    this.label = `HTTP session ${id.slice(0, 8)}`;
+    this.headers = { 'mcp-session-id': id };
+    this.#standalone = new SessionStream(this, 0);
+    this.connection = scope.server.connect(this);
+  }
+
+  /** The revision `initialize` negotiated, once it has. */
+  get revision(): LegacyRevision | undefined {
+    return this.connection.session?.revision;
+  }
+
+  /** Whether a client is attached (a stream is open, a request is in flight): never evicted then. */
+  get busy(): boolean {
+    if (this.#posts.size > 0 || this.#standalone.live) return true;
+    for (const stream of this.#streams.values()) if (stream.live) return true;
+    return false;
+  }
+
+  touch(): void {
+    this.lastActive = Date.now();
+  }
+
+  /** Ends the session: its connection closes, which closes this channel and every stream. */
+  terminate(): Promise<void> {
+    return this.connection.close();
+  }
+
+  // --- Channel -----------------------------------------------------------------------------------
+
+  start(sink: ChannelSink): void {
+    this.#sink = sink;
+  }
+
+  send(frame: string, info?: FrameInfo): void {
+    if (this.#closed) return;
+    switch (info?.kind) {
+      case 'response': {
+        const post = (info.id === null ? undefined : this.#posts.get(info.id)) ?? this.#delivering;
+        if (!post) return; // Its POST was cancelled or the session moved on: nobody waits for it.
+        if (info.id !== null) {
+          post.ids.delete(info.id);
+          this.#posts.delete(info.id);
+        } else {
+          // An error without an id refuses the whole body (a batch not allowed here): no other
+          // response will come for it.
+          for (const id of post.ids) this.#posts.delete(id);
+          post.ids.clear();
+        }
+        post.write(frame);
+        if (post !== this.#delivering) post.completeIfAnswered();
+        return;
+      }
+      case 'batch': {
+        const post = this.#delivering ?? this.#batchOwner(frame);
+        if (!post) return;
+        for (const id of post.ids) this.#posts.delete(id);
+        post.ids.clear();
+        post.write(frame);
+        if (post !== this.#delivering) post.completeIfAnswered();
+        return;
+      }
+      case 'notification':
+      case 'request': {
+        const post = info.relatedTo === undefined ? undefined : this.#posts.get(info.relatedTo);
+        if (post && !post.completed && this.scope.options.responseMode !== 'json') {
+          this.#streamFor(post).send(frame);
+        } else {
+          this.#standalone.send(frame);
+        }
+        return;
+      }
+      default:
+        this.#standalone.send(frame);
+    }
+  }
+
+  /**
+   * SEP-1699 polling: ends the HTTP response carrying request `id` (opening its SSE stream first if
+   * the reply was still undecided, so the client has the priming event's id and `retry`). Only where
+   * the client can resume: an event store, a 2025-11-25 session, and replies that may be streams.
+   */
+  closeRequestStream(id: RequestId): boolean {
+    const post = this.#posts.get(id);
+    if (!post || post.completed || !this.#primes() || this.scope.options.responseMode === 'json')
+      return false;
+    this.#streamFor(post).release();
+    return true;
+  }
+
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    const posts = new Set(this.#posts.values());
+    if (this.#delivering) posts.add(this.#delivering);
+    this.#posts.clear();
+    for (const post of posts) post.abandon();
+    this.#standalone.finish();
+    for (const stream of this.#streams.values()) stream.finish();
+    this.#streams.clear();
+    const store = this.scope.options.eventStore;
+    if (store) this.#guard(() => store.deleteSession(this.id));
+    this.scope.closed(this);
+    return Promise.resolve();
+  }
+
+  // --- HTTP --------------------------------------------------------------------------------------
+
+  /**
+   * 400 when `MCP-Protocol-Version` names no legacy revision we speak (absent is fine). The spec asks
+   * for 400 on an "invalid or unsupported" version only; a client SHOULD send the negotiated one, but
+   * one that sends another supported revision (the 0.1.x conformance suite hard-codes 2025-03-26, as
+   * some clients do) is served under the negotiated revision, as the official SDKs do.
+   */
+  checkProtocolVersion(exchange: HttpExchange): HttpReply | undefined {
+    const header = exchange.header('mcp-protocol-version');
+    const revision = this.revision;
+    if (header === undefined || revision === undefined || isLegacyRevision(header)) return undefined;
+    return errorReply(
+      400,
+      `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(header)}; this session negotiated ${revision} at initialize. Send "MCP-Protocol-Version: ${revision}", or initialize a new session.`,
+      { headers: this.headers },
+    );
+  }
+
+  /** A POST's message or batch: delivered into the connection; the reply follows its requests. */
+  post(exchange: HttpExchange, body: unknown): Promise<HttpReply> {
+    this.touch();
+    const items = Array.isArray(body) ? body : [body];
+    const ids: RequestId[] = [];
+    const cancelled: RequestId[] = [];
+    for (const item of items) {
+      if (!isObject(item) || typeof item.method !== 'string') continue;
+      if ('id' in item) {
+        if (!isRequestId(item.id)) continue;
+        if (this.#posts.has(item.id) || ids.includes(item.id)) {
+          return Promise.resolve(
+            errorReply(
+              400,
+              `Request id ${JSON.stringify(item.id)} is already used by a request in flight in this session; give every pending request its own id.`,
+              { id: item.id, headers: this.headers },
+            ),
+          );
+        }
+        ids.push(item.id);
+      } else if (item.method === 'notifications/cancelled' && isObject(item.params)) {
+        const target = item.params.requestId;
+        if (isRequestId(target)) cancelled.push(target);
+      }
+    }
+    if (ids.length > 0) {
+      const notAcceptable = checkAccept(exchange, REPLY_TYPES[this.scope.options.responseMode]);
+      if (notAcceptable) return Promise.resolve(notAcceptable);
+    }
+    const post = new PendingPost(this, ids);
+    for (const id of ids) this.#posts.set(id, post);
+    if (ids.length > 0 && this.scope.options.responseMode === 'sse') this.#streamFor(post);
+    this.#delivering = post;
+    try {
+      this.#sink?.message(body, inboundExtra(exchange));
+    } finally {
+      this.#delivering = undefined;
+    }
+    // A cancelled request gets no response (the engine drops it): release the POST waiting for it.
+    for (const id of cancelled) this.#release(id);
+    post.completeIfAnswered();
+    return post.reply;
+  }
+
+  /** GET: opens the standalone stream, or resumes any stream after `Last-Event-ID`. */
+  async get(exchange: HttpExchange): Promise<HttpReply> {
+    this.touch();
+    const lastEventId = exchange.header('last-event-id');
+    if (lastEventId !== undefined) return this.#resume(lastEventId);
+    const standalone = this.#standalone;
+    if (standalone.live) {
+      return errorReply(
+        409,
+        'Conflict: this session already has an open GET stream, and a message goes to only one stream. Close the other stream first, or resume with Last-Event-ID.',
+        { headers: this.headers },
+      );
+    }
+    const connection = new SseStream(this.scope.keepAlive);
+    if (standalone.delivered === 0 && standalone.seq === 0 && this.#primes()) {
+      connection.write(formatPrimingEvent(formatEventId(0, 0), this.scope.options.retryMs));
+    }
+    // Messages sent while no GET stream was open wait in the store: deliver what is kept.
+    return this.#replayInto(standalone, standalone.delivered, connection, false);
+  }
+
+  /** @internal A POST stream sent its last response: end it (a resume now replays and ends). */
+  endStream(stream: SessionStream): void {
+    stream.finish();
+    this.#streams.delete(stream.id);
+  }
+
+  /** @internal Keeps an event in the store; a failing store is reported, never thrown. */
+  store(streamId: number, seq: number, data: string): void {
+    const store = this.scope.options.eventStore!;
+    this.#guard(() => store.append(this.id, streamId, { seq, data }));
+  }
+
+  // -----------------------------------------------------------------------------------------------
+
+  #guard(action: () => void | Promise<void>): void {
+    try {
+      const pending = action();
+      if (pending) pending.catch((error) => this.scope.options.onerror(asError(error)));
+    } catch (error) {
+      this.scope.options.onerror(asError(error));
+    }
+  }
+
+  #primes(): boolean {
+    const revision = this.revision;
+    return this.scope.options.eventStore !== undefined && revision !== undefined && revision >= '2025-11-25';
+  }
+
+  /** The POST's SSE stream, opened (and its reply sent) on first use. */
+  #streamFor(post: PendingPost): SessionStream {
+    if (!post.stream) {
+      const id = this.#nextStreamId++;
+      const stream = new SessionStream(this, id);
+      const connection = new SseStream(this.scope.keepAlive);
+      stream.attach(connection);
+      if (this.#primes())
+        connection.write(formatPrimingEvent(formatEventId(id, 0), this.scope.options.retryMs));
+      post.stream = stream;
+      this.#streams.set(id, stream);
+      // Frames collected before the switch (synchronous errors) go first.
+      for (const frame of post.frames.splice(0)) stream.send(frame);
+      post.settle({ status: 200, headers: { ...SSE_HEADERS, ...this.headers }, stream: connection });
+    }
+    return post.stream;
+  }
+
+  #release(id: RequestId): void {
+    const post = this.#posts.get(id);
+    if (!post) return;
+    this.#posts.delete(id);
+    post.ids.delete(id);
+    post.completeIfAnswered();
+  }
+
+  #batchOwner(frame: string): PendingPost | undefined {
+    let responses: unknown;
+    try {
+      responses = JSON.parse(frame);
+    } catch {
+      return undefined;
+    }
+    if (!Array.isArray(responses)) return undefined;
+    for (const response of responses) {
+      const post = isObject(response) && isRequestId(response.id) ? this.#posts.get(response.id) : undefined;
+      if (post) return post;
+    }
+    return undefined;
+  }
+
+  async #resume(lastEventId: string): Promise<HttpReply> {
+    const store = this.scope.options.eventStore;
+    const parsed = parseEventId(lastEventId);
+    if (!store || !parsed || parsed.streamId >= this.#nextStreamId) {
+      return errorReply(
+        400,
+        store
+          ? `Cannot resume: Last-Event-ID ${JSON.stringify(lastEventId)} names no stream of this session. Send an event id this session sent, or GET without Last-Event-ID.`
+          : 'Cannot resume: this server keeps no events (eventStore: false). GET without Last-Event-ID to open a new stream.',
+        { headers: this.headers },
+      );
+    }
+    // A POST stream missing from the map has sent its response: replay its tail, then end.
+    const stream =
+      parsed.streamId === 0 ? this.#standalone : (this.#streams.get(parsed.streamId) ?? parsed.streamId);
+    return this.#replayInto(stream, parsed.seq, new SseStream(this.scope.keepAlive), true);
+  }
+
+  /**
+   * Writes the stored events of a stream after `afterSeq` into `connection`; if the stream is still
+   * running, `connection` then carries it from there on. `strict`: a resumption, refused when events
+   * it needs were discarded.
+   */
+  async #replayInto(
+    stream: SessionStream | number,
+    afterSeq: number,
+    connection: SseStream,
+    strict: boolean,
+  ): Promise<HttpReply> {
+    const store = this.scope.options.eventStore;
+    const streamId = typeof stream === 'number' ? stream : stream.id;
+    let after = afterSeq;
+    if (store) {
+      // Events may be appended while an asynchronous store answers: catch up until none are new.
+      for (;;) {
+        let replay: Replay;
+        try {
+          replay = await store.replay(this.id, streamId, after);
+        } catch (error) {
+          connection.end();
+          this.scope.options.onerror(asError(error));
+          return errorReply(
+            500,
+            `Cannot resume: the event store failed (${asError(error).message}). Try again.`,
+            {
+              code: ErrorCode.InternalError,
+              headers: this.headers,
+            },
+          );
+        }
+        if (replay.gap && strict) {
+          connection.end();
+          return errorReply(
+            400,
+            `Cannot resume after event ${formatEventId(streamId, after)}: some later events were already discarded (the event store is bounded). Start over: GET without Last-Event-ID, and re-send requests still waiting for an answer.`,
+            { headers: this.headers },
+          );
+        }
+        for (const event of replay.events) {
+          connection.event(event.data, formatEventId(streamId, event.seq));
+          after = event.seq;
+        }
+        if (replay.events.length === 0 || typeof stream === 'number' || after >= stream.seq) break;
+      }
+    }
+    if (this.#closed || typeof stream === 'number' || stream.done) connection.end();
+    else {
+      stream.attach(connection);
+      stream.delivered = after;
+    }
+    return { status: 200, headers: { ...SSE_HEADERS, ...this.headers }, stream: connection };
+  }
+}
+
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));

@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { splitCommandLine } from '../../src/cli/command-line.js';
+import { parseTarget } from '../../src/cli/target.js';
+import { UsageError } from '../../src/cli/usage-error.js';
+
+describe('splitCommandLine', () => {
+  const cases: [string, string[]][] = [
+    ['node server.js', ['node', 'server.js']],
+    ['  node   server.js  --flag ', ['node', 'server.js', '--flag']],
+    [`node "my server.js" 'a b'`, ['node', 'my server.js', 'a b']],
+    [`node "say \\"hi\\"" 'it''s'`, ['node', 'say "hi"', 'its']],
+    [`node 'no \\escapes "here"'`, ['node', 'no \\escapes "here"']],
+    ['node my\\ server.js', ['node', 'my server.js']],
+    ['C:\\tools\\server.exe --x', ['C:\\tools\\server.exe', '--x']],
+    ['node "" x', ['node', '', 'x']],
+    ['node --opt=a"b c"d', ['node', '--opt=ab cd']],
+    ['echo $HOME ~ *.js', ['echo', '$HOME', '~', '*.js']],
+    ['node "a | b" \'c && d\'', ['node', 'a | b', 'c && d']],
+    ['', []],
+  ];
+  for (const [line, words] of cases) {
+    test(JSON.stringify(line), () => assert.deepEqual(splitCommandLine(line), words));
+  }
+
+  test('refuses an unterminated quote and unquoted shell operators', () => {
+    assert.throws(() => splitCommandLine('node "x'), UsageError);
+    assert.throws(() => splitCommandLine("node 'x"), UsageError);
+    for (const op of ['|', '&&', ';', '>', '<']) {
+      assert.throws(() => splitCommandLine(`node a.js ${op} b`), /shell operator/);
+    }
+  });
+});
+
+describe('parseTarget', () => {
+  test('one word is a command line; words after -- are taken as they are', () => {
+    assert.deepEqual(parseTarget(['node "a b.js" --x'], false), {
+      kind: 'stdio',
+      command: 'node',
+      args: ['a b.js', '--x'],
+    });
+    assert.deepEqual(parseTarget(['node', 'a b.js', '"q"'], true), {
+      kind: 'stdio',
+      command: 'node',
+      args: ['a b.js', '"q"'],
+    });
+  });
+
+  test('refuses nothing and a blank command line', () => {
+    assert.throws(() => parseTarget([], false), /Missing the server/);
+    assert.throws(() => parseTarget(['   '], false), /Missing the server/);
+    assert.throws(() => parseTarget(['""'], false), /names no program/);
+  });
+
+  test('one http(s) URL is an HTTP target; after -- it is a program name', () => {
+    const target = parseTarget(['http://127.0.0.1:3000/mcp'], false);
+    assert.equal(target.kind, 'http');
+    assert.equal(target.kind === 'http' && target.url.href, 'http://127.0.0.1:3000/mcp');
+    assert.equal(parseTarget(['https://x.example/mcp'], true).kind, 'stdio');
+    assert.throws(() => parseTarget(['http://[::1'], false), /not a valid URL/);
+  });
+});

@@ -1,0 +1,392 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { runCli as runCliInProcess } from '../../src/cli/cli.js';
+import { fixtureTarget, fixtureWords, runCli } from './run-cli.js';
+
+const target = fixtureTarget();
+
+describe('switchboard commands against a stdio server', { concurrency: 8 }, () => {
+  test('tools: readable listing with parameters, types, required, output and hints', async () => {
+    const { code, stdout, stderr } = await runCli(['tools', target]);
+    assert.equal(code, 0, stderr);
+    assert.equal(stderr, '');
+    assert.ok(
+      stdout.startsWith(`add — Add
+  Adds two numbers.
+  Parameters:
+    a: number (required) — First addend
+    b: number (required)
+  Returns structured content: object
+  Hints: read-only, idempotent
+`),
+      stdout,
+    );
+    assert.match(stdout, /^echo\n {2}Returns its arguments/m);
+    assert.match(stdout, / {4}tags: string\[\]\n/);
+    assert.match(stdout, / {4}level: "low" \| "high"\n/);
+    assert.match(stdout, / {4}maybe: number \| null\n/);
+    assert.match(stdout, /^fail\n {2}Always fails\.\n {2}No parameters\.\n/m);
+  });
+
+  test('tools --json: the raw list', async () => {
+    const { code, stdout } = await runCli(['tools', target, '--json']);
+    assert.equal(code, 0);
+    const { tools } = JSON.parse(stdout) as { tools: { name: string; inputSchema: unknown }[] };
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['add', 'crash', 'echo', 'fail', 'hang', 'media'],
+    );
+    assert.equal((tools[0]!.inputSchema as { type: string }).type, 'object');
+  });
+
+  test('resources: resources and templates', async () => {
+    const { code, stdout } = await runCli(['resources', target]);
+    assert.equal(code, 0);
+    assert.equal(
+      stdout,
+      `Resources:
+  file:///logo.bin
+    logo [application/octet-stream]
+  file:///notes.txt
+    notes — Notes [text/plain, 11 B]
+    Plain text notes.
+
+Resource templates:
+  greet://{name}
+    greeting [text/plain]
+    A greeting for anyone.
+`,
+    );
+    const json = JSON.parse((await runCli(['resources', target, '--json'])).stdout);
+    assert.deepEqual(
+      json.resources.map((r: { uri: string }) => r.uri),
+      ['file:///logo.bin', 'file:///notes.txt'],
+    );
+    assert.equal(json.resourceTemplates[0].uriTemplate, 'greet://{name}');
+  });
+
+  test('prompts: names, titles and arguments', async () => {
+    const { code, stdout } = await runCli(['prompts', target]);
+    assert.equal(code, 0);
+    assert.equal(
+      stdout,
+      `review — Code review
+  Asks for a review.
+  Arguments:
+    language (required) — Programming language
+    focus
+`,
+    );
+  });
+
+  test('call: structured content is shown once, pretty-printed', async () => {
+    const { code, stdout, stderr } = await runCli(['call', target, 'add', 'a=2', 'b=3']);
+    assert.equal(code, 0, stderr);
+    assert.equal(stdout, 'Structured content:\n{\n  "sum": 5\n}\n');
+  });
+
+  test('call --json: the raw result', async () => {
+    const { code, stdout } = await runCli(['call', target, 'add', 'a=2', 'b=3.5', '--json']);
+    assert.equal(code, 0);
+    const result = JSON.parse(stdout);
+    assert.deepEqual(result.structuredContent, { sum: 5.5 });
+    assert.equal(result.content[0].type, 'text');
+  });
+
+  test('call: key=value pairs are coerced with the input schema', async () => {
+    const { code, stdout, stderr } = await runCli([
+      'call',
+      target,
+      'echo',
+      'text=007',
+      'count=3',
+      'ratio=-1.5e2',
+      'loud=false',
+      'tags=["a","b"]',
+      'options={"depth":2}',
+      'level=high',
+      'maybe=null',
+    ]);
+    assert.equal(code, 0, stderr);
+    assert.deepEqual(JSON.parse(stdout), {
+      text: { value: '007', type: 'string' },
+      count: { value: 3, type: 'number' },
+      ratio: { value: -150, type: 'number' },
+      loud: { value: false, type: 'boolean' },
+      tags: { value: ['a', 'b'], type: 'array' },
+      options: { value: { depth: 2 }, type: 'object' },
+      level: { value: 'high', type: 'string' },
+      maybe: { value: null, type: 'object' },
+    });
+  });
+
+  test('call: --args gives the arguments as JSON; key=value pairs override its keys', async () => {
+    const { code, stdout } = await runCli([
+      'call',
+      target,
+      'echo',
+      '--args',
+      '{"text":"from json","count":1}',
+      'count=2',
+    ]);
+    assert.equal(code, 0);
+    assert.deepEqual(JSON.parse(stdout), {
+      text: { value: 'from json', type: 'string' },
+      count: { value: 2, type: 'number' },
+    });
+  });
+
+  test('call: every kind of content block is rendered', async () => {
+    const { code, stdout } = await runCli(['call', target, 'media']);
+    assert.equal(code, 0);
+    assert.equal(
+      stdout,
+      `Here is everything:
+[image: image/png, 68 B]
+[audio: audio/wav, 2.0 KiB]
+[resource link: file:///notes.txt (Notes, text/plain)]
+[resource: file:///inline.txt, text/plain]
+inline text
+[resource: file:///inline.bin, application/octet-stream, 3 B]
+`,
+    );
+  });
+
+  test('call: a tool error goes to stderr with exit code 1', async () => {
+    const { code, stdout, stderr } = await runCli(['call', target, 'fail']);
+    assert.equal(code, 1);
+    assert.equal(stdout, '');
+    assert.equal(stderr, 'switchboard: tool "fail" reported an error:\nThe disk is full.\n');
+    const json = await runCli(['call', target, 'fail', '--json']);
+    assert.equal(json.code, 1);
+    assert.equal(JSON.parse(json.stdout).isError, true);
+    assert.match(json.stderr, /reported an error \(isError: true\)/);
+  });
+
+  test('call: an unknown tool fails and names the tools there are', async () => {
+    const { code, stdout, stderr } = await runCli(['call', target, 'nope']);
+    assert.equal(code, 1);
+    assert.equal(stdout, '');
+    assert.equal(
+      stderr,
+      'switchboard: could not call tool "nope": the server has no tool "nope". Its tools: add, crash, echo, fail, hang, media.\n',
+    );
+  });
+
+  test('call: an unknown parameter is a usage error listing the parameters', async () => {
+    const { code, stderr } = await runCli(['call', target, 'add', 'a=1', 'c=2']);
+    assert.equal(code, 2);
+    assert.match(
+      stderr,
+      /Tool "add" has no parameter "c"\. Its parameters: a \(number, required\), b \(number, required\)\./,
+    );
+    assert.match(stderr, /Run "switchboard call --help" for usage\./);
+  });
+
+  test('call: values the schema cannot take are usage errors (more cases in arguments.test)', async () => {
+    const notNumber = await runCli(['call', target, 'add', 'a=x', 'b=1']);
+    assert.equal(notNumber.code, 2);
+    assert.match(notNumber.stderr, /Argument "a" must be a number, got "x"\./);
+  });
+
+  test('call: a JSON object where key=value belongs points at --args', async () => {
+    const { code, stderr } = await runCli(['call', target, 'add', '--json', '{"a":1,"b":2}']);
+    assert.equal(code, 2);
+    assert.match(stderr, /use --args '\{"a":1,"b":2\}' \(--json only selects JSON output\)/);
+  });
+
+  test('read: text, binary, and a missing resource', async () => {
+    const text = await runCli(['read', target, 'file:///notes.txt']);
+    assert.equal(text.code, 0);
+    assert.equal(text.stdout, 'hello notes\n');
+    const binary = await runCli(['read', target, 'file:///logo.bin']);
+    assert.equal(
+      binary.stdout,
+      '[resource: file:///logo.bin, application/octet-stream, 4 B]\n(binary data; --json prints it as base64)\n',
+    );
+    const json = await runCli(['read', target, 'file:///logo.bin', '--json']);
+    assert.equal(JSON.parse(json.stdout).contents[0].blob, 'AQIDBA==');
+    const missing = await runCli(['read', target, 'file:///missing']);
+    assert.equal(missing.code, 1);
+    assert.match(
+      missing.stderr,
+      /^switchboard: could not read file:\/\/\/missing: the server answered with error -32602 \(Invalid params\): Resource not found/,
+    );
+  });
+
+  test('prompt: messages with roles; arguments are checked against the prompt', async () => {
+    const ok = await runCli(['prompt', target, 'review', 'language=ts', 'focus=a = b']);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(ok.stdout, '[user]\nReview this ts code for a = b.\n\n[assistant]\nSend the code.\n');
+    const unknown = await runCli(['prompt', target, 'review', 'language=ts', 'tone=kind']);
+    assert.equal(unknown.code, 2);
+    assert.match(
+      unknown.stderr,
+      /Prompt "review" has no argument "tone"\. Its arguments: language \(required\), focus\./,
+    );
+    const unknownPrompt = await runCli(['prompt', target, 'nope']);
+    assert.equal(unknownPrompt.code, 1);
+    assert.match(unknownPrompt.stderr, /the server has no prompt "nope"\. Its prompts: review\./);
+  });
+
+  test('the target may follow --, word for word', async () => {
+    const { code, stdout } = await runCli(['call', 'add', 'a=1', 'b=2', '--json', '--', ...fixtureWords()]);
+    assert.equal(code, 0);
+    assert.deepEqual(JSON.parse(stdout).structuredContent, { sum: 3 });
+  });
+
+  test('era negotiation: auto falls back to legacy; --legacy and --protocol choose', async () => {
+    const fallback = await runCli(['tools', fixtureTarget('legacy-only'), '--verbose']);
+    assert.equal(fallback.code, 0);
+    assert.match(fallback.stderr, /connected to cli-fixture 1\.2\.3 over protocol 2025-11-25 \(legacy era\)/);
+    const modern = await runCli(['tools', target, '--verbose']);
+    assert.match(modern.stderr, /over protocol 2026-07-28 \(modern era\)/);
+    const legacy = await runCli(['tools', target, '--legacy', '--verbose']);
+    assert.match(legacy.stderr, /over protocol 2025-11-25 \(legacy era\)/);
+    const pinned = await runCli([
+      'call',
+      target,
+      'add',
+      'a=1',
+      'b=1',
+      '--protocol',
+      '2024-11-05',
+      '--verbose',
+    ]);
+    assert.equal(pinned.code, 0);
+    assert.match(pinned.stderr, /over protocol 2024-11-05 \(legacy era\)/);
+    // 2024-11-05 has no structured content: the server sent it as text.
+    assert.equal(pinned.stdout, '{"sum":2}\n');
+    const impossible = await runCli(['tools', fixtureTarget('legacy-only'), '--protocol', '2026-07-28']);
+    assert.equal(impossible.code, 1);
+    assert.match(impossible.stderr, /^switchboard: could not connect to .*-32022/);
+  });
+
+  test('the server stderr is shown only with --verbose, or when something fails', async () => {
+    const chatty = fixtureTarget('chatty');
+    const quiet = await runCli(['tools', chatty]);
+    assert.equal(quiet.code, 0);
+    assert.equal(quiet.stderr, '');
+    const verbose = await runCli(['tools', chatty, '--verbose']);
+    assert.match(verbose.stderr, /^fixture: started$/m);
+    // Generous: the timeout also bounds the server's start-up, which is slow on a loaded machine.
+    const failed = await runCli(['call', chatty, 'hang', '--timeout', '5000']);
+    assert.equal(failed.code, 1);
+    assert.equal(
+      failed.stderr,
+      'switchboard: could not call tool "hang": the server gave no answer within 5000 ms. If it is just slow, raise --timeout <ms>; ' +
+        "run with --verbose to watch what it writes to stderr.\nLast lines of the server's stderr:\nfixture: started\n",
+    );
+  });
+
+  test('a server that crashes mid-call: exit 1 with its exit status and stderr tail', async () => {
+    const { code, stdout, stderr } = await runCli(['call', target, 'crash']);
+    assert.equal(code, 1);
+    assert.equal(stdout, '');
+    assert.match(
+      stderr,
+      /^switchboard: could not call tool "crash": The MCP server ".*" \(pid \d+\) exited unexpectedly with code 7\./,
+    );
+    assert.match(stderr, /Last lines of its stderr:\nfixture: about to crash\n$/);
+  });
+
+  test('a server that dies on start: exit 1 with its stderr', async () => {
+    const { code, stderr } = await runCli(['tools', fixtureTarget('crash-on-start')]);
+    assert.equal(code, 1);
+    assert.match(stderr, /^switchboard: could not connect to .* exited unexpectedly with code 3\./);
+    assert.match(stderr, /fixture: cannot open the database\nfixture: giving up\n$/);
+  });
+
+  test('a program that does not exist: exit 1 saying what to check', async () => {
+    const { code, stderr } = await runCli(['tools', 'switchboard-no-such-program --flag']);
+    assert.equal(code, 1);
+    assert.match(
+      stderr,
+      /^switchboard: could not connect to switchboard-no-such-program --flag: Could not start "switchboard-no-such-program": .*ENOENT.*on PATH/,
+    );
+  });
+});
+
+describe('switchboard usage errors (exit code 2, nothing started)', { concurrency: 8 }, () => {
+  // Usage is checked before anything starts, so most cases run the CLI in this process (runCli is
+  // all of main.js but the process wiring); two run the real executable for its exit status.
+  const usage = async (args: string[], message: RegExp) => {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCliInProcess(args, {
+      out: (text) => {
+        stdout += text;
+      },
+      err: (text) => {
+        stderr += text;
+      },
+    });
+    assert.equal(code, 2, stderr);
+    assert.equal(stdout, '');
+    assert.match(stderr, message);
+    assert.match(stderr, /Run "switchboard (\w+ )?--help" for usage\.\n$/);
+  };
+
+  test('the executable exits with 2: no command, a bad target', async () => {
+    for (const args of [[], ['tools', 'node "server.js']]) {
+      const { code, stdout, stderr } = await runCli(args);
+      assert.equal(code, 2);
+      assert.equal(stdout, '');
+      assert.match(stderr, /^switchboard: (Missing a command|The server command .* unterminated " quote)/);
+    }
+  });
+  test('an unknown command', () => usage(['list', target], /Unknown command "list"/));
+  test('no target', () => usage(['tools'], /Missing the server to talk to/));
+  test('a missing tool name', () => usage(['call', target], /Missing the name of the tool to call/));
+  test('extra words after the target', () =>
+    usage(
+      ['tools', 'node', 'server.js'],
+      /Unexpected argument "server\.js"\. If it belongs to the server command/,
+    ));
+  test('an unknown option', () => usage(['tools', target, '--port', '3'], /Unknown option --port/));
+  test('an option without its value', () =>
+    usage(['tools', target, '--timeout'], /Option --timeout needs a value/));
+  test('a shell operator', () => usage(['tools', 'node a.js | tee log'], /shell operator "\|"/));
+  test('a malformed HTTP target', () => usage(['tools', 'http://[::1'], /not a valid URL/));
+  test('an unknown revision', () =>
+    usage(['tools', target, '--protocol', '2099-01-01'], /Unknown protocol revision/));
+  test('--legacy with --protocol', () =>
+    usage(['tools', target, '--legacy', '--protocol', '2025-06-18'], /--legacy and --protocol/));
+  test('a bad timeout', () =>
+    usage(['tools', target, '--timeout', '5s'], /--timeout takes a positive whole number/));
+  test('--args that is not an object', () =>
+    usage(['call', target, 'add', '--args', '[1]'], /--args must be a JSON object/));
+});
+
+describe('switchboard help and version', { concurrency: 4 }, () => {
+  test('--help lists the commands', async () => {
+    const { code, stdout } = await runCli(['--help']);
+    assert.equal(code, 0);
+    for (const name of ['tools', 'resources', 'prompts', 'call', 'read', 'prompt']) {
+      assert.match(stdout, new RegExp(`^ {2}${name} +\\S`, 'm'));
+    }
+    assert.match(stdout, /--args <json>/);
+  });
+
+  test('<command> --help and help <command> describe one command', async () => {
+    const a = await runCli(['call', '--help']);
+    const b = await runCli(['help', 'call']);
+    assert.equal(a.code, 0);
+    assert.equal(a.stdout, b.stdout);
+    assert.match(a.stdout, /^ {2}switchboard call <target> <tool> \[key=value \.\.\.\] \[--args <json>\]$/m);
+    assert.match(
+      a.stdout,
+      /^ {2}switchboard call <tool> \[key=value \.\.\.\] \[--args <json>\] -- <server command \.\.\.>$/m,
+    );
+    const unknown = await runCli(['help', 'nope']);
+    assert.equal(unknown.code, 2);
+  });
+
+  test('--version prints the package version', async () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
+    const { code, stdout } = await runCli(['--version']);
+    assert.equal(code, 0);
+    assert.equal(stdout, `${pkg.version}\n`);
+  });
+});

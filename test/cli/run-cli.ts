@@ -1,0 +1,33 @@
+/** Runs the built `switchboard` CLI as a child process, as a user would. */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('../fixtures/cli-server.js', import.meta.url));
+
+/** The fixture server's command line as one target argument (`mode` selects its behaviour). */
+export const fixtureTarget = (mode?: string): string =>
+  [process.execPath, FIXTURE, ...(mode ? [mode] : [])].map((w) => JSON.stringify(w)).join(' ');
+
+/** The fixture server's command line as words, for the `-- <command ...>` form. */
+export const fixtureWords = (mode?: string): string[] => [process.execPath, FIXTURE, ...(mode ? [mode] : [])];
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: readonly string[], options: { cwd?: string } = {}): Promise<CliRun> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { cwd: options.cwd, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        const code = error ? ((error as { code?: unknown }).code as number | null) : 0;
+        resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });
+      },
+    );
+  });
+}

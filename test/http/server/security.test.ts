@@ -1,0 +1,206 @@
+/**
+ * Secure by default: DNS-rebinding Host and foreign Origin → 403, body cap → 413, wrong content
+ * type → 415, Accept without the needed types → 406; every refusal has a JSON-RPC error body that
+ * says what to do. Checked on the Node adapter (real loopback) and on the bare fetch handler.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createHttpHandler } from '../../../src/transports/http/server/handler.js';
+import {
+  ACCEPT_BOTH,
+  assertError,
+  makeServer,
+  modernHeaders,
+  modernRequest,
+  post,
+  rawRequest,
+  startServer,
+  type TestServer,
+} from './helpers.js';
+
+const listBody = JSON.stringify(modernRequest(1, 'tools/list'));
+
+function parse(body: string): { error: { code: number; message: string } } {
+  const parsed = JSON.parse(body);
+  assert.equal(parsed.jsonrpc, '2.0');
+  assert.equal(typeof parsed.error.message, 'string');
+  return parsed;
+}
+
+describe('defaults on a loopback server', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer(makeServer(), { maxBodyBytes: 1024 });
+  });
+  after(() => server.close());
+
+  test('loopback Host names are accepted', async () => {
+    for (const host of [
+      `127.0.0.1:${server.port}`,
+      `localhost:${server.port}`,
+      'localhost',
+      `[::1]:${server.port}`,
+      'app.localhost',
+    ]) {
+      const reply = await rawRequest(server.port, {
+        headers: { ...modernHeaders('tools/list'), host },
+        body: listBody,
+      });
+      assert.equal(reply.status, 200, `${host}: ${reply.body}`);
+    }
+  });
+
+  test('a rebinding Host → 403 on every endpoint (GET streams carry no Origin)', async () => {
+    for (const [method, path] of [
+      ['POST', '/mcp'],
+      ['GET', '/mcp'],
+      ['GET', '/sse'],
+      ['POST', '/messages?sessionId=x'],
+    ] as const) {
+      const reply = await rawRequest(server.port, {
+        method,
+        path,
+        headers: { ...modernHeaders('tools/list'), host: `evil.example:${server.port}` },
+        body: method === 'POST' ? listBody : undefined,
+      });
+      assert.equal(reply.status, 403, `${method} ${path}`);
+      const { error } = parse(reply.body);
+      assert.match(error.message, /DNS rebinding/);
+      assert.match(error.message, /allowedHosts/);
+    }
+  });
+
+  test('a foreign Origin → 403; same-origin and loopback origins pass; "null" is refused', async () => {
+    const cases: [string, number][] = [
+      ['https://evil.example', 403],
+      ['null', 403],
+      [server.origin, 200],
+      ['http://localhost:6274', 200],
+      [`http://127.0.0.1:${server.port}`, 200],
+    ];
+    for (const [origin, status] of cases) {
+      const reply = await rawRequest(server.port, {
+        headers: { ...modernHeaders('tools/list'), origin },
+        body: listBody,
+      });
+      assert.equal(reply.status, status, `Origin ${origin}: ${reply.body}`);
+      if (status === 403) assert.match(parse(reply.body).error.message, /allowedOrigins/);
+    }
+  });
+
+  test('a body over the cap → 413, declared or streamed', async () => {
+    const big = JSON.stringify(
+      modernRequest(1, 'tools/call', { name: 'echo', arguments: { text: 'x'.repeat(2000) } }),
+    );
+    const declared = await post(server.url, big, modernHeaders('tools/call', 'echo'));
+    assertError(declared, 413, -32600, /1024 bytes/);
+    // Chunked: no Content-Length, the cap applies while reading.
+    const streamed = await rawRequest(server.port, {
+      headers: { ...modernHeaders('tools/call', 'echo'), 'transfer-encoding': 'chunked' },
+      body: big,
+    });
+    assert.equal(streamed.status, 413);
+    assert.match(parse(streamed.body).error.message, /maxBodyBytes/);
+  });
+
+  test('a body that is not JSON by Content-Type → 415', async () => {
+    const reply = await post(server.url, listBody, {
+      ...modernHeaders('tools/list'),
+      'content-type': 'text/plain',
+    });
+    assertError(reply, 415, -32600, /application\/json/);
+    const charset = await post(server.url, listBody, {
+      ...modernHeaders('tools/list'),
+      'content-type': 'application/json; charset=utf-8',
+    });
+    assert.equal(charset.status, 200);
+  });
+
+  test('an Accept header without both reply types → 406 (wildcards count)', async () => {
+    for (const accept of ['application/json', 'text/event-stream', 'text/html']) {
+      const reply = await post(server.url, listBody, { ...modernHeaders('tools/list'), accept });
+      assertError(reply, 406, -32600, /application\/json and text\/event-stream/);
+    }
+    const { accept: _accept, ...noAccept } = modernHeaders('tools/list');
+    const absent = await rawRequest(server.port, { headers: noAccept, body: listBody });
+    assert.equal(absent.status, 406);
+    for (const accept of ['*/*', 'application/*, text/*', `${ACCEPT_BOTH};q=0.9`]) {
+      const reply = await post(server.url, listBody, { ...modernHeaders('tools/list'), accept });
+      assert.equal(reply.status, 200, accept);
+    }
+  });
+});
+
+describe('configured allowlists', () => {
+  test('allowedHosts and allowedOrigins replace the defaults', async () => {
+    const server = await startServer(makeServer(), {
+      allowedHosts: ['mcp.example.com', `127.0.0.1:${0}`],
+      allowedOrigins: ['https://app.example.com'],
+    });
+    try {
+      const send = (headers: Record<string, string>) =>
+        rawRequest(server.port, { headers: { ...modernHeaders('tools/list'), ...headers }, body: listBody });
+      assert.equal((await send({ host: 'mcp.example.com' })).status, 200);
+      assert.equal(
+        (await send({ host: 'mcp.example.com:8443' })).status,
+        200,
+        'an entry without port allows any port',
+      );
+      assert.equal((await send({ host: `127.0.0.1:${server.port}` })).status, 403, 'only the listed port');
+      assert.equal((await send({ host: 'mcp.example.com', origin: 'https://app.example.com' })).status, 200);
+      assert.equal((await send({ host: 'mcp.example.com', origin: 'https://mcp.example.com' })).status, 403);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("'any' turns a check off", async () => {
+    const server = await startServer(makeServer(), { allowedHosts: 'any', allowedOrigins: 'any' });
+    try {
+      const reply = await rawRequest(server.port, {
+        headers: {
+          ...modernHeaders('tools/list'),
+          host: 'whatever.example',
+          origin: 'https://elsewhere.example',
+        },
+        body: listBody,
+      });
+      assert.equal(reply.status, 200);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('the bare fetch handler (no socket: the local address is unknown)', () => {
+  const handler = createHttpHandler(makeServer());
+  after(() => handler.close());
+
+  const request = (url: string, headers: Record<string, string> = {}) =>
+    new Request(url, {
+      method: 'POST',
+      headers: { ...modernHeaders('tools/list'), ...headers },
+      body: listBody,
+    });
+
+  test('accepts loopback hosts only unless configured', async () => {
+    const ok = await handler.fetch(request('http://localhost:3000/mcp'));
+    assert.equal(ok.status, 200);
+    assert.equal(((await ok.json()) as any).result.tools.length > 0, true);
+    const public_ = await handler.fetch(request('https://mcp.example.com/mcp'));
+    assert.equal(public_.status, 403);
+    assert.match(((await public_.json()) as any).error.message, /allowedHosts/);
+  });
+
+  test('refuses a foreign Origin and oversized bodies', async () => {
+    const foreign = await handler.fetch(
+      request('http://localhost:3000/mcp', { origin: 'https://evil.example' }),
+    );
+    assert.equal(foreign.status, 403);
+    const small = createHttpHandler(makeServer(), { maxBodyBytes: 16 });
+    const tooBig = await small.fetch(request('http://localhost:3000/mcp'));
+    assert.equal(tooBig.status, 413);
+    assert.equal(((await tooBig.json()) as any).error.code, -32600);
+    await small.close();
+  });
+});

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { ProgressUpdate } from '../../src/engine/peer.js';
+import { SwitchboardError } from '../../src/protocol/errors.js';
+import { REVISIONS, type Revision } from '../../src/protocol/revisions.js';
+import type { RequestContext } from '../../src/server/context.js';
+import { Server } from '../../src/server/server.js';
+import { connectPair } from '../helpers/pair.js';
+import { rawSession } from '../helpers/raw-session.js';
+
+const pin = (revision: Revision) => ({ version: { pin: revision } });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const textOf = (result: { content: { type: string }[] }) =>
+  (result.content[0] as { type: 'text'; text: string }).text;
+
+function progressServer() {
+  const server = new Server({ name: 'progress', version: '1.0.0' });
+  let finished: RequestContext | undefined;
+  server.registerTool('steps', {}, (_args, ctx) => {
+    for (let i = 1; i <= 3; i++) ctx.progress(i, 3, `step ${i}`);
+    finished = ctx;
+    return 'done';
+  });
+  server.registerTool('backwards', {}, (_args, ctx) => {
+    ctx.progress(2);
+    ctx.progress(2);
+    return 'unreachable';
+  });
+  server.registerTool(
+    'slow',
+    { inputSchema: { type: 'object', properties: { steps: { type: 'number' } } } },
+    async (args, ctx) => {
+      for (let i = 1; i <= (args.steps as number); i++) {
+        if (ctx.signal.aborted) return 'stopped';
+        await sleep(25);
+        ctx.progress(i);
+      }
+      return 'slow done';
+    },
+  );
+  return { server, late: () => finished?.progress(10, 3, 'too late') };
+}
+
+for (const revision of REVISIONS) {
+  describe(`progress on ${revision}`, () => {
+    test('updates arrive in order, with message where the revision has it', async () => {
+      const { server } = progressServer();
+      const pair = await connectPair(server, pin(revision));
+      const updates: ProgressUpdate[] = [];
+      await pair.client.callTool('steps', {}, { onprogress: (u) => updates.push(u) });
+      const withMessage = revision !== '2024-11-05';
+      assert.deepEqual(
+        updates,
+        [1, 2, 3].map((i) =>
+          withMessage ? { progress: i, total: 3, message: `step ${i}` } : { progress: i, total: 3 },
+        ),
+      );
+      pair.assertClean();
+      await pair.close();
+    });
+
+    test('progress must increase', async () => {
+      const { server } = progressServer();
+      const pair = await connectPair(server, pin(revision));
+      const result = await pair.client.callTool('backwards', {}, { onprogress: () => undefined });
+      assert.equal(result.isError, true);
+      assert.match(textOf(result), /Progress must increase with every report: got 2 after 2/);
+      pair.assertClean();
+      await pair.close();
+    });
+  });
+}
+
+describe('progress rules', () => {
+  test('nothing is sent without a progress token, nor after the request completed', async () => {
+    const { server, late } = progressServer();
+    const raw = await rawSession(server);
+    await raw.modern('tools/call', { name: 'steps' });
+    assert.equal(raw.fromServer.length, 1, 'only the result: no token, no progress');
+    await raw.modern('tools/call', { name: 'steps', _meta: { progressToken: 'p' } });
+    const before = raw.fromServer.length;
+    late();
+    await raw.modern('tools/call', { name: 'steps' });
+    assert.equal(raw.fromServer.length, before + 1);
+    raw.assertClean();
+    await raw.close();
+  });
+
+  test('progress restarts the timeout; maxTotalTimeoutMs bounds it anyway', async () => {
+    for (const revision of ['2026-07-28', '2025-11-25'] as const) {
+      const { server } = progressServer();
+      const pair = await connectPair(server, pin(revision));
+      // 12 steps of 25 ms outlast a 150 ms timeout, but each step's progress restarts it.
+      const done = await pair.client.callTool(
+        'slow',
+        { steps: 12 },
+        { timeoutMs: 150, onprogress: () => undefined },
+      );
+      assert.equal(textOf(done), 'slow done');
+      const isTimeout = (error: unknown) => error instanceof SwitchboardError && error.code === 'TIMEOUT';
+      await assert.rejects(
+        pair.client.callTool(
+          'slow',
+          { steps: 12 },
+          { timeoutMs: 150, onprogress: () => undefined, resetTimeoutOnProgress: false },
+        ),
+        isTimeout,
+      );
+      await assert.rejects(
+        pair.client.callTool(
+          'slow',
+          { steps: 40 },
+          { timeoutMs: 150, maxTotalTimeoutMs: 200, onprogress: () => undefined },
+        ),
+        isTimeout,
+      );
+      pair.assertClean();
+      await pair.close();
+    }
+  });
+});
