@@ -1,21 +1,14 @@
 /**
  * The Switchboard client. Its 2026-07-28 result cache is off: the benchmark measures the wire, and a
- * cached `tools/list` would never leave the process.
- *
- * HTTP SLOT: `StreamableHttpClientChannel` comes from `switchboard/http`, which is being written on
- * another branch. It is imported by a computed specifier so this file compiles before it lands; until
- * then connecting over HTTP throws and the harness shows the Switchboard-client HTTP cells as absent.
+ * cached `tools/list` would never leave the process. Over HTTP it uses `nodeFetch` from
+ * `switchboard/node`, the fetch Switchboard offers Node applications (the global undici fetch costs
+ * several times a bare request; see src/node/fetch.ts).
  */
 import { type Channel, Client } from 'switchboard';
+import { StreamableHttpClientChannel } from 'switchboard/http';
+import { nodeFetch } from 'switchboard/node';
 import { StdioClientChannel } from 'switchboard/stdio';
 import { type BenchClient, CLIENT_INFO, type ConnectClient, MODERN } from './types.js';
-
-/** The part of `switchboard/http` the benchmark uses. */
-interface SwitchboardHttpModule {
-  StreamableHttpClientChannel: new (url: string, options?: Record<string, unknown>) => Channel;
-}
-
-const HTTP_MODULE = 'switchboard/http';
 
 export const connect: ConnectClient = async (era, target) => {
   const client = new Client(CLIENT_INFO, {
@@ -29,8 +22,7 @@ export const connect: ConnectClient = async (era, target) => {
     pid = () => stdio.pid;
     channel = stdio;
   } else {
-    const http = (await import(HTTP_MODULE)) as SwitchboardHttpModule;
-    channel = new http.StreamableHttpClientChannel(target.url);
+    channel = new StreamableHttpClientChannel(target.url, { fetch: nodeFetch });
   }
   await client.connect(channel);
   return {

@@ -17,9 +17,6 @@ export function fixture(name: string): string {
 /** A job that failed: the cell is reported as failed, the run goes on. */
 export class JobError extends Error {}
 
-/** A fixture that cannot run yet (a library still being written): its cells stay empty, not failed. */
-export class Unavailable extends Error {}
-
 /**
  * Runs `job` in a fresh worker and resolves with its result. `onStep` answers a `sessions` job's
  * checkpoints (the worker waits until it resolves). A worker that outlives `timeoutMs` is killed.
@@ -130,8 +127,7 @@ export function startServer(
       child.off('exit', onExit);
       if (message.type !== 'listening') {
         child.kill('SIGKILL');
-        const Failure = message.type === 'unavailable' ? Unavailable : JobError;
-        reject(new Failure(`HTTP fixture ${name}: ${message.message ?? message.type}`));
+        reject(new JobError(`HTTP fixture ${name}: ${message.message ?? message.type}`));
         return;
       }
       resolve(serverHandle(child, message.url!));

@@ -6,13 +6,9 @@
  * Columns pair a client with a server; tmcp has no client, so the raw client drives it. A "one side
  * alone" table per era pairs each library's client with the raw server and the raw client with each
  * library's server.
- *
- * HTTP SLOT: Switchboard's HTTP server (`createHttpHandler` + `switchboard/node` `serve`) and client
- * (`StreamableHttpClientChannel` from `switchboard/http`) land on main from other branches. Until
- * they do, their cells stay empty and a note says so; nothing here needs to change when they land.
  */
 import type { ClientKind, Era } from '../clients/types.js';
-import { JobError, type MemoryReport, type ServerProcess, startServer, Unavailable } from '../lib/harness.js';
+import { JobError, type MemoryReport, type ServerProcess, startServer } from '../lib/harness.js';
 import { record, row, type Section, section } from '../lib/report.js';
 import type { Job, LoadResult } from '../worker.js';
 import { type Context, cell, inTurn, recordLoad } from './common.js';
@@ -72,45 +68,22 @@ function columns(eraName: EraName): Column[] {
   }));
 }
 
-/** Whether `switchboard/http` can be imported yet (the client slot). */
-async function switchboardClientAvailable(): Promise<boolean> {
-  try {
-    const http = (await import('switchboard/http' as string)) as { StreamableHttpClientChannel?: unknown };
-    return typeof http.StreamableHttpClientChannel === 'function';
-  } catch {
-    return false;
-  }
-}
-
 export async function httpSections(ctx: Context): Promise<Section[]> {
   const { config } = ctx;
-  const unavailable = new Map<string, string>();
-  if (!(await switchboardClientAvailable())) {
-    unavailable.set(
-      'client:switchboard',
-      'the Switchboard HTTP client (`switchboard/http`) has not landed yet',
-    );
-  }
 
-  /** Starts `server`, runs `body` against it, stops it. Undefined when the fixture cannot run. */
+  /** Starts `server`, runs `body` against it, stops it. Undefined (a failed cell) when it cannot start. */
   const withServer = async <T>(
     what: string,
     server: ServerSpec,
     body: (running: ServerProcess) => Promise<T | undefined>,
   ): Promise<T | undefined> => {
-    if (unavailable.has(server.fixture)) return undefined;
     let running: ServerProcess;
     try {
       running = await startServer(server.fixture, server.args);
     } catch (error) {
-      if (error instanceof Unavailable) {
-        unavailable.set(server.fixture, error.message);
-        ctx.log(`  ${what}: skipped (${error.message})`);
-      } else {
-        const message = error instanceof Error ? error.message : String(error);
-        ctx.failures.push(`${what}: ${message}`);
-        ctx.log(`  ${what} FAILED: ${message}`);
-      }
+      const message = error instanceof Error ? error.message : String(error);
+      ctx.failures.push(`${what}: ${message}`);
+      ctx.log(`  ${what} FAILED: ${message}`);
       return undefined;
     }
     try {
@@ -120,8 +93,6 @@ export async function httpSections(ctx: Context): Promise<Section[]> {
     }
   };
 
-  const clientMissing = (client: ClientKind) => unavailable.has(`client:${client}`);
-
   /** One load-type cell: `client` in `era` against a fresh `server`. */
   const loadCell = <T>(
     what: string,
@@ -130,7 +101,6 @@ export async function httpSections(ctx: Context): Promise<Section[]> {
     server: ServerSpec,
     job: (base: Pick<Job, 'client' | 'era' | 'target' | 'serverPid'>) => Job,
   ): Promise<T | undefined> => {
-    if (clientMissing(client)) return Promise.resolve(undefined);
     return withServer(what, server, (running) =>
       cell<T>(
         ctx,
@@ -214,7 +184,6 @@ export async function httpSections(ctx: Context): Promise<Section[]> {
       const { warm, count } = config.http.sessions;
       /** Opens `count` sessions with `client` and reports the server's memory growth per session. */
       const sessions = async (what: string, client: ClientKind, server: ServerSpec) => {
-        if (clientMissing(client)) return undefined;
         return withServer(what, server, async (running) => {
           let before: MemoryReport | undefined;
           let after: MemoryReport | undefined;
@@ -395,10 +364,6 @@ export async function httpSections(ctx: Context): Promise<Section[]> {
         "library's server. `raw` = raw client x raw server.",
     );
     sections.push(main, sides);
-  }
-  if (unavailable.size > 0) {
-    const missing = [...new Set(unavailable.values())].join('; ');
-    for (const s of sections) s.notes.push(`Not measured yet: ${missing}.`);
   }
   return sections;
 }
