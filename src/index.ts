@@ -126,6 +126,8 @@ export {
 } from './server/server.js';
 export type { StructuredToolReturn, ToolArgs, ToolConfig, ToolHandler, ToolReturn } from './server/tools.js';
 export { UriTemplate } from './server/uri-template.js';
+// Through entry.ts: a stdio server must not pay for loading the HTTP server (see entry.ts).
+export { createHttpHandler } from './transports/http/server/entry.js';
 export {
   type EventStore,
   MemoryEventStore,
@@ -133,5 +135,5 @@ export {
   type Replay,
   type StoredEvent,
 } from './transports/http/server/event-store.js';
-export { createHttpHandler, type HttpHandler } from './transports/http/server/handler.js';
+export type { HttpHandler } from './transports/http/server/handler.js';
 export type { HttpHandlerOptions, ResponseMode } from './transports/http/server/options.js';

@@ -10,7 +10,8 @@
  * - Every failure (spawn error, crash, broken pipe) arrives as one `sink.closed(error)`; nothing
  *   is thrown or left as an unhandled rejection.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import type { Channel, ChannelSink, FrameInfo } from '../../engine/channel.js';
 import { SwitchboardError } from '../../protocol/errors.js';
 import { childEnv } from './child-env.js';
@@ -129,7 +130,7 @@ export class StdioClientChannel implements Channel {
     const stderr = options.stderr ?? 'inherit';
     let child: ChildProcess;
     try {
-      child = spawn(options.command, options.args ?? [], {
+      child = childProcess().spawn(options.command, options.args ?? [], {
         cwd: options.cwd,
         env: childEnv(process.env, options),
         stdio: ['pipe', 'pipe', stderr === 'ignore' ? 'ignore' : 'pipe'],
@@ -295,6 +296,19 @@ export class StdioClientChannel implements Channel {
     }
     return new SwitchboardError('CONNECTION_CLOSED', `${who} ${what}. ${stderr}`);
   }
+}
+
+/**
+ * `node:child_process`, loaded on the first spawn. `switchboard/stdio` is imported by every stdio
+ * *server* too, which never spawns: loading child_process (and the modules it pulls in) would only
+ * lengthen its cold start.
+ */
+let childProcessModule: typeof import('node:child_process') | undefined;
+function childProcess(): typeof import('node:child_process') {
+  childProcessModule ??= createRequire(import.meta.url)(
+    'node:child_process',
+  ) as typeof import('node:child_process');
+  return childProcessModule;
 }
 
 /** Shows an argument the way a shell user would type it, so labels and errors are unambiguous. */

@@ -17,6 +17,7 @@ import { classify, type JsonRpcRequest } from '../../../protocol/jsonrpc.js';
 import { META } from '../../../protocol/meta.js';
 import { isModernRevision, MODERN_REVISIONS } from '../../../protocol/revisions.js';
 import type { Server } from '../../../server/server.js';
+import { provideHttpHandler } from './entry.js';
 import { acceptedReply, errorReply, type HttpExchange, type HttpReply } from './exchange.js';
 import { FetchExchange, toResponse } from './fetch-exchange.js';
 import { SseSession } from './legacy-sse.js';
@@ -62,6 +63,9 @@ export function createHttpHandler(server: Server, options: HttpHandlerOptions = 
   cores.set(handler, core);
   return handler;
 }
+
+// The `switchboard` entry builds handlers through entry.ts, which does not import this module.
+provideHttpHandler(createHttpHandler);
 
 /** @internal Routing and bookkeeping shared by every adapter. */
 export class HandlerCore {
