@@ -510,10 +510,12 @@ export class Server {
   }
 
   /**
-   * Ends every `subscriptions/listen` stream gracefully (each gets its closing result, on stdio also
+   * Fails the tasks still running here (their handlers are aborted), ends every
+   * `subscriptions/listen` stream gracefully (each gets its closing result, on stdio also
    * `notifications/cancelled`), then closes every connection.
    */
   async close(): Promise<void> {
+    await this.taskService?.close();
     await this.notifications.endListens();
     await Promise.all([...this.connections].map((c) => c.close()));
   }

@@ -4,11 +4,16 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { Client } from '../../src/client/client.js';
+import type { AuthInfo, Channel, ChannelSink, FrameInfo } from '../../src/engine/channel.js';
 import { MemoryTaskStore } from '../../src/extensions/tasks/memory-store.js';
 import type { NewTask, TaskRecord, TaskStore } from '../../src/extensions/tasks/store.js';
 import { TASKS_EXTENSION, type TaskInfo } from '../../src/extensions/tasks/types.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
 import { Server, type ServerOptions } from '../../src/server/server.js';
+import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
+import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';
+import { createLinkedChannels } from '../../src/transports/memory.js';
 import { connectPair } from '../helpers/pair.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
 
@@ -69,6 +74,40 @@ function tasksServer(options: ServerOptions = {}) {
 
 const textOf = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
 
+/** The server end of a channel whose every message arrives with verified credentials (as over HTTP). */
+class Authenticated implements Channel {
+  constructor(
+    private readonly inner: Channel,
+    private readonly auth: AuthInfo,
+  ) {}
+  start(sink: ChannelSink): void {
+    this.inner.start({
+      message: (value) => sink.message(value, { auth: this.auth }),
+      malformed: (error) => sink.malformed(error),
+      closed: (error) => sink.closed(error),
+    });
+  }
+  send(frame: string, info?: FrameInfo): void {
+    this.inner.send(frame, info);
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+async function clientAs(
+  server: Server,
+  subject: string,
+): Promise<{ client: Client; checked: SchemaCheckedChannel }> {
+  const catalog = await loadSchemaCatalog();
+  const [clientEnd, serverEnd] = createLinkedChannels();
+  server.connect(new Authenticated(serverEnd, { subject, token: `token-of-${subject}` }));
+  const checked = new SchemaCheckedChannel(clientEnd, { catalog, side: 'client', peer: 'assert' });
+  const client = new Client({ name: subject, version: '1.0.0' }, { tasks: true });
+  await client.connect(checked);
+  return { client, checked };
+}
+
 describe('tasks extension (2026-07-28)', () => {
   test('the server advertises the extension and lists no execution field', async () => {
     const { server } = tasksServer();
@@ -117,7 +156,7 @@ describe('tasks extension (2026-07-28)', () => {
       delete: (id) => inner.delete(id),
       subscribe: (listener) => inner.subscribe(listener),
     };
-    const { server, release } = tasksServer({ tasks: { store } });
+    const { server, release } = tasksServer({ tasks: { store, pollIntervalMs: 5 } });
     const pair = await connectPair(server, { tasks: true });
     const seenOnArrival: (TaskRecord | undefined)[] = [];
     pair.client.use((next) => async (method, params, ctx) => {
@@ -410,6 +449,42 @@ describe('tasks extension (2026-07-28)', () => {
     assert.equal(textOf(await resumed.result()), 'done');
     pair.assertClean();
     await pair.close();
+  });
+
+  test('a task belongs to the credentials that created it', async () => {
+    const { server, release } = tasksServer();
+    const alice = await clientAs(server, 'alice');
+    const bob = await clientAs(server, 'bob');
+    const task = await alice.client.callToolAsTask('slow');
+    const notFound = (error: unknown) =>
+      error instanceof ProtocolError && error.code === ErrorCode.InvalidParams;
+    await assert.rejects(bob.client.getTask(task.taskId!), notFound);
+    await assert.rejects(bob.client.cancelTask(task.taskId!), notFound);
+    await assert.rejects(
+      bob.client.request('tasks/update', { taskId: task.taskId, inputResponses: {} }),
+      notFound,
+    );
+    const spying = bob.client.listen({ taskIds: [task.taskId!] } as never);
+    assert.deepEqual(await spying.acknowledged, {});
+    await spying.close();
+    assert.equal((await alice.client.getTask(task.taskId!)).status, 'working');
+    release.open();
+    assert.equal(textOf(await task.result()), 'done');
+    await Promise.all([alice.client.close(), bob.client.close()]);
+    alice.checked.assertClean();
+    bob.checked.assertClean();
+  });
+
+  test('server.close() fails the tasks still running and stops their handlers', async () => {
+    const { server, aborted } = tasksServer();
+    const pair = await connectPair(server, { tasks: true });
+    const task = await pair.client.callToolAsTask('slow');
+    await server.close();
+    assert.deepEqual(aborted, ['slow']);
+    const record = await server.taskStore!.get(task.taskId!);
+    assert.equal(record?.status, 'failed');
+    assert.equal(record?.error?.code, ErrorCode.InternalError);
+    pair.assertClean();
   });
 
   test('tasks/list and tasks/result do not exist on 2026-07-28', async () => {

@@ -133,11 +133,12 @@ describe('official v1 client → Switchboard server (2025-11-25 tasks)', () => {
 
 describe('Switchboard client → official v1 server (2025-11-25 tasks)', () => {
   async function officialServer() {
+    const taskStore = new InMemoryTaskStore();
     const server = new McpServer(
       { name: 'official-v1-tasks', version: '1.0.0' },
       {
         capabilities: { tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} } },
-        taskStore: new InMemoryTaskStore(),
+        taskStore,
         taskMessageQueue: new InMemoryTaskMessageQueue(),
         defaultTaskPollInterval: 10,
       },
@@ -203,7 +204,12 @@ describe('Switchboard client → official v1 server (2025-11-25 tasks)', () => {
       return { action: 'accept', content: { name: 'Switchboard' } };
     });
     await client.connect(channel);
-    return { client, channel, asked, close: () => Promise.all([client.close(), server.close()]) };
+    const close = async () => {
+      await Promise.all([client.close(), server.close()]);
+      // The v1 store keeps a timer per task until its ttl: let the process end now.
+      taskStore.cleanup();
+    };
+    return { client, channel, asked, close };
   }
 
   test('callToolAsTask: input delivered on tasks/result and answered by the handler', async () => {

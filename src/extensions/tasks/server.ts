@@ -234,8 +234,13 @@ export class ServerTasks implements TaskRuntime {
         ? setTimeout(() => this.expire(task), record.ttlMs)
         : undefined;
     void (async () => {
+      // The handler starts once the creation result is on its way, so whatever the task sends
+      // (2025-11-25 input requests, progress) reaches the client after the task's id.
+      await ctx.link.settled;
       let patch: TaskPatch;
       try {
+        // Cancelled (or expired) before it even started: the handler never runs.
+        if (task.abort.signal.aborted) throw task.abort.signal.reason;
         const result: CallToolResult = await callTool(entry, args, taskCtx);
         // 2025-11-25 counts a tool error as a failed task; the extension keeps it a completed one.
         const status = task.legacy && result.isError ? 'failed' : 'completed';
@@ -264,6 +269,32 @@ export class ServerTasks implements TaskRuntime {
     );
     this.running.delete(task.taskId);
     this.store.delete(task.taskId).catch((error: unknown) => this.report(asError(error)));
+  }
+
+  /**
+   * The server shuts down: the tasks running here cannot finish, so they fail (-32603, which their
+   * clients see on their next poll or notification) and their handlers are aborted.
+   */
+  async close(): Promise<void> {
+    const error = {
+      code: ErrorCode.InternalError,
+      message: 'The server shut down before the task finished; call the tool again.',
+    };
+    await Promise.all(
+      [...this.running.values()].map(async (task) => {
+        try {
+          await this.store.update(task.taskId, {
+            op: 'finish',
+            status: 'failed',
+            error,
+            statusMessage: error.message,
+          });
+        } catch (failure) {
+          this.report(asError(failure));
+        }
+        task.abort.abort(new SwitchboardError('CONNECTION_CLOSED', error.message));
+      }),
+    );
   }
 
   // --- tasks/* ---------------------------------------------------------------------------------------
@@ -332,7 +363,7 @@ export class ServerTasks implements TaskRuntime {
   private async cancel(record: TaskRecord, modern: boolean): Promise<Params> {
     const { record: after, applied } = await this.store.update(record.taskId, {
       op: 'cancel',
-      statusMessage: 'Cancelled at the client’s request.',
+      statusMessage: "Cancelled at the client's request.",
     });
     if (modern) return {};
     if (!after) throw notFound(record.taskId);
