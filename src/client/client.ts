@@ -846,7 +846,8 @@ export class Client {
 
   /** Whether this connection has 2025-11-25 task-augmented tool calls. */
   private get legacyTasks(): boolean {
-    return this.revision === '2025-11-25' && isPlainObject(this.serverCapabilities.tasks?.requests);
+    const requests = this.serverCapabilities.tasks?.requests as { tools?: { call?: unknown } } | undefined;
+    return this.revision === '2025-11-25' && isPlainObject(requests?.tools?.call);
   }
 
   /** The handle for what a tools/call answered: a task (either form), or the result itself. */

@@ -129,6 +129,23 @@ describe('experimental tasks (2025-11-25)', () => {
     await pair.close();
   });
 
+  test('lifetimes: the server default, a requested ttl capped by maxTtlMs, null for unlimited', async () => {
+    const capped = tasksServer({ tasks: { ttlMs: null, maxTtlMs: 5000 } });
+    const pair = await connectPair(capped.server, LEGACY);
+    await pair.client.listTools();
+    const unlimited = await pair.client.callToolAsTask('batch');
+    assert.equal(unlimited.task?.ttlMs, null);
+    assert.equal((await pair.client.callToolAsTask('batch', {}, { ttlMs: 60_000 })).task?.ttlMs, 5000);
+    assert.equal((await pair.client.callToolAsTask('batch', {}, { ttlMs: 10 })).task?.ttlMs, 10);
+    await unlimited.result();
+    pair.assertClean();
+    await pair.close();
+    const modern = await connectPair(capped.server, { tasks: true });
+    assert.equal((await modern.client.callToolAsTask('batch')).task?.ttlMs, null);
+    modern.assertClean();
+    await modern.close();
+  });
+
   test('a required tool: plain callTool asks for a task after tools/list; a bare call is -32601', async () => {
     const { server } = tasksServer();
     const pair = await connectPair(server, LEGACY);
@@ -278,16 +295,28 @@ describe('experimental tasks (2025-11-25)', () => {
   test('a 2025-11-25 task is invisible to a 2026-07-28 caller (and the reverse)', async () => {
     const { server, release } = tasksServer();
     const legacy = await connectPair(server, LEGACY);
+    const bystander = await connectPair(server, LEGACY);
     const modern = await connectPair(server, { tasks: true });
+    const heard = { legacy: 0, bystander: 0, modern: 0 };
+    for (const [name, pair] of [
+      ['legacy', legacy],
+      ['bystander', bystander],
+      ['modern', modern],
+    ] as const) {
+      pair.client.on('notifications/tasks/status', () => heard[name]++);
+      pair.client.on('notifications/tasks', () => heard[name]++);
+    }
     const legacyTask = await legacy.client.callToolAsTask('slow');
     const modernTask = await modern.client.callToolAsTask('slow');
     await assert.rejects(modern.client.getTask(legacyTask.taskId!), invalidParams);
     await assert.rejects(legacy.client.getTask(modernTask.taskId!), invalidParams);
     release.open();
     await Promise.all([legacyTask.result(), modernTask.result()]);
-    legacy.assertClean();
-    modern.assertClean();
-    await Promise.all([legacy.close(), modern.close()]);
+    // Status notifications go to the connection that created the task, and nowhere else.
+    await until(() => heard.legacy > 0, 'the status notification');
+    assert.deepEqual({ ...heard, legacy: 1 }, { legacy: 1, bystander: 0, modern: 0 });
+    for (const pair of [legacy, bystander, modern]) pair.assertClean();
+    await Promise.all([legacy.close(), bystander.close(), modern.close()]);
   });
 
   test('the v1-style flow: poll tasks/get, call tasks/result on input_required', async () => {

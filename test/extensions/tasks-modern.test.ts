@@ -205,6 +205,28 @@ describe('tasks extension (2026-07-28)', () => {
     await pair.close();
   });
 
+  test('questions asked together are answered together, each key once', async () => {
+    const { server } = tasksServer();
+    server.registerTool('two-questions', { execution: { taskSupport: 'required' } }, async (_args, ctx) => {
+      const ask = (message: string) =>
+        ctx.elicit({ message, requestedSchema: { type: 'object', properties: { v: { type: 'string' } } } });
+      const [a, b] = await Promise.all([ask('first?'), ask('second?')]);
+      const third = await ask('third?');
+      return [a, b, third].map((x) => (x.action === 'accept' ? x.content.v : x.action)).join(' ');
+    });
+    const asked: string[] = [];
+    const pair = await connectPair(server, { tasks: true }, (client) =>
+      client.onElicitation((params, ctx) => {
+        asked.push(`${ctx.key}:${params.message}`);
+        return { action: 'accept', content: { v: params.message.replace('?', '!') } };
+      }),
+    );
+    assert.equal(textOf(await pair.client.callTool('two-questions')), 'first! second! third!');
+    assert.deepEqual(asked, ['0:first?', '1:second?', '2:third?']);
+    pair.assertClean();
+    await pair.close();
+  });
+
   test('tasks/get shows the pending input requests; answers to unknown keys are ignored', async () => {
     const { server } = tasksServer();
     // The handler declares elicitation; this test answers by hand instead.

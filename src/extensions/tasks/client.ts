@@ -214,9 +214,16 @@ export class ClientTask {
       taskId,
       ...(this.init.call ? { request: { method: 'tools/call', params: this.init.call.params } } : {}),
     };
-    const inputResponses = await this.host.fulfil(fresh, ctx);
-    for (const key of Object.keys(fresh)) this.answered.add(key);
-    await this.host.request('tasks/update', { taskId, inputResponses }, { signal });
+    // Marked before answering, so a second result() running alongside never asks the user twice.
+    const keys = Object.keys(fresh);
+    for (const key of keys) this.answered.add(key);
+    try {
+      const inputResponses = await this.host.fulfil(fresh, ctx);
+      await this.host.request('tasks/update', { taskId, inputResponses }, { signal });
+    } catch (error) {
+      for (const key of keys) this.answered.delete(key);
+      throw error;
+    }
   }
 
   private async outcome(task: TaskDetails, options: TaskWaitOptions): Promise<CallToolResult> {

@@ -185,10 +185,10 @@ export class ServerTasks implements TaskRuntime {
       : { task: encodeLegacyTask(details) };
   }
 
+  /** The server's `ttlMs`, or what a 2025-11-25 client asked for, capped by `maxTtlMs`. */
   private lifetime(requested: number | undefined): number | null {
-    const wanted = requested ?? this.ttlMs;
-    if (this.maxTtlMs === null) return wanted;
-    return wanted === null ? this.maxTtlMs : Math.min(wanted, this.maxTtlMs);
+    if (requested === undefined) return this.ttlMs;
+    return this.maxTtlMs === null ? requested : Math.min(requested, this.maxTtlMs);
   }
 
   /** Runs the handler of a stored task to its end; never rejects. */
