@@ -45,15 +45,13 @@ export interface EncodeOptions {
   readonly serverInfo: Implementation;
   /** Cache hint for this result (cacheable methods on 2026-07-28). */
   readonly cache: CacheHint | undefined;
-  /** Whether the client declared the tasks extension (keeps `execution` on modern tools). */
-  readonly tasks: boolean;
 }
 
-function encodeBody(method: string, result: Obj, f: RevisionFeatures, options: EncodeOptions): Obj {
+function encodeBody(method: string, result: Obj, f: RevisionFeatures): Obj {
   switch (method) {
     case 'tools/list': {
       const r = result as unknown as ListToolsResult;
-      return { ...r, tools: r.tools.map((t) => encodeTool(t, f, options)) };
+      return { ...r, tools: r.tools.map((t) => encodeTool(t, f)) };
     }
     case 'tools/call':
       return result.resultType === undefined
@@ -108,7 +106,7 @@ export function encodeResult(
   if (result instanceof RawJson || typeof result !== 'object' || result === null) return result;
   const f = featuresOf(ctx.revision);
   if (!memoizable.has(result)) return finish(method, result as Obj, f, options);
-  const variant = `${ctx.revision}|${options.cache?.ttlMs}|${options.cache?.cacheScope}|${options.tasks}`;
+  const variant = `${ctx.revision}|${options.cache?.ttlMs}|${options.cache?.cacheScope}`;
   let byVariant = serialized.get(result);
   if (!byVariant) {
     byVariant = new Map();
@@ -123,6 +121,6 @@ export function encodeResult(
 }
 
 function finish(method: string, result: Obj, f: RevisionFeatures, options: EncodeOptions): Obj {
-  const body = encodeBody(method, result, f, options);
+  const body = encodeBody(method, result, f);
   return f.modern ? addModernFields(method, body, options) : body;
 }
