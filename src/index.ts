@@ -53,6 +53,30 @@ export {
   toolVisibility,
   withAppsSupport,
 } from './extensions/apps.js';
+export { ClientTask, type TaskCallOptions, type TaskWaitOptions } from './extensions/tasks/client.js';
+export { MemoryTaskStore, type MemoryTaskStoreOptions } from './extensions/tasks/memory-store.js';
+export type { TaskServerOptions } from './extensions/tasks/server.js';
+export {
+  applyTaskPatch,
+  isExpired,
+  type NewTask,
+  newTaskRecord,
+  type TaskListQuery,
+  type TaskPatch,
+  type TaskRecord,
+  type TaskStore,
+  type TaskUpdate,
+} from './extensions/tasks/store.js';
+export {
+  isTerminalStatus,
+  TASK_NOTIFICATION,
+  TASK_STATUSES,
+  TASKS_EXTENSION,
+  type TaskDetails,
+  type TaskInfo,
+  type TaskInputRequest,
+  type TaskStatus,
+} from './extensions/tasks/types.js';
 export type { ElicitFieldValue, ElicitFormContent } from './protocol/elicitation.js';
 export { ErrorCode, type LocalErrorCode, ProtocolError, SwitchboardError } from './protocol/errors.js';
 export type {

@@ -15,5 +15,6 @@ export type { Sender } from './testing/revision-schema.js';
 export { SchemaCatalog } from './testing/schema-catalog.js';
 export { SchemaCheckedChannel, type SchemaCheckedChannelOptions } from './testing/schema-checked-channel.js';
 export { type SchemaViolation, SchemaViolationError } from './testing/schema-violation.js';
+export { withTasksExtension } from './testing/tasks-schema.js';
 // In-memory linked channels: a client and a server in one process, no I/O.
 export { createLinkedChannels } from './transports/memory.js';

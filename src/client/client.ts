@@ -12,6 +12,14 @@ import {
   type RequestOptions,
 } from '../engine/peer.js';
 import { toolsForModel } from '../extensions/apps.js';
+import { ClientTask, type TaskCallOptions, type TaskClientHost } from '../extensions/tasks/client.js';
+import {
+  decodeTask,
+  relatedTaskOf,
+  TASKS_EXTENSION,
+  type TaskDetails,
+  type TaskInfo,
+} from '../extensions/tasks/types.js';
 import { encodeClientCapabilities, encodeImplementation } from '../protocol/codec.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import type { JsonRpcNotification, Params } from '../protocol/jsonrpc.js';
@@ -91,6 +99,12 @@ export interface ClientOptions {
   logLevel?: LoggingLevel;
   /** 2026-07-28: how many `input_required` rounds one call may take before it fails. Default 8. */
   maxInputRounds?: number;
+  /**
+   * 2026-07-28: declare the tasks extension (`io.modelcontextprotocol/tasks`) on every request, so
+   * the server may answer a tool call with a task. `callTool` then follows such a task to its end
+   * transparently; `callToolAsTask` needs it. (2025-11-25 tasks need no declaration.)
+   */
+  tasks?: boolean;
 }
 
 /** A log message from the server (`notifications/message`). */
@@ -164,6 +178,9 @@ export class Client {
   /** Legacy: whether `roots.listChanged` was declared at initialize (so root changes may be announced). */
   private rootsDeclared = false;
   private readonly subscriptions: SubscriptionManager;
+  /** Tools whose last listing said `execution.taskSupport: "required"` (2025-11-25 calls them as tasks). */
+  private readonly taskOnlyTools = new Set<string>();
+  private taskClientHost: TaskClientHost | undefined;
   /** The JSON each output validator was compiled from: a relisted, unchanged schema is not recompiled. */
   private readonly outputSchemaJson = new Map<string, string>();
 
@@ -237,6 +254,7 @@ export class Client {
     this.cache?.clear();
     // Output schemas belong to the server they were listed from, not to the next one.
     this.outputValidators.clear();
+    this.taskOnlyTools.clear();
     this.outputSchemaJson.clear();
     const peer = new Peer(
       channel,
@@ -408,9 +426,10 @@ export class Client {
     return Object.freeze(envelope);
   }
 
-  /** The options' capabilities merged with those the registered input handlers imply. */
+  /** The options' capabilities merged with those the registered input handlers (and `tasks`) imply. */
   private declaredCapabilities(): ClientCapabilities {
     const declared: Record<string, unknown> = { ...this.inputs.capabilities() };
+    if (this.options.tasks) declared.extensions = { [TASKS_EXTENSION]: {} };
     for (const [key, value] of Object.entries(this.options.capabilities ?? {})) {
       const derived = declared[key];
       declared[key] =
@@ -575,7 +594,8 @@ export class Client {
     if (request.method === 'ping') return {};
     const revision = this.negotiated?.revision ?? LATEST_LEGACY_REVISION;
     const f = featuresOf(revision);
-    const ctx: InputContext = { signal: request.signal, revision, era: f.era };
+    const taskId = relatedTaskOf(request.params);
+    const ctx: InputContext = { signal: request.signal, revision, era: f.era, ...(taskId ? { taskId } : {}) };
     // The server waits on us (a user filling a form): our own calls to it must not time out meanwhile.
     const release = this.peer!.holdTimeouts();
     try {
@@ -692,6 +712,8 @@ export class Client {
     const type = result.resultType;
     // A missing resultType means "complete": that is how every legacy server answers.
     if (type === undefined || type === 'complete') return;
+    // The tasks extension's answer, which only a tool call that declared the extension may get.
+    if (type === 'task' && method === 'tools/call' && this.tasksDeclared) return;
     if (type === 'input_required') {
       const revision = this.facts.revision;
       throw new SwitchboardError(
@@ -742,26 +764,149 @@ export class Client {
   async listTools(options: ListToolsOptions = {}): Promise<ListToolsResult> {
     const { forModel, ...listOptions } = options;
     const result = (await this.list('tools/list', 'tools', listOptions)) as unknown as ListToolsResult;
-    for (const tool of result.tools) this.rememberOutputSchema(tool);
+    for (const tool of result.tools) {
+      this.rememberOutputSchema(tool);
+      if (tool.execution?.taskSupport === 'required') this.taskOnlyTools.add(tool.name);
+      else this.taskOnlyTools.delete(tool.name);
+    }
     return forModel ? { ...result, tools: toolsForModel(result.tools) } : result;
   }
 
+  /**
+   * Calls a tool and returns its result. When the server runs the call as a task (2026-07-28 with
+   * the `tasks` option; 2025-11-25 for a tool listed as `taskSupport: "required"`), the task is
+   * followed to its end transparently: polled, its input requests answered with the registered
+   * handlers. `options.signal` stops the wait (use `callToolAsTask` to hold the task itself).
+   */
   async callTool(
     name: string,
     args?: Record<string, unknown>,
     options: CallOptions = {},
   ): Promise<CallToolResult> {
     const params: Params = args === undefined ? { name } : { name, arguments: args };
-    const result = (await this.request('tools/call', params, options)) as unknown as CallToolResult;
+    const asTask = this.legacyTasks && this.taskOnlyTools.has(name);
+    if (asTask) params.task = {};
+    const result = await this.request('tools/call', params, options);
+    if (result.resultType === 'task' || (asTask && isPlainObject(result.task))) {
+      const task = this.toolTask(name, params, result);
+      return task.result({ signal: options.signal, timeoutMs: options.timeoutMs });
+    }
+    return this.checkToolResult(name, result);
+  }
+
+  // --- tasks ---------------------------------------------------------------------------------
+
+  /**
+   * Calls a tool as a task and returns its handle at once (see docs/tasks.md). On 2026-07-28 the
+   * server decides: it answers with a task, or with the result (the handle then holds it); the
+   * client must declare the extension (`tasks: true`). On 2025-11-25 the call asks for a task with
+   * `params.task` when the server offers task-augmented tool calls. Older servers simply answer.
+   */
+  async callToolAsTask(
+    name: string,
+    args?: Record<string, unknown>,
+    options: TaskCallOptions = {},
+  ): Promise<ClientTask> {
+    const { ttlMs, ...call } = options;
+    const params: Params = args === undefined ? { name } : { name, arguments: args };
+    if (this.era === 'modern' && !this.tasksDeclared) {
+      throw new SwitchboardError(
+        'CONFIG',
+        'callToolAsTask() on protocol 2026-07-28 needs the tasks extension declared: new Client(info, { tasks: true }).',
+      );
+    }
+    if (this.legacyTasks) params.task = ttlMs === undefined ? {} : { ttl: ttlMs };
+    const result = await this.request('tools/call', params, call);
+    return this.toolTask(name, params, result);
+  }
+
+  /** A handle on a task created earlier (its id kept across a restart, say). */
+  task(taskId: string): ClientTask {
+    return new ClientTask(this.taskHost, { legacy: this.era === 'legacy', taskId });
+  }
+
+  /** The task's state (`tasks/get`). */
+  async getTask(taskId: string, options: CallOptions = {}): Promise<TaskDetails> {
+    return this.task(taskId).refresh(options);
+  }
+
+  /** Asks the server to cancel the task (`tasks/cancel`). */
+  async cancelTask(taskId: string, options: CallOptions = {}): Promise<void> {
+    await this.task(taskId).cancel(options);
+  }
+
+  /**
+   * The tasks this client created on the connection (2025-11-25 `tasks/list`, every page unless a
+   * `cursor` or `singlePage` is given). The 2026-07-28 extension has no list: keep the ids.
+   */
+  async listTasks(options: ListOptions = {}): Promise<{ tasks: TaskInfo[]; nextCursor?: string }> {
+    if (this.era === 'modern') {
+      throw new SwitchboardError(
+        'CAPABILITY_MISSING',
+        'tasks/list exists only in protocol 2025-11-25; the 2026-07-28 tasks extension has no list, so keep the ids of the tasks you create.',
+      );
+    }
+    const page = await this.list('tasks/list', 'tasks', options);
+    const tasks = page.tasks.map((t) => decodeTask(t, true, 'tasks/list'));
+    return page.nextCursor === undefined ? { tasks } : { tasks, nextCursor: page.nextCursor };
+  }
+
+  /** Whether this client declares the 2026-07-28 tasks extension. */
+  private get tasksDeclared(): boolean {
+    return this.declaredCapabilities().extensions?.[TASKS_EXTENSION] !== undefined;
+  }
+
+  /** Whether this connection has 2025-11-25 task-augmented tool calls. */
+  private get legacyTasks(): boolean {
+    const requests = this.serverCapabilities.tasks?.requests as { tools?: { call?: unknown } } | undefined;
+    return this.revision === '2025-11-25' && isPlainObject(requests?.tools?.call);
+  }
+
+  /** The handle for what a tools/call answered: a task (either form), or the result itself. */
+  private toolTask(name: string, params: Params, result: Record<string, unknown>): ClientTask {
+    const legacy = this.era === 'legacy';
+    const call = { name, params };
+    if (result.resultType === 'task') {
+      return new ClientTask(this.taskHost, { legacy, call, task: decodeTask(result, false, 'tools/call') });
+    }
+    if (legacy && params.task !== undefined && isPlainObject(result.task)) {
+      return new ClientTask(this.taskHost, {
+        legacy,
+        call,
+        task: decodeTask(result.task, true, 'tools/call'),
+      });
+    }
+    return new ClientTask(this.taskHost, { legacy, call, result });
+  }
+
+  private get taskHost(): TaskClientHost {
+    this.taskClientHost ??= {
+      revision: () => this.revision,
+      request: (method, params, options) => this.request(method, params, options),
+      fulfil: (inputRequests, ctx) => this.inputs.fulfil(inputRequests, ctx, featuresOf(this.revision)),
+      listen: (filter, handlers) => this.listen(filter, handlers),
+      on: (method, listener) => this.on(method, (params) => listener(params)),
+      checkToolResult: (name, result) => this.checkToolResult(name, result),
+    };
+    return this.taskClientHost;
+  }
+
+  /** The checks every tool result gets: a `content` array, and structured output per the tool's schema. */
+  private async checkToolResult(
+    name: string | undefined,
+    result: Record<string, unknown>,
+  ): Promise<CallToolResult> {
+    const what = name === undefined ? 'a task' : `"${name}"`;
     if (!Array.isArray(result.content)) {
       throw new SwitchboardError(
         'INVALID_RESULT',
-        `The server's tools/call result for "${name}" has no "content" array.`,
+        `The server's tools/call result for ${what} has no "content" array.`,
       );
     }
+    const typed = result as unknown as CallToolResult;
     // Only a tool with a remembered output schema costs a validation (and an await).
-    if (this.outputValidators.has(name)) await this.checkStructuredContent(name, result);
-    return result;
+    if (name !== undefined && this.outputValidators.has(name)) await this.checkStructuredContent(name, typed);
+    return typed;
   }
 
   listResources(options: ListOptions = {}): Promise<ListResourcesResult> {
@@ -876,6 +1021,9 @@ function handshakeRefused(method: string, revision: Revision, error: unknown, ad
 }
 
 const NEVER_ABORTED = new AbortController().signal;
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function asListResult<K extends string>(
   page: Record<string, unknown>,

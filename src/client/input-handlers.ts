@@ -39,6 +39,8 @@ export interface InputContext {
   readonly request?: { readonly method: string; readonly params: Params };
   /** 2026-07-28: the question's key in `inputRequests`. */
   readonly key?: string;
+  /** The task the question belongs to, when a task asks (both eras). */
+  readonly taskId?: string;
 }
 
 export type ElicitationHandler = (

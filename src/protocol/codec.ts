@@ -69,13 +69,14 @@ export function encodeImplementation(info: Implementation, f: RevisionFeatures):
   return omit(info, keys);
 }
 
-export function encodeTool(tool: Tool, f: RevisionFeatures, options: { tasks?: boolean } = {}): Tool {
-  if (f.icons && (f.revision === '2025-11-25' || options.tasks || tool.execution === undefined)) return tool;
+export function encodeTool(tool: Tool, f: RevisionFeatures): Tool {
+  if (f.icons && (f.revision === '2025-11-25' || tool.execution === undefined)) return tool;
   const keys = descriptorFields(f);
   if (!f.structured) keys.push('outputSchema');
   if (!f.annotations) keys.push('annotations');
-  // `execution` is core only in 2025-11-25; on 2026-07-28 it belongs to the tasks extension.
-  if (!(f.revision === '2025-11-25' || (f.modern && options.tasks))) keys.push('execution');
+  // `execution` exists only in 2025-11-25. The 2026-07-28 tasks extension is server-directed: its
+  // tools carry no task declaration (the server decides per call), so the field never goes out there.
+  if (f.revision !== '2025-11-25') keys.push('execution');
   return omit(tool, keys);
 }
 

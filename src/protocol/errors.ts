@@ -82,7 +82,9 @@ export type LocalErrorCode =
   /** The peer answered an input request (elicitation, sampling, roots) with an error. */
   | 'INPUT_FAILED'
   /** A 2026-07-28 request still needed input after the configured number of rounds. */
-  | 'INPUT_ROUNDS_EXCEEDED';
+  | 'INPUT_ROUNDS_EXCEEDED'
+  /** The task whose result was awaited was cancelled (by `cancel()`, another client, or the server). */
+  | 'TASK_CANCELLED';
 
 export class SwitchboardError extends Error {
   override name = 'SwitchboardError';

@@ -126,6 +126,10 @@ const checks = {
   task(params: Params, method: string) {
     requireString(params, 'taskId', method);
   },
+  updateTask(params: Params, method: string) {
+    requireString(params, 'taskId', method);
+    if (!isPlainObject(params.inputResponses)) fail(method, '"inputResponses" must be an object');
+  },
 };
 
 /** Requests a client sends to a server. */
@@ -181,7 +185,7 @@ export const SERVER_METHODS: Readonly<Record<string, MethodSpec>> = Object.freez
     nameParam: 'taskId',
     check: checks.task,
   },
-  'tasks/update': { inRevision: modern, nameParam: 'taskId', check: checks.task },
+  'tasks/update': { inRevision: modern, nameParam: 'taskId', check: checks.updateTask },
 });
 
 export const methodSpec = (method: string): MethodSpec | undefined =>

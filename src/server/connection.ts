@@ -59,6 +59,9 @@ class PeerRequestLink implements RequestLink {
   get resourceSubscriptions(): Set<string> | undefined {
     return this.connection.session?.resourceSubscriptions;
   }
+  get sessionId(): string | undefined {
+    return this.connection.session?.id;
+  }
   get settled(): Promise<void> {
     return this.inbound.settled;
   }

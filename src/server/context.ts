@@ -53,6 +53,8 @@ export interface RequestLink {
   setLogLevel?(level: LoggingLevel): void;
   /** The URIs this legacy connection subscribed to with `resources/subscribe` (absent outside a legacy session). */
   readonly resourceSubscriptions?: Set<string>;
+  /** The legacy session the request arrived in (2025-11-25 tasks belong to it); absent on 2026-07-28. */
+  readonly sessionId?: string;
   /**
    * Settles once this request's final response was handed to the transport (or the request was
    * cancelled): a server ending a `subscriptions/listen` stream waits for it before closing.
@@ -123,7 +125,7 @@ export class RequestContext {
   private lastProgress = Number.NEGATIVE_INFINITY;
   private inputSource: InputSource | undefined;
   private readonly services: ContextServices;
-  private readonly round: MrtrRound | undefined;
+  private readonly source: InputSource | undefined;
 
   constructor(
     /** The method being served, e.g. `tools/call`. */
@@ -137,9 +139,13 @@ export class RequestContext {
     readonly meta: Meta | undefined,
     /** @internal How this request reaches its client (the listen stream and subscriptions need it). */
     readonly link: RequestLink,
-    options: { round?: MrtrRound; services?: ContextServices } = {},
+    /**
+     * `round`: the 2026-07-28 replay this run belongs to; `input`: where input calls go instead (a
+     * task's handler waits for `tasks/update`). Without either, the era decides (see `input`).
+     */
+    options: { round?: MrtrRound; input?: InputSource; services?: ContextServices } = {},
   ) {
-    this.round = options.round;
+    this.source = options.input ?? options.round;
     this.services = options.services ?? {};
   }
 
@@ -334,7 +340,7 @@ export class RequestContext {
 
   private get input(): InputSource {
     this.inputSource ??=
-      this.round ??
+      this.source ??
       (this.era === 'modern'
         ? new UnavailableInput(this.method)
         : new LinkInput(this.link, {

@@ -45,15 +45,13 @@ export interface EncodeOptions {
   readonly serverInfo: Implementation;
   /** Cache hint for this result (cacheable methods on 2026-07-28). */
   readonly cache: CacheHint | undefined;
-  /** Whether the client declared the tasks extension (keeps `execution` on modern tools). */
-  readonly tasks: boolean;
 }
 
-function encodeBody(method: string, result: Obj, f: RevisionFeatures, options: EncodeOptions): Obj {
+function encodeBody(method: string, result: Obj, f: RevisionFeatures): Obj {
   switch (method) {
     case 'tools/list': {
       const r = result as unknown as ListToolsResult;
-      return { ...r, tools: r.tools.map((t) => encodeTool(t, f, options)) };
+      return { ...r, tools: r.tools.map((t) => encodeTool(t, f)) };
     }
     case 'tools/call':
       return result.resultType === undefined
@@ -124,7 +122,7 @@ export function encodeResult(
   if (result instanceof RawJson || typeof result !== 'object' || result === null) return result;
   const f = featuresOf(ctx.revision);
   if (!memoizable.has(result)) return finish(method, result as Obj, f, options);
-  const variant = `${ctx.revision}|${options.cache?.ttlMs}|${options.cache?.cacheScope}|${options.tasks}`;
+  const variant = `${ctx.revision}|${options.cache?.ttlMs}|${options.cache?.cacheScope}`;
   let byVariant = serialized.get(result);
   if (!byVariant) {
     byVariant = new Map();
@@ -140,7 +138,7 @@ export function encodeResult(
 }
 
 function finish(method: string, result: Obj, f: RevisionFeatures, options: EncodeOptions): Obj | RawJson {
-  const body = encodeBody(method, result, f, options);
+  const body = encodeBody(method, result, f);
   if (!f.modern) return body;
   // The common modern result (a tool's content, say) sets no resultType, _meta or cache hint: append
   // the precomputed tail to its JSON instead of copying it into a new object with a new _meta per

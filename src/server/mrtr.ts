@@ -281,8 +281,11 @@ function requestDigest(method: string, params: Params): Promise<string> {
   return digest(`${method}\n${canonicalJson(target)}`);
 }
 
-/** Digest of who is calling: the verified subject and client, else the token; null when unauthenticated. */
-async function callerDigest(auth: AuthInfo | undefined): Promise<string | null> {
+/**
+ * Digest of who is calling: the verified subject and client, else the token; null when
+ * unauthenticated. Also what tasks are bound to (`extensions/tasks`).
+ */
+export async function callerDigest(auth: AuthInfo | undefined): Promise<string | null> {
   if (!auth) return null;
   if (auth.subject !== undefined || auth.clientId !== undefined) {
     return digest(`principal\n${auth.subject ?? ''}\n${auth.clientId ?? ''}`);

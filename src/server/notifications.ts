@@ -52,8 +52,12 @@ export interface ListenTopic {
   readonly field: string;
   /** The notification the field opts into. */
   readonly method: string;
-  /** The part of the requested value the server agrees to honour, or undefined to leave the field out. */
-  agree(requested: unknown, capabilities: ServerCapabilities): unknown;
+  /**
+   * The part of the requested value the server agrees to honour, or undefined to leave the field
+   * out. May look things up (asynchronously) and may refuse the whole listen by throwing a
+   * `ProtocolError` (the tasks extension: -32021 when the client did not declare it).
+   */
+  agree(requested: unknown, capabilities: ServerCapabilities, ctx: RequestContext): unknown;
   /** Builds, once per stream, the test a notification must also pass (e.g. its URI was asked for). */
   select?(agreed: unknown): (params: Params | undefined) => boolean;
 }
@@ -189,7 +193,7 @@ export class NotificationHub {
    * first, then what the filter names, until the client cancels (the promise then resolves, and the
    * transport drops the result) or the server ends the stream (resolving with the closing result).
    */
-  listen(params: Params, capabilities: ServerCapabilities, ctx: RequestContext): Promise<Params> {
+  async listen(params: Params, capabilities: ServerCapabilities, ctx: RequestContext): Promise<Params> {
     const id = ctx.requestId;
     const { link } = ctx;
     if (id === undefined) throw invalidRequest('subscriptions/listen must be a request with an id.');
@@ -199,7 +203,7 @@ export class NotificationHub {
         `This server already holds ${this.maxListens} subscriptions/listen streams, its limit; cancel one before opening another.`,
       );
     }
-    const agreed = this.agree(params.notifications as Params, capabilities);
+    const agreed = await this.agree(params.notifications as Params, capabilities, ctx);
     return new Promise((resolve) => {
       if (link.finished || link.signal.aborted) {
         resolve(closingResult(id));
@@ -232,7 +236,11 @@ export class NotificationHub {
     await Promise.all(ending.map((stream) => stream.end()));
   }
 
-  private agree(requested: Params, capabilities: ServerCapabilities): Params {
+  private async agree(
+    requested: Params,
+    capabilities: ServerCapabilities,
+    ctx: RequestContext,
+  ): Promise<Params> {
     const uris = requested.resourceSubscriptions;
     if (Array.isArray(uris) && uris.length > MAX_RESOURCE_SUBSCRIPTIONS) {
       throw invalidParams(
@@ -242,7 +250,7 @@ export class NotificationHub {
     // Only fields the server knows and can deliver: the acknowledgement tells the client what it got.
     const agreed: Params = {};
     for (const [field, value] of Object.entries(requested)) {
-      const accepted = this.topics.get(field)?.agree(value, capabilities);
+      const accepted = await this.topics.get(field)?.agree(value, capabilities, ctx);
       if (accepted !== undefined) agreed[field] = accepted;
     }
     return agreed;

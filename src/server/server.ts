@@ -6,6 +6,8 @@
  */
 import type { Channel } from '../engine/channel.js';
 import { compose, type MethodHandler, type Middleware } from '../engine/middleware.js';
+import { ServerTasks, type TaskServerOptions } from '../extensions/tasks/server.js';
+import type { TaskStore } from '../extensions/tasks/store.js';
 import { encodeImplementation, encodeServerCapabilities } from '../protocol/codec.js';
 import {
   ErrorCode,
@@ -120,6 +122,12 @@ export interface ServerOptions {
   requestStateStore?: RequestStateStore;
   /** Legacy connections: how long `ctx.elicit`/`sample`/`listRoots` wait for the client. Default 10 minutes. */
   inputTimeoutMs?: number;
+  /**
+   * Tasks (the 2026-07-28 extension and the 2025-11-25 experimental form): where they are stored,
+   * how long they live, the poll interval. Registering a tool whose `execution.taskSupport` is
+   * `optional` or `required` turns tasks on with the defaults; see docs/tasks.md.
+   */
+  tasks?: TaskServerOptions;
 }
 
 /** Server events and their payloads. */
@@ -169,6 +177,8 @@ const NO_CACHE: CacheHint = Object.freeze({ ttlMs: 0, cacheScope: 'public' });
 
 /** State of a connection that completed the legacy `initialize` handshake. */
 export interface LegacySession {
+  /** Random, unguessable: what 2025-11-25 tasks are scoped to. */
+  readonly id: string;
   readonly revision: LegacyRevision;
   readonly client: ClientView;
   /**
@@ -202,11 +212,12 @@ export class Server {
   private readonly listFilters = new Map<ListKind, ((item: any, ctx: RequestContext) => boolean)[]>();
   private readonly mrtr: Mrtr;
   private readonly services: ContextServices;
+  /** Tasks, once turned on (the `tasks` option, or a tool that may run as a task). */
+  private taskService: ServerTasks | undefined;
   private readonly urlElicitations = new UrlElicitationTracker();
   private readonly listeners: { [E in keyof ServerEvents]: Set<(event: ServerEvents[E]) => void> } = {
     rootsListChanged: new Set(),
   };
-  private offeredCache: ServerCapabilities | undefined;
 
   constructor(info: Implementation, options: ServerOptions = {}) {
     if (!info || typeof info.name !== 'string' || typeof info.version !== 'string') {
@@ -250,6 +261,32 @@ export class Server {
       urlElicitations: this.urlElicitations,
       reportError: (error) => this.reportError(error),
     };
+    if (options.tasks) this.enableTasks();
+  }
+
+  /** The tasks service, created on first need with the `tasks` option. */
+  private enableTasks(): ServerTasks {
+    this.taskService ??= new ServerTasks(
+      {
+        notifications: this.notifications,
+        services: this.services,
+        pageSize: this.pageSize,
+        reportError: (error) => this.reportError(error),
+      },
+      this.options.tasks,
+    );
+    return this.taskService;
+  }
+
+  /** A tool that may run as a task turns tasks on. */
+  private enableTasksFor(config: ToolConfig<any, any>): void {
+    const support = config.execution?.taskSupport;
+    if (support === 'optional' || support === 'required') this.enableTasks();
+  }
+
+  /** Where tasks are stored; undefined until tasks are on. */
+  get taskStore(): TaskStore | undefined {
+    return this.taskService?.store;
   }
 
   // --- registration ----------------------------------------------------------------------------
@@ -262,6 +299,7 @@ export class Server {
     checkName('tool', name);
     const definition = { config: config as ToolConfig<any, any>, handler: handler as ToolHandler<any, any> };
     this.tools.add(name, buildToolEntry(name, definition.config, definition.handler as ToolEntry['handler']));
+    this.enableTasksFor(config);
     return createHandle(
       this.tools,
       'name',
@@ -270,11 +308,9 @@ export class Server {
         const { name: newName, handler: newHandler, ...rest } = changes;
         const next = checkName('tool', newName ?? key);
         const updated = { config: { ...current.config, ...rest }, handler: newHandler ?? current.handler };
-        return {
-          key: next,
-          definition: updated,
-          entry: buildToolEntry(next, updated.config, updated.handler as ToolEntry['handler']),
-        };
+        const entry = buildToolEntry(next, updated.config, updated.handler as ToolEntry['handler']);
+        this.enableTasksFor(updated.config);
+        return { key: next, definition: updated, entry };
       },
     );
   }
@@ -447,10 +483,12 @@ export class Server {
   }
 
   /**
-   * Ends every `subscriptions/listen` stream gracefully (each gets its closing result, on stdio also
+   * Fails the tasks still running here (their handlers are aborted), ends every
+   * `subscriptions/listen` stream gracefully (each gets its closing result, on stdio also
    * `notifications/cancelled`), then closes every connection.
    */
   async close(): Promise<void> {
+    await this.taskService?.close();
     await this.notifications.endListens();
     await Promise.all([...this.connections].map((c) => c.close()));
   }
@@ -475,7 +513,6 @@ export class Server {
    */
   declareExtension(id: string, settings: JsonObject = {}): this {
     this.extensions[id] = settings;
-    this.offeredCache = undefined;
     return this;
   }
 
@@ -497,6 +534,7 @@ export class Server {
     }
     if (this.prompts.size > 0 || this.templates.size > 0) caps.completions ??= {};
     caps.logging ??= {};
+    this.taskService?.advertise(caps);
     return caps;
   }
 
@@ -542,6 +580,7 @@ export class Server {
     return {
       result,
       session: {
+        id: crypto.randomUUID(),
         revision,
         client,
         capabilities,
@@ -583,7 +622,7 @@ export class Server {
     if (!spec?.inRevision(revision)) {
       throw methodNotFound(method, spec ? `It is not part of protocol revision ${revision}` : undefined);
     }
-    if (spec.capability && !this.offered()[spec.capability] && !negotiated?.[spec.capability]) {
+    if (spec.capability && !this.capabilities[spec.capability] && !negotiated?.[spec.capability]) {
       throw methodNotFound(method, `This server does not offer ${spec.capability}`);
     }
     spec.check?.(params, method);
@@ -602,7 +641,6 @@ export class Server {
     return encodeResult(method, result, ctx, {
       serverInfo: this.info,
       cache: spec.cacheable ? this.cacheHintFor(method, result, ctx) : undefined,
-      tasks: false,
     });
   }
 
@@ -694,13 +732,8 @@ export class Server {
             tools: page.items.map((e) => e.descriptor),
           })),
         );
-      case 'tools/call': {
-        const name = params.name as string;
-        const entry = this.tools.get(name);
-        if (!entry || !this.visible('tools', entry.descriptor, ctx)) throw unknownTool(name);
-        // callTool answers synchronously when it can (see tools.ts); the chain's contract is a promise.
-        return Promise.resolve(callTool(entry, params.arguments as Record<string, unknown> | undefined, ctx));
-      }
+      case 'tools/call':
+        return this.callTool(params, ctx);
       case 'prompts/list':
         return Promise.resolve(
           this.listed('prompts', this.prompts, params, ctx, (page) => ({
@@ -730,8 +763,35 @@ export class Server {
         return this.notifications.listen(params, this.capabilities, ctx);
       case 'completion/complete':
         return this.complete(params as unknown as CompleteParams, ctx);
+      case 'tasks/get':
+      case 'tasks/update':
+      case 'tasks/cancel':
+      case 'tasks/result':
+      case 'tasks/list':
+        return this.taskService
+          ? this.taskService.handle(method, params, ctx)
+          : Promise.reject(methodNotFound(method, 'This server runs no tasks'));
       default:
         return Promise.reject(methodNotFound(method));
+    }
+  }
+
+  /**
+   * Not async: without tasks, a synchronous tool answers with no await of ours (see tools.ts). Every
+   * failure is still a rejection, as middleware expects of `next()`.
+   */
+  private callTool(params: Params, ctx: RequestContext): Promise<unknown> {
+    try {
+      const name = params.name as string;
+      const entry = this.tools.get(name);
+      if (!entry || !this.visible('tools', entry.descriptor, ctx)) throw unknownTool(name);
+      const args = params.arguments as Record<string, unknown> | undefined;
+      // A task answers at once with its handle; the tool runs in the background (extensions/tasks).
+      const tasks = this.taskService;
+      if (tasks) return tasks.start(entry, params, ctx).then((task) => task ?? callTool(entry, args, ctx));
+      return Promise.resolve(callTool(entry, args, ctx));
+    } catch (error) {
+      return Promise.reject(error);
     }
   }
 
@@ -856,17 +916,7 @@ export class Server {
 
   // --- change notifications ----------------------------------------------------------------------
 
-  /**
-   * The capabilities as of the last change to what is registered, for the per-request capability
-   * check: the `capabilities` getter builds a fresh object on every call, which every request paid for.
-   */
-  private offered(): ServerCapabilities {
-    this.offeredCache ??= this.capabilities;
-    return this.offeredCache;
-  }
-
   private listChanged(kind: ListChangedKind): void {
-    this.offeredCache = undefined;
     if (this.notifications.size === 0) return;
     // Coalesce: registering twenty tools in one tick sends one notification.
     if (this.pendingListChanges.size === 0) queueMicrotask(() => this.flushListChanges());

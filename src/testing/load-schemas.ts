@@ -1,15 +1,16 @@
 /**
- * Node-only: reads the official schemas shipped with the package (`spec/schema/<revision>/schema.json`).
- * Kept apart so that the rest of the checker stays runtime-neutral; the `switchboard/testing` entry
- * may depend on Node.
+ * Node-only: reads the official schemas shipped with the package (`spec/schema/<revision>/schema.json`,
+ * and the tasks extension's `spec/extensions/tasks/schema.json`, merged into 2026-07-28: see
+ * `tasks-schema.ts`). Kept apart so that the rest of the checker stays runtime-neutral; the
+ * `switchboard/testing` entry may depend on Node.
  */
 import { readFile } from 'node:fs/promises';
-import { REVISIONS, type Revision } from '../protocol/revisions.js';
+import { MODERN_REVISIONS, REVISIONS } from '../protocol/revisions.js';
 import { SchemaCatalog } from './schema-catalog.js';
+import { withTasksExtension } from './tasks-schema.js';
 
 /** This module sits at `build/src/testing/`; the schemas at the package root. */
-const schemaUrl = (revision: Revision) =>
-  new URL(`../../../spec/schema/${revision}/schema.json`, import.meta.url);
+const specUrl = (path: string) => new URL(`../../../spec/${path}`, import.meta.url);
 
 let shared: Promise<SchemaCatalog> | undefined;
 
@@ -22,20 +23,33 @@ export function loadSchemaCatalog(): Promise<SchemaCatalog> {
   return shared;
 }
 
+async function readSchema(path: string, what: string): Promise<unknown> {
+  const url = specUrl(path);
+  try {
+    return JSON.parse(await readFile(url, 'utf8'));
+  } catch (error) {
+    throw new Error(
+      `Cannot read the JSON Schema of ${what} at ${url.pathname}: ${(error as Error).message}. ` +
+        'It ships in the package under spec/; reinstall the package or restore the file.',
+      { cause: error },
+    );
+  }
+}
+
 async function readAll(): Promise<SchemaCatalog> {
-  const entries = await Promise.all(
-    REVISIONS.map(async (revision) => {
-      const url = schemaUrl(revision);
-      try {
-        return [revision, JSON.parse(await readFile(url, 'utf8'))] as const;
-      } catch (error) {
-        throw new Error(
-          `Cannot read the JSON Schema of revision ${revision} at ${url.pathname}: ${(error as Error).message}. ` +
-            'It ships in the package under spec/schema/; reinstall the package or restore the file.',
-          { cause: error },
-        );
-      }
-    }),
-  );
+  const [tasks, ...documents] = await Promise.all([
+    readSchema('extensions/tasks/schema.json', 'the tasks extension'),
+    ...REVISIONS.map((revision) => readSchema(`schema/${revision}/schema.json`, `revision ${revision}`)),
+  ]);
+  const entries = REVISIONS.map((revision, i) => {
+    const document = documents[i];
+    // The extensions a modern peer may negotiate are part of what its messages may say.
+    return [
+      revision,
+      (MODERN_REVISIONS as readonly string[]).includes(revision)
+        ? withTasksExtension(document, tasks)
+        : document,
+    ] as const;
+  });
   return new SchemaCatalog(Object.fromEntries(entries));
 }

@@ -297,9 +297,20 @@ export class MessageSchemaChecker {
               keyword: 'resultType',
             };
       }
-      // The official tasks extension (io.modelcontextprotocol/tasks) answers with `resultType: "task"`;
-      // its CreateTaskResult is not part of the core schema, so only the common result fields are checked.
-      if (resultType === 'task') return { definition: 'Result' };
+      // The official tasks extension (io.modelcontextprotocol/tasks) answers a tool call with
+      // `resultType: "task"`. With the extension's schema merged in (`tasks-schema.ts`) that is its
+      // CreateTaskResult; without it, only the common result fields can be checked.
+      if (resultType === 'task') {
+        if (!schema.has('CreateTaskResult')) return { definition: 'Result' };
+        return method === 'tools/call'
+          ? { definition: 'CreateTaskResult' }
+          : {
+              problem: `"${method}" cannot be answered with a task: the tasks extension supports only tools/call`,
+              pointer: '/result/resultType',
+              value: resultType,
+              keyword: 'resultType',
+            };
+      }
       if (typeof resultType === 'string' && resultType !== 'complete') {
         return {
           problem: `resultType "${resultType}" is not defined in revision ${r} (core: "complete", "input_required"; the tasks extension adds "task")`,

@@ -362,11 +362,10 @@ describe('codec functions', () => {
     assert.deepEqual(block, { type: 'text', text: 'Resource: a <mem://a>' });
   });
 
-  test('execution is kept on 2026-07-28 only when the tasks extension is in play', () => {
+  test('execution goes out on 2025-11-25 only (the 2026-07-28 tasks extension is server-directed)', () => {
     const tool: Tool = { name: 't', inputSchema: { type: 'object' }, execution: { taskSupport: 'required' } };
     const modern = featuresOf('2026-07-28');
     assert.equal(encodeTool(tool, modern).execution, undefined);
-    assert.deepEqual(encodeTool(tool, modern, { tasks: true }).execution, { taskSupport: 'required' });
     assert.deepEqual(encodeTool(tool, featuresOf('2025-11-25')).execution, { taskSupport: 'required' });
     assert.equal(encodeTool(tool, featuresOf('2025-06-18')).execution, undefined);
   });
