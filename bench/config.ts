@@ -3,8 +3,11 @@
 export interface Config {
   readonly smoke: boolean;
   readonly runs: number;
-  /** Warm-up and measured window of a throughput cell (stdio). */
-  readonly load: { readonly warmupMs: number; readonly durationMs: number };
+  /**
+   * Throughput cells over stdio (seq, 64 in flight): warm-up, measured window, and how many runs of
+   * them (more than `runs`: they are short, and sequential calls are the noisiest figure there is).
+   */
+  readonly load: { readonly runs: number; readonly warmupMs: number; readonly durationMs: number };
   /** The same for the one-side-alone cells (client x server matrix). */
   readonly matrix: { readonly warmupMs: number; readonly durationMs: number };
   readonly inFlight: number;
@@ -25,13 +28,13 @@ export interface Config {
 export const FULL: Config = {
   smoke: false,
   runs: 3,
-  load: { warmupMs: 500, durationMs: 2500 },
+  load: { runs: 5, warmupMs: 400, durationMs: 1500 },
   matrix: { warmupMs: 300, durationMs: 1500 },
   inFlight: 64,
   coldIterations: 8,
   payload: { sizes: [1e3, 1e5, 1e6, 1e7], reps: [100, 30, 10, 3] },
   list: { tools: 1000, warmupMs: 300, durationMs: 1500 },
-  http: { warmupMs: 300, durationMs: 1500, mixClients: 50, sessions: { warm: 20, count: 1000 } },
+  http: { warmupMs: 300, durationMs: 1200, mixClients: 50, sessions: { warm: 20, count: 1000 } },
   jobTimeoutMs: 120_000,
 };
 
@@ -39,7 +42,7 @@ export const FULL: Config = {
 export const SMOKE: Config = {
   smoke: true,
   runs: 1,
-  load: { warmupMs: 100, durationMs: 300 },
+  load: { runs: 1, warmupMs: 100, durationMs: 300 },
   matrix: { warmupMs: 50, durationMs: 200 },
   inFlight: 64,
   coldIterations: 2,

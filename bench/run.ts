@@ -5,7 +5,7 @@
  *
  *   npm run bench                 the full run (several minutes)
  *   npm run bench -- --smoke      about a second per scenario, to prove every cell runs
- *   options: --runs N   --only stdio|http   --out FILE (also write the report there)
+ *   options: --runs N (every scenario)   --only stdio|http   --out FILE (also write the report there)
  *
  * The markdown report goes to stdout, progress to stderr. Exits 1 if any cell failed.
  */
@@ -32,7 +32,7 @@ function parseArgs(argv: readonly string[]): {
   if (runs !== undefined) {
     const n = Number(runs);
     if (!Number.isInteger(n) || n < 1) throw new Error(`--runs needs a positive integer, got ${runs}`);
-    config = { ...config, runs: n };
+    config = { ...config, runs: n, load: { ...config.load, runs: n } };
   }
   const only = value('--only');
   if (only !== undefined && only !== 'stdio' && only !== 'http') {
@@ -69,8 +69,9 @@ async function main(): Promise<void> {
     machine(),
     `- Command: \`${command}\`${config.runs === (config.smoke ? SMOKE : FULL).runs ? '' : ` --runs ${config.runs}`}; ` +
       `${config.runs} run(s), implementations interleaved, ${minutes} min`,
-    '- Cells: median [min-max] over runs. Ratio columns: per-run `implementation / raw`, then median [min-max]; ' +
-      'for throughput more is better, for times, CPU and bytes less is better.',
+    `- Cells: median [min-max] over runs (${config.load.runs} runs for the stdio throughput rows). Ratio columns: ` +
+      'per-run `implementation / raw`, then median [min-max]; for throughput more is better, for times, CPU ' +
+      'and bytes less is better.',
     '',
     ...sections.flatMap((s) => [renderSection(s), '']),
     // The smoke pass proves that every cell runs; its figures say nothing, so no target is judged.

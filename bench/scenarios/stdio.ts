@@ -66,54 +66,63 @@ export async function stdioSections(ctx: Context): Promise<Section[]> {
   );
   const runs = config.runs;
 
-  const each = async (title: string, body: (impl: Impl, run: number) => Promise<void>) => {
-    for (let run = 0; run < runs; run++) {
-      ctx.log(`stdio ${title}, run ${run + 1}/${runs}`);
+  const each = async (title: string, body: (impl: Impl, run: number) => Promise<void>, times = runs) => {
+    for (let run = 0; run < times; run++) {
+      ctx.log(`stdio ${title}, run ${run + 1}/${times}`);
       await inTurn(ctx, IMPLS, run, (impl) => body(impl, run));
     }
   };
+  const load = { warmupMs: config.load.warmupMs, durationMs: config.load.durationMs };
   const spec = (impl: Impl, server = impl.server, extra: readonly string[] = []) => ({
     client: impl.client,
     era: impl.era,
     target: stdio(server, extra),
   });
 
-  await each('sequential echo', async (impl, run) => {
-    const result = await cell<LoadResult>(ctx, `${impl.id} seq`, {
-      type: 'load',
-      ...spec(impl),
-      tool: 'echo',
-      inFlight: 1,
-      ...config.load,
-    });
-    recordLoad(main, 'seq', impl.id, run, result);
-  });
+  await each(
+    'sequential echo',
+    async (impl, run) => {
+      const result = await cell<LoadResult>(ctx, `${impl.id} seq`, {
+        type: 'load',
+        ...spec(impl),
+        tool: 'echo',
+        inFlight: 1,
+        ...load,
+      });
+      recordLoad(main, 'seq', impl.id, run, result);
+    },
+    config.load.runs,
+  );
 
-  await each(`${config.inFlight} in flight echo`, async (impl, run) => {
-    const result = await cell<LoadResult>(ctx, `${impl.id} conc`, {
-      type: 'load',
-      ...spec(impl),
-      tool: 'echo',
-      inFlight: config.inFlight,
-      ...config.load,
-    });
-    recordLoad(main, `${config.inFlight} in flight`, impl.id, run, result, {
-      latency: true,
-      client: true,
-      server: true,
-    });
-  });
+  await each(
+    `${config.inFlight} in flight echo`,
+    async (impl, run) => {
+      const result = await cell<LoadResult>(ctx, `${impl.id} conc`, {
+        type: 'load',
+        ...spec(impl),
+        tool: 'echo',
+        inFlight: config.inFlight,
+        ...load,
+      });
+      recordLoad(main, `${config.inFlight} in flight`, impl.id, run, result);
+    },
+    config.load.runs,
+  );
 
-  await each('sequential add (structured output)', async (impl, run) => {
-    const result = await cell<LoadResult>(ctx, `${impl.id} add`, {
-      type: 'load',
-      ...spec(impl),
-      tool: 'add',
-      inFlight: 1,
-      ...config.load,
-    });
-    recordLoad(main, 'seq add', impl.id, run, result, { client: true, server: true });
-  });
+  await each(
+    'sequential add (structured output)',
+    async (impl, run) => {
+      const result = await cell<LoadResult>(ctx, `${impl.id} add`, {
+        type: 'load',
+        ...spec(impl),
+        tool: 'add',
+        inFlight: 1,
+        ...load,
+      });
+      recordLoad(main, 'seq add', impl.id, run, result, { client: true, server: true });
+    },
+    config.load.runs,
+  );
 
   await each('cold start', async (impl, run) => {
     const result = await cell<{ ms: number[] }>(ctx, `${impl.id} cold`, {
