@@ -214,6 +214,9 @@ export class Server {
   private readonly services: ContextServices;
   /** Tasks, once turned on (the `tasks` option, or a tool that may run as a task). */
   private taskService: ServerTasks | undefined;
+  private offeredCache:
+    | { caps: ServerCapabilities; tools: number; prompts: number; resources: number; templates: number }
+    | undefined;
   private readonly urlElicitations = new UrlElicitationTracker();
   private readonly listeners: { [E in keyof ServerEvents]: Set<(event: ServerEvents[E]) => void> } = {
     rootsListChanged: new Set(),
@@ -622,7 +625,7 @@ export class Server {
     if (!spec?.inRevision(revision)) {
       throw methodNotFound(method, spec ? `It is not part of protocol revision ${revision}` : undefined);
     }
-    if (spec.capability && !this.capabilities[spec.capability] && !negotiated?.[spec.capability]) {
+    if (spec.capability && !this.offered()[spec.capability] && !negotiated?.[spec.capability]) {
       throw methodNotFound(method, `This server does not offer ${spec.capability}`);
     }
     spec.check?.(params, method);
@@ -774,6 +777,33 @@ export class Server {
       default:
         return Promise.reject(methodNotFound(method));
     }
+  }
+
+  /**
+   * The capabilities for the per-request check that a method's capability is offered. The getter
+   * builds a fresh object (an eighth of a tool call's garbage); the capabilities methods require
+   * (tools, prompts, resources, completions, logging) change only with the registries, so this one
+   * is rebuilt only when a registry's version moved.
+   */
+  private offered(): ServerCapabilities {
+    const c = this.offeredCache;
+    if (
+      c?.tools === this.tools.version &&
+      c.prompts === this.prompts.version &&
+      c.resources === this.resources.version &&
+      c.templates === this.templates.version
+    ) {
+      return c.caps;
+    }
+    const caps = this.capabilities;
+    this.offeredCache = {
+      caps,
+      tools: this.tools.version,
+      prompts: this.prompts.version,
+      resources: this.resources.version,
+      templates: this.templates.version,
+    };
+    return caps;
   }
 
   /**

@@ -61,6 +61,16 @@ describe('the hot path', () => {
     );
   });
 
+  test('the per-request capability check follows what is registered', async () => {
+    const server = echoServer();
+    await assert.rejects(server.serve('prompts/list', { _meta: modernMeta }, 1, link, undefined), {
+      code: -32601,
+    });
+    server.registerPrompt('hello', {}, () => 'hi');
+    const list = await server.serve('prompts/list', { _meta: modernMeta }, 2, link, undefined);
+    assert.match((list as RawJson).json, /"hello"/);
+  });
+
   test('modern results carry resultType and serverInfo, merged with a _meta of their own', async () => {
     const server = echoServer();
     server.registerTool('tagged', {}, () => ({
