@@ -100,7 +100,7 @@ const TARGETS: readonly Target[] = [
     peers: ['sdk-v1', 'sdk-v2', 'tmcp'],
   },
   {
-    what: 'bytes per legacy HTTP session',
+    what: 'bytes per legacy HTTP session (own client: its standalone GET stream open)',
     section: 'HTTP legacy',
     metric: 'sessions: server memory per session',
     column: 'switchboard',
@@ -108,6 +108,16 @@ const TARGETS: readonly Target[] = [
     goal: 20_000,
     unit: 'B',
     peers: ['sdk-v1', 'sdk-v2'],
+  },
+  {
+    what: 'bytes per legacy HTTP session (raw client: no standalone stream)',
+    section: 'HTTP legacy: one side alone',
+    metric: 'server alone: sessions, server memory per session',
+    column: 'switchboard',
+    kind: 'value-max',
+    goal: 20_000,
+    unit: 'B',
+    peers: ['sdk-v1', 'sdk-v2', 'tmcp'],
   },
 ];
 
