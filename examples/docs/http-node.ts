@@ -39,3 +39,7 @@ await client.close();
 await handler.close(); // ends SSE streams and sessions, so the server can close
 await new Promise((resolve) => http.close(resolve));
 console.log('closed');
+
+// Output:
+// [ { type: 'text', text: 'hello from node:http' } ]
+// closed
