@@ -4,8 +4,7 @@ import { nodeFetch, serve } from 'switchboard/node';
 
 // An EventStore keeps the SSE events legacy sessions send, so that a client which lost a stream
 // resumes it with Last-Event-ID. This one wraps the default, in-memory store to show its calls
-// (event ids are <stream>-<seq>; stream 0 is the session's GET stream, 1.. one per POST). A store
-// over Redis or a database lets a client resume on another server instance.
+// (event ids are <stream>-<seq>; stream 0 is the session's GET stream, 1.. one per POST).
 const memory = new MemoryEventStore({ maxEventsPerSession: 1000, maxBytesPerSession: 4 * 1024 * 1024 });
 const calls = { appended: [] as string[], replayedAfter: [] as string[], deleted: 0 };
 const store: EventStore = {
