@@ -80,6 +80,11 @@ export interface RequestLink {
    * after it finished (`notifications/elicitation/complete`). False once the connection closed.
    */
   notifyConnection?(method: string, params: Params): boolean;
+  /**
+   * Legacy connections: whether a message sent on the connection (not on this request's stream)
+   * reaches the client now (see `Channel.canPush`). Absent: it does.
+   */
+  canPush?(): boolean;
   /** Ends the connection carrying this request's stream, the request going on (see `ctx.closeSseStream`). */
   closeStream?(): boolean;
 }

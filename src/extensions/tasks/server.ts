@@ -382,14 +382,14 @@ export class ServerTasks implements TaskRuntime {
     if (!isTerminalStatus(record.status)) {
       // While this request is open, the task's input requests go out on it.
       const task = this.running.get(taskId);
-      task?.resultLinks.add(ctx.link);
+      task?.openResult(ctx.link);
       try {
         final = await this.until(taskId, ctx.signal, (current) => {
           if (!current) throw notFound(taskId);
           return isTerminalStatus(current.status) ? current : undefined;
         });
       } finally {
-        task?.resultLinks.delete(ctx.link);
+        task?.closeResult(ctx.link);
       }
     }
     if (final.status === 'cancelled') throw invalidParams(`Task ${taskId} was cancelled; it has no result.`);
