@@ -154,6 +154,21 @@ function makeServer(pollIntervalMs: number) {
     await Promise.race([gateOf(String(args.gate)).wait, aborted(ctx).then(() => state.aborted++)]);
     return 'released';
   });
+  server.registerTool(
+    'welcome',
+    { execution: { taskSupport: 'required' }, deferTask: true },
+    async (_args, ctx) => {
+      const answer = await ctx.elicit(
+        {
+          message: 'Your name?',
+          requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+        },
+        { key: 'user_name' },
+      );
+      const name = answer.action === 'accept' ? answer.content.name : 'nobody';
+      return ctx.continueAsTask(() => `Welcome, ${name}!`);
+    },
+  );
   server.registerTool('broken', { execution: { taskSupport: 'required' } }, () => {
     throw new ProtocolError(ErrorCode.InvalidParams, 'The upstream refused the query.');
   });
@@ -282,6 +297,24 @@ describe('tasks over HTTP (2026-07-28 extension)', () => {
     const ack = messagesIn(cancel!)[0]?.result as Record<string, unknown>;
     assert.equal(ack.resultType, 'complete');
     assert.ok(!('taskId' in ack) && !('status' in ack), 'the cancel ack carries no task');
+    await client.close();
+    checked.assertClean();
+  });
+
+  test('input first, then a task: an input_required round on one POST, the task on the next', async () => {
+    const { client, checked, exchanges, askedBy } = await connect(running.url, options);
+    const task = await client.callToolAsTask('welcome');
+    assert.ok(task.taskId);
+    assert.equal(textOf(await task.result()), 'Welcome, Ada!');
+    assert.deepEqual(askedBy, [undefined], 'asked before the task existed');
+    const rounds = postsOf(exchanges, 'tools/call').map(
+      (post) => messagesIn(post)[0]?.result as Record<string, unknown>,
+    );
+    assert.deepEqual(
+      rounds.map((r) => r.resultType),
+      ['input_required', 'task'],
+    );
+    assert.ok(!('requestState' in rounds[1]!));
     await client.close();
     checked.assertClean();
   });
