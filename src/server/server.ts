@@ -79,9 +79,11 @@ import {
   type TemplateEntry,
   type TemplateReader,
 } from './resources.js';
+import { TaskHandoff } from './task-handoff.js';
 import {
   buildToolEntry,
   callTool,
+  completeInline,
   type ToolConfig,
   type ToolEntry,
   type ToolHandler,
@@ -782,7 +784,11 @@ export class Server {
     if (!entry || !this.visible('tools', entry.descriptor, ctx)) throw unknownTool(name);
     // A task answers at once with its handle; the tool runs in the background (extensions/tasks).
     const task = await this.taskService?.start(entry, params, ctx);
-    return task ?? callTool(entry, params.arguments as Record<string, unknown> | undefined, ctx);
+    if (task) return task;
+    const outcome = await callTool(entry, params.arguments as Record<string, unknown> | undefined, ctx);
+    if (!(outcome instanceof TaskHandoff)) return outcome;
+    // The handler handed the rest of its work to a task (ctx.continueAsTask): one now, or inline.
+    return (await this.taskService?.handOff(entry, outcome, ctx)) ?? completeInline(entry, outcome, ctx);
   }
 
   private discover(): Record<string, unknown> {

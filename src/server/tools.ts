@@ -28,6 +28,7 @@ import {
 } from '../schema/index.js';
 import type { RequestContext } from './context.js';
 import { InputRequiredError } from './input.js';
+import { TaskHandoff } from './task-handoff.js';
 
 export interface ToolConfig<In extends SchemaLike | undefined, Out extends SchemaLike | undefined> {
   title?: string;
@@ -40,6 +41,14 @@ export interface ToolConfig<In extends SchemaLike | undefined, Out extends Schem
   inputSchema?: In;
   /** Schema of `structuredContent`; when given, every successful result must carry conforming structured content. */
   outputSchema?: Out;
+  /**
+   * A call the server runs as a task (`execution.taskSupport`, see docs/tasks.md) starts inline
+   * instead, and becomes a task only when the handler returns `ctx.continueAsTask(work)`: the
+   * handler can gather input first (on 2026-07-28 in multi-round trips, before any task exists), or
+   * answer at once. Default false: the whole handler runs as the task. 2025-11-25 clients ask for
+   * tasks themselves, so there a task still starts with the call (the handoff then runs in it).
+   */
+  deferTask?: boolean;
 }
 
 /** What a tool with an output schema returns on success. */
@@ -60,7 +69,7 @@ export type ToolReturn<Out> = Out extends SchemaLike
 export type ToolHandler<In, Out> = (
   args: ToolArgs<In>,
   ctx: RequestContext,
-) => ToolReturn<Out> | Promise<ToolReturn<Out>>;
+) => ToolReturn<Out> | TaskHandoff<ToolReturn<Out>> | Promise<ToolReturn<Out> | TaskHandoff<ToolReturn<Out>>>;
 
 /** A registered tool, ready to list and call. */
 export interface ToolEntry {
@@ -68,6 +77,8 @@ export interface ToolEntry {
   readonly input: CompiledSchema | undefined;
   readonly output: CompiledSchema | undefined;
   readonly handler: (args: any, ctx: RequestContext) => unknown;
+  /** See {@link ToolConfig.deferTask}. */
+  readonly deferTask: boolean;
 }
 
 const EMPTY_INPUT: JsonSchemaObject = Object.freeze({ type: 'object' }) as JsonSchemaObject;
@@ -102,18 +113,27 @@ export function buildToolEntry(
   if (config.annotations !== undefined) descriptor.annotations = config.annotations;
   if (config.execution !== undefined) descriptor.execution = config.execution;
   if (config._meta !== undefined) descriptor._meta = config._meta;
-  return { descriptor: Object.freeze(descriptor), input, output, handler };
+  return {
+    descriptor: Object.freeze(descriptor),
+    input,
+    output,
+    handler,
+    deferTask: config.deferTask === true,
+  };
 }
 
 export const unknownTool = (name: string) =>
   invalidParams(`Unknown tool: ${JSON.stringify(name)}. Call tools/list for the available tools.`, { name });
 
-/** Runs one `tools/call` against a registered tool. */
+/**
+ * Runs one `tools/call` against a registered tool: its result, or the {@link TaskHandoff} the
+ * handler returned (the caller makes it a task, or completes it with {@link completeInline}).
+ */
 export async function callTool(
   entry: ToolEntry,
   args: Record<string, unknown> | undefined,
   ctx: RequestContext,
-): Promise<CallToolResult> {
+): Promise<CallToolResult | TaskHandoff> {
   const name = entry.descriptor.name;
   let value: unknown = args ?? {};
   if (entry.input) {
@@ -128,15 +148,37 @@ export async function callTool(
     }
     value = verdict.value;
   }
+  const input = value;
+  return runHandler(entry, () => entry.handler(input, ctx));
+}
+
+/** Runs handed-off work in `ctx` until it yields a result: where the call does not become a task. */
+export async function completeInline(
+  entry: ToolEntry,
+  outcome: CallToolResult | TaskHandoff,
+  ctx: RequestContext,
+): Promise<CallToolResult> {
+  let next = outcome;
+  while (next instanceof TaskHandoff) {
+    const { work } = next;
+    next = await runHandler(entry, () => work(ctx));
+  }
+  return next;
+}
+
+/** Runs a tool's handler (or work it handed off) and makes a result of what it returned or threw. */
+async function runHandler(entry: ToolEntry, run: () => unknown): Promise<CallToolResult | TaskHandoff> {
+  const name = entry.descriptor.name;
   let returned: unknown;
   try {
-    returned = await entry.handler(value, ctx);
+    returned = await run();
   } catch (error) {
     // Protocol errors answer the request; a 2026-07-28 input request answers it input_required.
     if (error instanceof ProtocolError || error instanceof InputRequiredError) throw error;
     const message = error instanceof Error ? error.message : String(error);
     return { content: [{ type: 'text', text: message || `Tool "${name}" failed.` }], isError: true };
   }
+  if (returned instanceof TaskHandoff) return returned;
   const result = normalizeToolResult(returned, name);
   if (entry.output && !result.isError) await checkStructuredOutput(entry.output, result, name);
   return result;
