@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Checks that every code example in README.md and docs/*.md is a verbatim copy of its file under
-// examples/docs/ (which the build type-checks and the tests run). In the markdown, an example is
+// examples/ (which the build type-checks and the tests run), and that no TypeScript or JavaScript
+// block is shown any other way. In the markdown, an example is
 //
 //   <!-- example: examples/docs/server-basic.ts -->
 //   ```ts
@@ -25,6 +26,7 @@ if (root === undefined) {
 
 const MARKER = /<!-- example: (\S+) -->\n```(\w*)\n([\s\S]*?)```\n/g;
 const FENCE_LANGUAGE = { '.ts': 'ts', '.js': 'js' };
+const CHECKED_LANGUAGES = new Set(['ts', 'typescript', 'tsx', 'js', 'javascript', 'jsx', 'mjs']);
 
 const markdown = ['README.md', ...listMarkdown(join(root, 'docs'))].filter((f) => existsSync(join(root, f)));
 const problems = [];
@@ -52,6 +54,7 @@ for (const file of markdown) {
     }
     return `<!-- example: ${example} -->\n\`\`\`${expectedLanguage}\n${source}\`\`\`\n`;
   });
+  problems.push(...unmarkedCode(file, updated));
   if (write && updated !== text) {
     writeFileSync(path, updated);
     console.log(`check-docs: updated ${file}`);
@@ -79,6 +82,30 @@ function listMarkdown(dir) {
     .filter((name) => name.endsWith('.md'))
     .sort()
     .map((name) => `docs/${name}`);
+}
+
+/** Code blocks in a language the build can check that are not embedded examples. */
+function unmarkedCode(file, text) {
+  const found = [];
+  const lines = text.split('\n');
+  let open = false;
+  for (let i = 0; i < lines.length; i++) {
+    const fence = /^```(\w*)\s*$/.exec(lines[i]);
+    if (!fence) continue;
+    if (open) {
+      open = false;
+      continue;
+    }
+    open = true;
+    const checkable = CHECKED_LANGUAGES.has(fence[1].toLowerCase());
+    if (checkable && !/^<!-- example: \S+ -->$/.test(lines[i - 1] ?? '')) {
+      found.push(
+        `${file}:${i + 1}: a ${fence[1]} block that is not an example. Put the code in a file under ` +
+          'examples/docs/ (where the build type-checks it and the tests run it) and embed it with <!-- example: path -->.',
+      );
+    }
+  }
+  return found;
 }
 
 /** ` (first difference at line N)`, to find a one-character drift quickly. */

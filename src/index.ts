@@ -148,6 +148,7 @@ export {
   type ServerOptions,
   type ToolHandle,
 } from './server/server.js';
+export type { TaskHandoff } from './server/task-handoff.js';
 export type { StructuredToolReturn, ToolArgs, ToolConfig, ToolHandler, ToolReturn } from './server/tools.js';
 export { UriTemplate } from './server/uri-template.js';
 // Through entry.ts: a stdio server must not pay for loading the HTTP server (see entry.ts).

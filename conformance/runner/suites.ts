@@ -83,9 +83,6 @@ export function skipReason({ role, name }: ListedScenario): string | undefined {
     return 'tests an OAuth authorization server, which Switchboard is not (the suite leaves these out of its requirement sets too)';
   }
   if (name.startsWith('auth/')) return 'OAuth client flow: OAuth support has its own issue';
-  if (name.startsWith('tasks-')) {
-    return 'Tasks extension (SEP-2663): being built separately (src/extensions/tasks, not on main yet)';
-  }
   if (role === 'client' && name.startsWith('sep-2640-')) {
     return 'Skills extension (SEP-2640): Switchboard has no skills host';
   }

@@ -32,11 +32,8 @@ server.registerResourceTemplate(
     // Optional: completion of the {name} variable.
     complete: { name: (prefix) => [...notes.keys()].filter((n) => n.startsWith(prefix)) },
   },
-  (_uri, { name }) => {
-    const body = notes.get(String(name));
-    if (body === undefined) throw new Error(`No note called ${String(name)}`);
-    return body;
-  },
+  // undefined means "no such resource": the client gets its era's not-found error.
+  (_uri, { name }) => notes.get(String(name)),
 );
 
 const [clientEnd, serverEnd] = createLinkedChannels();
@@ -56,6 +53,7 @@ const completion = await client.complete({
   argument: { name: 'name', value: 'gr' },
 });
 console.log(completion.completion.values);
+await client.readResource('notes://notes/shopping').catch((error) => console.log(error.code, error.message));
 await client.close();
 
 // Output:
@@ -68,3 +66,4 @@ await client.close();
 // }
 // { uri: 'notes://logo.png', blob: 'iVA=', mimeType: 'image/png' }
 // [ 'groceries' ]
+// -32602 Resource not found: notes://notes/shopping. Call resources/list or resources/templates/list for what exists.

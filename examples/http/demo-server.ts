@@ -1,8 +1,8 @@
 /**
  * The MCP server the HTTP examples mount: one tool, one resource. Any Switchboard `Server` works.
  */
+import { Server } from 'switchboard';
 import { z } from 'zod';
-import { Server } from '../../src/index.js';
 
 export function createDemoServer(): Server {
   const server = new Server({ name: 'switchboard-http-example', version: '1.0.0' });

@@ -9,8 +9,8 @@
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
-import { createHttpHandler } from '../../src/index.js';
-import { toNodeListener } from '../../src/node.js';
+import { createHttpHandler } from 'switchboard';
+import { toNodeListener } from 'switchboard/node';
 import { createDemoServer, type ExampleOptions, type StartedExample } from './demo-server.js';
 
 export async function startExpress(options: ExampleOptions = {}): Promise<StartedExample> {

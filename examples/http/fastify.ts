@@ -9,8 +9,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
-import { createHttpHandler } from '../../src/index.js';
-import { toNodeListener } from '../../src/node.js';
+import { createHttpHandler } from 'switchboard';
+import { toNodeListener } from 'switchboard/node';
 import { createDemoServer, type ExampleOptions, type StartedExample } from './demo-server.js';
 
 export async function startFastify(options: ExampleOptions = {}): Promise<StartedExample> {

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { createHttpHandler } from '../../src/index.js';
+import { createHttpHandler } from 'switchboard';
 import { createDemoServer, type ExampleOptions, type StartedExample } from './demo-server.js';
 
 export async function startHono(options: ExampleOptions = {}): Promise<StartedExample> {

@@ -86,4 +86,11 @@ export interface Channel {
    * (SEP-1699 polling). Returns false when this channel cannot (absent: never).
    */
   closeRequestStream?(id: RequestId): boolean;
+  /**
+   * Whether a message that belongs to no request in flight (sent on its own, or about a request
+   * already answered) reaches the peer now. Absent: always (stdio, in-memory). A legacy HTTP session
+   * does only while its GET stream is open; until then such messages wait in its event store for a
+   * GET that may never come, so a server with another way to reach the client takes that instead.
+   */
+  canPush?(): boolean;
 }

@@ -189,6 +189,11 @@ export class Peer {
     return this.channel.closeRequestStream?.(id) ?? false;
   }
 
+  /** See {@link Channel.canPush}: false once closed. */
+  canPush(): boolean {
+    return !this.isClosed && (this.channel.canPush?.() ?? true);
+  }
+
   start(): void {
     if (this.started) return;
     this.started = true;

@@ -178,7 +178,8 @@ export const SERVER_METHODS: Readonly<Record<string, MethodSpec>> = Object.freez
     nameParam: 'taskId',
     check: checks.task,
   },
-  'tasks/result': { inRevision: (r) => r === '2025-11-25', nameParam: 'taskId', check: checks.task },
+  // 2025-11-25 only, where no header mirrors the body: a 2026-07-28 request for it is -32601, whatever its headers.
+  'tasks/result': { inRevision: (r) => r === '2025-11-25', check: checks.task },
   'tasks/list': { inRevision: (r) => r === '2025-11-25', check: paginated },
   'tasks/cancel': {
     inRevision: (r) => r === '2025-11-25' || modern(r),

@@ -37,6 +37,9 @@ class PeerRequestLink implements RequestLink {
     peer.notify(method, params);
     return true;
   }
+  canPush(): boolean {
+    return this.connection.peer.canPush();
+  }
   get finished(): boolean {
     return this.inbound.done || this.inbound.cancelled;
   }

@@ -36,6 +36,7 @@ import {
 } from './input.js';
 import type { MrtrRound } from './mrtr.js';
 import { type RedactFn, redactSecrets } from './redact.js';
+import { TaskHandoff } from './task-handoff.js';
 import type { UrlElicitationTracker } from './url-elicitations.js';
 
 /** How a request's context reaches the client: implemented by a connection or an HTTP response stream. */
@@ -80,6 +81,11 @@ export interface RequestLink {
    * after it finished (`notifications/elicitation/complete`). False once the connection closed.
    */
   notifyConnection?(method: string, params: Params): boolean;
+  /**
+   * Legacy connections: whether a message sent on the connection (not on this request's stream)
+   * reaches the client now (see `Channel.canPush`). Absent: it does.
+   */
+  canPush?(): boolean;
   /** Ends the connection carrying this request's stream, the request going on (see `ctx.closeSseStream`). */
   closeStream?(): boolean;
 }
@@ -192,6 +198,18 @@ export class RequestContext {
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
     this.link.notify('notifications/progress', encodeProgressParams(params, featuresOf(this.revision)));
+  }
+
+  /**
+   * Tools registered with `deferTask: true`: return this from the handler to make the call a task
+   * now and run `work` as it, in the background, with the task's own context (input through
+   * `tasks/update`, `signal` aborting on `tasks/cancel`). What the handler did before (asking for
+   * input in multi-round trips on 2026-07-28) happened before any task existed. Where the call
+   * cannot become a task (no tasks extension declared, an older revision, a call already running as
+   * a task), `work` runs at once with this context instead. See docs/tasks.md.
+   */
+  continueAsTask<R>(work: (ctx: RequestContext) => R | Promise<R>): TaskHandoff<R> {
+    return new TaskHandoff(work);
   }
 
   /** @internal Applies `logging/setLevel` to the connection this request arrived on. */

@@ -79,9 +79,12 @@ import {
   type TemplateEntry,
   type TemplateReader,
 } from './resources.js';
+import { TaskHandoff } from './task-handoff.js';
 import {
   buildToolEntry,
+  type CallToolOutcome,
   callTool,
+  completeInline,
   type ToolConfig,
   type ToolEntry,
   type ToolHandler,
@@ -816,13 +819,35 @@ export class Server {
       const entry = this.tools.get(name);
       if (!entry || !this.visible('tools', entry.descriptor, ctx)) throw unknownTool(name);
       const args = params.arguments as Record<string, unknown> | undefined;
-      // A task answers at once with its handle; the tool runs in the background (extensions/tasks).
       const tasks = this.taskService;
-      if (tasks) return tasks.start(entry, params, ctx).then((task) => task ?? callTool(entry, args, ctx));
-      return Promise.resolve(callTool(entry, args, ctx));
+      if (tasks) {
+        // A task answers at once with its handle; the tool runs in the background (extensions/tasks).
+        return tasks
+          .start(entry, params, ctx)
+          .then(
+            (task) =>
+              task ?? Promise.resolve(callTool(entry, args, ctx)).then((o) => this.handOff(entry, o, ctx)),
+          );
+      }
+      const outcome = callTool(entry, args, ctx);
+      return Promise.resolve(
+        outcome instanceof Promise
+          ? outcome.then((o) => this.handOff(entry, o, ctx))
+          : this.handOff(entry, outcome, ctx),
+      );
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /** A result as is; work the handler handed off (ctx.continueAsTask) becomes a task now, or runs inline. */
+  private handOff(entry: ToolEntry, outcome: CallToolOutcome, ctx: RequestContext): unknown {
+    if (!(outcome instanceof TaskHandoff)) return outcome;
+    const tasks = this.taskService;
+    if (!tasks) return completeInline(entry, outcome, ctx);
+    return tasks
+      .handOff(entry, outcome, ctx)
+      .then((task): unknown => task ?? completeInline(entry, outcome, ctx));
   }
 
   private discover(): Record<string, unknown> {

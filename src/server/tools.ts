@@ -29,6 +29,7 @@ import {
 } from '../schema/index.js';
 import type { RequestContext } from './context.js';
 import { InputRequiredError } from './input.js';
+import { TaskHandoff } from './task-handoff.js';
 
 export interface ToolConfig<In extends SchemaLike | undefined, Out extends SchemaLike | undefined> {
   title?: string;
@@ -41,6 +42,14 @@ export interface ToolConfig<In extends SchemaLike | undefined, Out extends Schem
   inputSchema?: In;
   /** Schema of `structuredContent`; when given, every successful result must carry conforming structured content. */
   outputSchema?: Out;
+  /**
+   * A call the server runs as a task (`execution.taskSupport`, see docs/tasks.md) starts inline
+   * instead, and becomes a task only when the handler returns `ctx.continueAsTask(work)`: the
+   * handler can gather input first (on 2026-07-28 in multi-round trips, before any task exists), or
+   * answer at once. Default false: the whole handler runs as the task. 2025-11-25 clients ask for
+   * tasks themselves, so there a task still starts with the call (the handoff then runs in it).
+   */
+  deferTask?: boolean;
 }
 
 /** What a tool with an output schema returns on success. */
@@ -61,7 +70,7 @@ export type ToolReturn<Out> = Out extends SchemaLike
 export type ToolHandler<In, Out> = (
   args: ToolArgs<In>,
   ctx: RequestContext,
-) => ToolReturn<Out> | Promise<ToolReturn<Out>>;
+) => ToolReturn<Out> | TaskHandoff<ToolReturn<Out>> | Promise<ToolReturn<Out> | TaskHandoff<ToolReturn<Out>>>;
 
 /** A registered tool, ready to list and call. */
 export interface ToolEntry {
@@ -69,6 +78,8 @@ export interface ToolEntry {
   readonly input: CompiledSchema | undefined;
   readonly output: CompiledSchema | undefined;
   readonly handler: (args: any, ctx: RequestContext) => unknown;
+  /** See {@link ToolConfig.deferTask}. */
+  readonly deferTask: boolean;
 }
 
 const EMPTY_INPUT: JsonSchemaObject = Object.freeze({ type: 'object' }) as JsonSchemaObject;
@@ -103,14 +114,24 @@ export function buildToolEntry(
   if (config.annotations !== undefined) descriptor.annotations = config.annotations;
   if (config.execution !== undefined) descriptor.execution = config.execution;
   if (config._meta !== undefined) descriptor._meta = config._meta;
-  return { descriptor: Object.freeze(descriptor), input, output, handler };
+  return {
+    descriptor: Object.freeze(descriptor),
+    input,
+    output,
+    handler,
+    deferTask: config.deferTask === true,
+  };
 }
 
 export const unknownTool = (name: string) =>
   invalidParams(`Unknown tool: ${JSON.stringify(name)}. Call tools/list for the available tools.`, { name });
 
+/** What one `tools/call` comes to: a result, or work the handler handed off to a task. */
+export type CallToolOutcome = CallToolResult | TaskHandoff;
+
 /**
- * Runs one `tools/call` against a registered tool.
+ * Runs one `tools/call` against a registered tool: its result, or the {@link TaskHandoff} the
+ * handler returned (the caller makes it a task, or completes it with {@link completeInline}).
  *
  * Written without `async`: validation and the handler are awaited only when they actually return a
  * promise. A synchronous tool with a fast-path schema then costs no promise and no microtask hop at
@@ -120,9 +141,9 @@ export function callTool(
   entry: ToolEntry,
   args: Record<string, unknown> | undefined,
   ctx: RequestContext,
-): CallToolResult | Promise<CallToolResult> {
+): CallToolOutcome | Promise<CallToolOutcome> {
   const value: unknown = args ?? {};
-  if (!entry.input) return runHandler(entry, value, ctx);
+  if (!entry.input) return runHandler(entry, () => entry.handler(value, ctx));
   const verdict = entry.input.validate(value);
   return isPromise(verdict)
     ? verdict.then((v) => afterValidation(entry, v, ctx))
@@ -133,7 +154,7 @@ function afterValidation(
   entry: ToolEntry,
   verdict: ValidationResult<unknown>,
   ctx: RequestContext,
-): CallToolResult | Promise<CallToolResult> {
+): CallToolOutcome | Promise<CallToolOutcome> {
   if (!verdict.ok) {
     return {
       content: [
@@ -145,22 +166,37 @@ function afterValidation(
       isError: true,
     };
   }
-  return runHandler(entry, verdict.value, ctx);
+  const input = verdict.value;
+  return runHandler(entry, () => entry.handler(input, ctx));
 }
 
-function runHandler(
+/** Runs handed-off work in `ctx` until it yields a result: where the call does not become a task. */
+export async function completeInline(
   entry: ToolEntry,
-  value: unknown,
+  outcome: CallToolOutcome,
   ctx: RequestContext,
-): CallToolResult | Promise<CallToolResult> {
+): Promise<CallToolResult> {
+  let next = outcome;
+  while (next instanceof TaskHandoff) {
+    const { work } = next;
+    next = await runHandler(entry, () => work(ctx));
+  }
+  return next;
+}
+
+/**
+ * Runs a tool's handler (or work it handed off) and makes a result of what it returned or threw;
+ * a promise only when the handler answered with one.
+ */
+function runHandler(entry: ToolEntry, run: () => unknown): CallToolOutcome | Promise<CallToolOutcome> {
   let returned: unknown;
   try {
-    returned = entry.handler(value, ctx);
+    returned = run();
   } catch (error) {
     return toolFailure(entry, error);
   }
   if (isPromise(returned)) {
-    return returned.then(
+    return Promise.resolve(returned).then(
       (r) => finishCall(entry, r),
       (error: unknown) => toolFailure(entry, error),
     );
@@ -181,7 +217,8 @@ function toolFailure(entry: ToolEntry, error: unknown): CallToolResult {
   };
 }
 
-function finishCall(entry: ToolEntry, returned: unknown): CallToolResult | Promise<CallToolResult> {
+function finishCall(entry: ToolEntry, returned: unknown): CallToolOutcome | Promise<CallToolOutcome> {
+  if (returned instanceof TaskHandoff) return returned;
   const name = entry.descriptor.name;
   const result = normalizeToolResult(returned, name);
   if (!entry.output || result.isError) return result;
@@ -189,7 +226,7 @@ function finishCall(entry: ToolEntry, returned: unknown): CallToolResult | Promi
   return checked === undefined ? result : checked.then(() => result);
 }
 
-function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+function isPromise<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
@@ -236,7 +273,7 @@ function checkStructuredOutput(
     rejectInvalidOutput(verdict, name);
     return undefined;
   }
-  return verdict.then((v) => rejectInvalidOutput(v, name));
+  return Promise.resolve(verdict).then((v) => rejectInvalidOutput(v, name));
 }
 
 function rejectInvalidOutput(verdict: ValidationResult<unknown>, name: string): void {

@@ -54,6 +54,7 @@ describe('planning', () => {
       [
         'server 2025-11-25 --suite all --spec-version 2025-11-25 -> ping',
         'server 2026-07-28 --suite all --spec-version 2026-07-28 -> caching',
+        `server ${EXTENSION_WIRE} --scenario tasks-lifecycle -> tasks-lifecycle`,
         `server ${EXTENSION_WIRE} --scenario sep-2640-skills-manifest -> sep-2640-skills-manifest`,
         'client 2025-11-25 --scenario tools_call --spec-version 2025-11-25 -> tools_call',
         'client 2026-07-28 --scenario tools_call --spec-version 2026-07-28 -> tools_call',
@@ -61,7 +62,7 @@ describe('planning', () => {
     );
     assert.deepEqual(
       plan.skips.map((s) => s.scenario),
-      ['tasks-lifecycle', 'auth/metadata-default', 'authorization-code-grant'],
+      ['auth/metadata-default', 'authorization-code-grant'],
     );
     assert.ok(plan.skips.every((s) => s.reason.length > 20));
   });

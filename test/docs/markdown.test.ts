@@ -30,7 +30,7 @@ describe('scripts/check-docs.js', () => {
     assert.match(stdout, /examples in \d+ pages match their files/);
   });
 
-  test('fails on a drifted snippet, a missing file and an unshown example; --write repairs the snippet', async () => {
+  test('fails on a drifted snippet, a missing file, an unshown example and unembedded code; --write repairs the snippet', async () => {
     const root = mkdtempSync(join(tmpdir(), 'check-docs-'));
     try {
       mkdirSync(join(root, 'docs'));
@@ -38,6 +38,8 @@ describe('scripts/check-docs.js', () => {
       writeFileSync(join(root, 'examples', 'docs', 'a.ts'), 'const a = 1;\n');
       writeFileSync(join(root, 'examples', 'docs', 'orphan.ts'), 'const b = 2;\n');
       const page = 'Intro\n\n<!-- example: examples/docs/a.ts -->\n```ts\nconst a = 2;\n```\n\nMore\n';
+      const loose = 'Plain text is fine:\n\n```\ndiagram\n```\n\nCode is not:\n\n```js\nrun();\n```\n';
+      writeFileSync(join(root, 'docs', 'loose.md'), loose);
       writeFileSync(join(root, 'docs', 'page.md'), page);
       writeFileSync(join(root, 'README.md'), '<!-- example: examples/docs/gone.ts -->\n```ts\nx\n```\n');
 
@@ -49,6 +51,8 @@ describe('scripts/check-docs.js', () => {
       );
       assert.match(failed.stderr, /README\.md: the example examples\/docs\/gone\.ts does not exist/);
       assert.match(failed.stderr, /examples\/docs\/orphan\.ts is not shown by any page/);
+      assert.match(failed.stderr, /docs\/loose\.md:9: a js block that is not an example/);
+      assert.doesNotMatch(failed.stderr, /loose\.md:3/);
 
       await checkDocs('--root', root, '--write');
       assert.equal(

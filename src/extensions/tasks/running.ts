@@ -18,6 +18,7 @@ import type { ClientCapabilities, LoggingLevel } from '../../protocol/types.js';
 import type { RequestLink } from '../../server/context.js';
 import {
   capabilityError,
+  DEFAULT_INPUT_TIMEOUT_MS,
   type InputCallOptions,
   type InputSource,
   type LinkInput,
@@ -45,7 +46,9 @@ export class RunningTask {
   /** Aborted when the task is cancelled, expires or is deleted: the handler's `ctx.signal`. */
   readonly abort = new AbortController();
   /** 2025-11-25: open `tasks/result` requests for this task; its input requests go out on one. */
-  readonly resultLinks = new Set<RequestLink>();
+  private readonly resultLinks = new Set<RequestLink>();
+  /** Input requests waiting for a `tasks/result` to go out on. */
+  private readonly resultWaiters = new Set<(link: RequestLink) => void>();
   /** The status last announced with `notifications/tasks/status` (2025-11-25). */
   lastStatus: TaskStatus = 'working';
   /** The handler settled. */
@@ -58,7 +61,65 @@ export class RunningTask {
     /** The link of the `tools/call` that created the task. */
     readonly origin: RequestLink,
   ) {}
+
+  /** A `tasks/result` of this task is open on `link` (until {@link closeResult}). */
+  openResult(link: RequestLink): void {
+    this.resultLinks.add(link);
+    for (const waiter of [...this.resultWaiters]) waiter(link);
+  }
+
+  closeResult(link: RequestLink): void {
+    this.resultLinks.delete(link);
+  }
+
+  /** An open `tasks/result` of this task that can still carry messages, if any. */
+  resultLink(): RequestLink | undefined {
+    for (const link of this.resultLinks) if (!link.finished) return link;
+    return undefined;
+  }
+
+  /** The next `tasks/result` of this task to open; rejects when `signal` aborts or `timeoutMs` passes. */
+  nextResult(signal: AbortSignal | undefined, timeoutMs: number, what: string): Promise<RequestLink> {
+    return new Promise((resolve, reject) => {
+      const finish = (settle: () => void) => {
+        this.resultWaiters.delete(waiter);
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        settle();
+      };
+      const waiter = (link: RequestLink) => finish(() => resolve(link));
+      const onAbort = () =>
+        finish(() =>
+          reject(
+            signal?.reason instanceof Error
+              ? signal.reason
+              : new SwitchboardError('ABORTED', `Task ${this.taskId} stopped waiting to send ${what}.`),
+          ),
+        );
+      // An infinite timeout waits as long as the task lives (setTimeout cannot count that far).
+      const timer = Number.isFinite(timeoutMs)
+        ? setTimeout(
+            () =>
+              finish(() =>
+                reject(
+                  new SwitchboardError(
+                    'TIMEOUT',
+                    `Task ${this.taskId} waited ${timeoutMs} ms to send ${what}: the client opened no GET stream and called no tasks/result for the task (a 2025-11-25 client calls tasks/result when a task is input_required).`,
+                  ),
+                ),
+              ),
+            Math.min(timeoutMs, MAX_TIMER_MS),
+          )
+        : undefined;
+      this.resultWaiters.add(waiter);
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
 }
+
+/** setTimeout's ceiling. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const gone = (taskId: string) =>
   new SwitchboardError(
@@ -108,29 +169,30 @@ export class TaskLink implements RequestLink {
   /**
    * 2025-11-25: a server→client request on behalf of the task, on an open `tasks/result` of the
    * task when there is one (over HTTP that request's stream reaches the client), else on the
-   * connection that created the task.
+   * connection that created the task — unless nothing sent there reaches the client now (an HTTP
+   * session without a GET stream): then it waits for the `tasks/result` the task's `input_required`
+   * status calls for, within the request's timeout.
    */
-  request(
+  async request(
     method: string,
     params: Params | undefined,
     options: { signal?: AbortSignal; timeoutMs?: number },
   ): Promise<Record<string, unknown>> {
-    let via = this.task.origin;
-    for (const link of this.task.resultLinks) {
-      if (!link.finished) {
-        via = link;
-        break;
-      }
+    const { origin } = this.task;
+    let via = this.task.resultLink() ?? origin;
+    let timeoutMs = options.timeoutMs;
+    if (via === origin && origin.canPush?.() === false) {
+      const started = Date.now();
+      via = await this.task.nextResult(options.signal, timeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS, method);
+      if (timeoutMs !== undefined) timeoutMs = Math.max(1, timeoutMs - (Date.now() - started));
     }
     if (!via.request) {
-      return Promise.reject(
-        new SwitchboardError(
-          'CONFIG',
-          `This connection cannot send ${method} to the client: its transport does not carry server-to-client requests.`,
-        ),
+      throw new SwitchboardError(
+        'CONFIG',
+        `This connection cannot send ${method} to the client: its transport does not carry server-to-client requests.`,
       );
     }
-    return via.request(method, withRelatedTask(params, this.task.taskId), options);
+    return via.request(method, withRelatedTask(params, this.task.taskId), { ...options, timeoutMs });
   }
 
   notifyConnection(method: string, params: Params): boolean {

@@ -32,7 +32,8 @@ import { DEFAULT_INPUT_TIMEOUT_MS, LinkInput } from '../../server/input.js';
 import { callerDigest } from '../../server/mrtr.js';
 import type { ListenTopic, NotificationHub } from '../../server/notifications.js';
 import { digest } from '../../server/request-state.js';
-import { callTool, type ToolEntry } from '../../server/tools.js';
+import type { TaskHandoff } from '../../server/task-handoff.js';
+import { callTool, completeInline, type ToolEntry } from '../../server/tools.js';
 import { MemoryTaskStore } from './memory-store.js';
 import {
   asError,
@@ -149,6 +150,8 @@ export class ServerTasks implements TaskRuntime {
         if (support === 'optional') return undefined;
         throw missingTasksExtension(`Tool "${name}" runs only as a task, so calling it`);
       }
+      // It starts inline, and becomes a task when its handler hands off (see handOff).
+      if (entry.deferTask) return undefined;
     } else if (ctx.revision === '2025-11-25') {
       const task = params.task;
       if (task === undefined) {
@@ -168,19 +171,54 @@ export class ServerTasks implements TaskRuntime {
     } else {
       return undefined;
     }
+    const args = params.arguments as Record<string, unknown> | undefined;
+    return this.create(entry, ctx, requestedTtl, async (taskCtx) =>
+      completeInline(entry, await callTool(entry, args, taskCtx), taskCtx),
+    );
+  }
+
+  /**
+   * A tool registered with `deferTask` returned `ctx.continueAsTask(work)` from an inline run: on
+   * 2026-07-28, for a client that declared the extension, the call becomes a task now (`work` runs
+   * as it) and this is its creation result; undefined where the call cannot become a task (the
+   * caller then runs `work` inline).
+   */
+  async handOff(
+    entry: ToolEntry,
+    handoff: TaskHandoff,
+    ctx: RequestContext,
+  ): Promise<JsonObject | undefined> {
+    const support = entry.descriptor.execution?.taskSupport ?? 'forbidden';
+    if (
+      !featuresOf(ctx.revision).modern ||
+      support === 'forbidden' ||
+      !declaresTasks(ctx.client.capabilities)
+    ) {
+      return undefined;
+    }
+    return this.create(entry, ctx, undefined, (taskCtx) => completeInline(entry, handoff, taskCtx));
+  }
+
+  /** Stores a new task, starts `body` as its handler, and returns the creation result. */
+  private async create(
+    entry: ToolEntry,
+    ctx: RequestContext,
+    requestedTtl: number | undefined,
+    body: (taskCtx: RequestContext) => Promise<CallToolResult>,
+  ): Promise<JsonObject> {
     const record = await this.store.create({
       taskId: crypto.randomUUID(),
       owner: await this.ownerOf(ctx),
       revision: ctx.revision,
       method: 'tools/call',
-      name,
+      name: entry.descriptor.name,
       ttlMs: this.lifetime(requestedTtl),
       pollIntervalMs: this.pollIntervalMs,
     });
     // Stored (create resolved): only now may its id go out.
-    this.run(record, entry, params.arguments as Record<string, unknown> | undefined, ctx);
+    this.run(record, body, ctx);
     const details = taskDetails(record);
-    return f.modern
+    return featuresOf(ctx.revision).modern
       ? { resultType: 'task', ...encodeModernTask(details) }
       : { task: encodeLegacyTask(details) };
   }
@@ -194,8 +232,7 @@ export class ServerTasks implements TaskRuntime {
   /** Runs the handler of a stored task to its end; never rejects. */
   private run(
     record: TaskRecord,
-    entry: ToolEntry,
-    args: Record<string, unknown> | undefined,
+    body: (taskCtx: RequestContext) => Promise<CallToolResult>,
     ctx: RequestContext,
   ): void {
     const f = featuresOf(ctx.revision);
@@ -241,7 +278,7 @@ export class ServerTasks implements TaskRuntime {
       try {
         // Cancelled (or expired) before it even started: the handler never runs.
         if (task.abort.signal.aborted) throw task.abort.signal.reason;
-        const result: CallToolResult = await callTool(entry, args, taskCtx);
+        const result = await body(taskCtx);
         // 2025-11-25 counts a tool error as a failed task; the extension keeps it a completed one.
         const status = task.legacy && result.isError ? 'failed' : 'completed';
         patch = { op: 'finish', status, result: encodeCallToolResult(result, f) as unknown as JsonObject };
@@ -382,14 +419,14 @@ export class ServerTasks implements TaskRuntime {
     if (!isTerminalStatus(record.status)) {
       // While this request is open, the task's input requests go out on it.
       const task = this.running.get(taskId);
-      task?.resultLinks.add(ctx.link);
+      task?.openResult(ctx.link);
       try {
         final = await this.until(taskId, ctx.signal, (current) => {
           if (!current) throw notFound(taskId);
           return isTerminalStatus(current.status) ? current : undefined;
         });
       } finally {
-        task?.resultLinks.delete(ctx.link);
+        task?.closeResult(ctx.link);
       }
     }
     if (final.status === 'cancelled') throw invalidParams(`Task ${taskId} was cancelled; it has no result.`);

@@ -45,8 +45,12 @@ export class WireCheck {
     this.#inbound.message(message);
   }
 
+  /** Every message the server sent, in order. */
+  readonly sent: unknown[] = [];
+
   /** A message the server sent. */
   server(message: unknown): void {
+    this.sent.push(message);
     this.#checked.send(JSON.stringify(message));
   }
 
@@ -55,9 +59,14 @@ export class WireCheck {
     this.#checked.assertClean();
   }
 
+  /** Waits until every SSE body being watched has ended. */
+  async settled(): Promise<void> {
+    await Promise.all([...this.#readers]);
+  }
+
   /** Waits until every SSE body being watched has ended, then fails on any violation of the server. */
   async assertCleanWhenSettled(): Promise<void> {
-    await Promise.all([...this.#readers]);
+    await this.settled();
     this.assertClean();
   }
 

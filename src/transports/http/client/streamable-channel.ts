@@ -278,7 +278,9 @@ export class StreamableHttpClientChannel implements Channel {
           wwwAuthenticate: response.headers.get('www-authenticate'),
         });
       if (
-        !rpc &&
+        // A JSON-RPC error body means a Streamable HTTP server refused the request, except with
+        // 405: an MCP endpoint always takes POST (a Switchboard server's /sse answers so).
+        (!rpc || response.status === 405) &&
         info.method === 'initialize' &&
         this.#transport === 'auto' &&
         notStreamable(response.status)

@@ -5,7 +5,8 @@
  * Each session numbers its streams (0 is the standalone GET stream, 1.. are POST streams) and each
  * stream numbers its events; the SSE event id `<stream>-<seq>` carries both, so a `Last-Event-ID`
  * names the stream to resume (the spec: never replay events of another stream). A store only keeps
- * and returns events: implement it over Redis or a database to resume across server instances.
+ * and returns events: implement it over a database to keep them out of the process's memory. (The
+ * session itself stays in the handler that created it, so a client resumes on that process only.)
  */
 
 export interface StoredEvent {

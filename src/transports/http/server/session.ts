@@ -259,6 +259,11 @@ export class StreamableSession implements Channel {
     return true;
   }
 
+  /** Messages outside every POST go to the standalone stream: only a live GET carries them now. */
+  canPush(): boolean {
+    return !this.#closed && this.#standalone.live;
+  }
+
   close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
