@@ -89,4 +89,12 @@ async function main(): Promise<void> {
   }
 }
 
+// Started with an IPC channel (the test suite's smoke pass): exit if the parent goes away, and so
+// stop every worker and fixture (they exit when their own channel to us closes). The channel must
+// not keep us alive otherwise.
+if (process.channel) {
+  process.channel.unref();
+  process.on('disconnect', () => process.exit(1));
+}
+
 await main();

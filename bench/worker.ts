@@ -230,6 +230,9 @@ function ask(message: { type: string }): Promise<void> {
   });
 }
 
+// The harness went away (killed, or crashed): stop, which also ends a stdio server (stdin closes).
+process.on('disconnect', () => process.exit(1));
+
 process.once('message', async (job: Job) => {
   try {
     const result = await run(job, await loadClient(job.client));

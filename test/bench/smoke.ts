@@ -1,0 +1,33 @@
+/**
+ * Runs the benchmark suite's smoke pass (`npm run bench -- --smoke`) for part of it and checks only
+ * that it completes without a failed cell and prints its tables — never a figure: speed is measured
+ * by `npm run bench`, not by tests. Forked with an IPC channel, so the harness and everything it
+ * started exit if this test process is killed.
+ */
+import assert from 'node:assert/strict';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const RUN = fileURLToPath(new URL('../../bench/run.js', import.meta.url));
+
+export async function runSmoke(
+  only: 'stdio' | 'http',
+  titles: readonly string[],
+  signal: AbortSignal,
+): Promise<void> {
+  const child = fork(RUN, ['--smoke', '--only', only], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], signal });
+  child.on('error', () => {}); // an abort kills it; the exit code below says the rest
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (text: string) => {
+    stdout += text;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (text: string) => {
+    stderr += text;
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  assert.equal(code, 0, `the ${only} smoke pass failed:\n${stderr.slice(-4000)}`);
+  for (const title of titles) assert.ok(stdout.includes(title), `missing the "${title}" table`);
+  assert.match(stdout, /^\| metric \| unit \| switchboard \|/m);
+  assert.match(stdout, /^\| seq throughput \| calls\/s/m);
+}
