@@ -8,15 +8,19 @@
  *
  * Pass it as `fetch: nodeFetch`. It supports what the channels use: string bodies, plain-object
  * headers, `AbortSignal`, redirects (`follow` up to 5, `manual`, `error`), and gives errors the
- * shape fetch gives (`TypeError('fetch failed', { cause })`, `AbortError` on abort).
+ * shape fetch gives (`TypeError('fetch failed', { cause })`, `AbortError` on abort). The channels
+ * cancel their requests through an internal abort hook rather than a signal (see fetch-like.ts).
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type {
-  ByteReaderLike,
-  FetchLike,
-  RequestInitLike,
-  ResponseLike,
+import {
+  ABORT_HOOK,
+  type ByteReaderLike,
+  type FetchLike,
+  type HookedRequestInit,
+  type RequestInitLike,
+  type ResponseLike,
+  takesAbortHook,
 } from '../transports/http/client/fetch-like.js';
 
 export interface NodeFetchOptions {
@@ -32,85 +36,138 @@ const MAX_REDIRECTS = 5;
 export function createNodeFetch(options: NodeFetchOptions = {}): FetchLike {
   const httpAgent = options.httpAgent ?? new HttpAgent({ keepAlive: true });
   const httpsAgent = options.httpsAgent ?? new HttpsAgent({ keepAlive: true });
-  const fetchOnce = (url: URL, init: RequestInitLike): Promise<NodeResponse> =>
-    new Promise((resolve, reject) => {
-      const { signal } = init;
-      if (signal.aborted) return reject(abortError(signal));
-      const https = url.protocol === 'https:';
-      const headers: Record<string, string | number> = { ...init.headers };
-      if (init.body !== undefined) headers['content-length'] = Buffer.byteLength(init.body);
-      const req = (https ? httpsRequest : httpRequest)({
-        protocol: url.protocol,
-        // IPv6 literals come bracketed in URL.hostname's sibling `host`; `hostname` is without them.
-        hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
-        port: url.port,
-        path: url.pathname + url.search,
-        auth: url.username
-          ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`
-          : undefined,
-        method: init.method,
-        headers,
-        agent: https ? httpsAgent : httpAgent,
-      });
-      let response: NodeResponse | undefined;
-      const onAbort = () => {
-        const error = abortError(signal);
-        req.destroy(error);
-        response?.fail(error);
-        reject(error);
+
+  /** One request; a redirect to follow sends the next from its response, on the same promise. */
+  const send = (
+    url: URL,
+    init: HookedRequestInit,
+    hops: number,
+    resolve: (response: NodeResponse) => void,
+    reject: (error: unknown) => void,
+  ): void => {
+    // The channels' cancellation: a hook to set (no AbortSignal listener per request) or a signal.
+    const hook = init[ABORT_HOOK];
+    const { signal } = init;
+    if (hook ? hook.aborted : signal.aborted) {
+      reject(abortError(hook ? hook.reason : signal.reason));
+      return;
+    }
+    const https = url.protocol === 'https:';
+    const req = (https ? httpsRequest : httpRequest)({
+      protocol: url.protocol,
+      // IPv6 literals come bracketed in URL.hostname; the socket wants them without.
+      hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+      port: url.port,
+      path: url.pathname + url.search,
+      method: init.method,
+      headers: rawHeaders(url, init),
+      agent: https ? httpsAgent : httpAgent,
+    });
+    let response: NodeResponse | undefined;
+    const onAbort = () => {
+      const error = abortError(hook ? hook.reason : signal.reason);
+      req.destroy(error);
+      response?.fail(error);
+      reject(error);
+    };
+    let detach: () => void;
+    if (hook) {
+      hook.onabort = onAbort;
+      detach = () => {
+        if (hook.onabort === onAbort) hook.onabort = undefined;
       };
+    } else {
       signal.addEventListener('abort', onAbort, { once: true });
-      const detach = () => signal.removeEventListener('abort', onAbort);
-      req.once('response', (res) => {
+      detach = () => signal.removeEventListener('abort', onAbort);
+    }
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      const location = res.headers.location;
+      if (!isRedirect(status) || location === undefined || init.redirect === 'manual') {
         response = new NodeResponse(res, detach);
         resolve(response);
-      });
-      req.once('error', (error) => {
-        detach();
-        if (!signal.aborted) reject(new TypeError('fetch failed', { cause: error }));
-      });
-      req.end(init.body);
+        return;
+      }
+      // Drop the redirect's body so the socket can be reused, and follow it (or refuse to).
+      detach();
+      res.resume();
+      if (init.redirect === 'error' || hops === MAX_REDIRECTS) {
+        reject(
+          new TypeError('fetch failed', {
+            cause: new Error(init.redirect === 'error' ? `redirected to ${location}` : 'too many redirects'),
+          }),
+        );
+        return;
+      }
+      let next: URL;
+      try {
+        next = new URL(location, url);
+      } catch (error) {
+        reject(new TypeError('fetch failed', { cause: error }));
+        return;
+      }
+      send(next, redirected(init, status, url, next), hops + 1, resolve, reject);
     });
-
-  return async (input, init) => {
-    let url = parseUrl(input);
-    let current = init;
-    for (let hops = 0; ; hops++) {
-      const response = await fetchOnce(url, current);
-      const location = response.headers.get('location');
-      if (!isRedirect(response.status) || location === null || current.redirect === 'manual') return response;
-      response.discard();
-      if (current.redirect === 'error' || hops === MAX_REDIRECTS) {
-        throw new TypeError('fetch failed', {
-          cause: new Error(current.redirect === 'error' ? `redirected to ${location}` : 'too many redirects'),
-        });
-      }
-      const next = new URL(location, url);
-      const headers = { ...current.headers };
-      // Like fetch: credentials do not follow a redirect to another origin.
-      if (next.origin !== url.origin) delete headers.authorization;
-      // 303 (and 301/302 after a POST) turn into a GET without a body; 307/308 repeat the request.
-      const toGet =
-        response.status === 303 ||
-        ((response.status === 301 || response.status === 302) && current.method === 'POST');
-      if (toGet) {
-        delete headers['content-type'];
-        current = {
-          ...current,
-          method: current.method === 'HEAD' ? 'HEAD' : 'GET',
-          headers,
-          body: undefined,
-        };
-      } else {
-        current = { ...current, headers };
-      }
-      url = next;
-    }
+    req.on('error', (error) => {
+      detach();
+      if (!(hook ? hook.aborted : signal.aborted)) reject(new TypeError('fetch failed', { cause: error }));
+    });
+    req.end(init.body);
   };
+
+  const fetch: FetchLike = (input, init) =>
+    new Promise((resolve, reject) => {
+      try {
+        send(parseUrl(input), init, 0, resolve, reject);
+      } catch (error) {
+        // An invalid URL or header: fetch rejects with a TypeError rather than throwing.
+        reject(error instanceof TypeError ? error : new TypeError('fetch failed', { cause: error }));
+      }
+    });
+  takesAbortHook.add(fetch);
+  return fetch;
 }
 
 /** The default node fetch, with keep-alive agents of its own. */
 export const nodeFetch: FetchLike = createNodeFetch();
+
+/**
+ * The request headers as a raw `[name, value, ...]` list: `node:http` then writes them as given,
+ * where a headers object costs a `setHeader` (a validation and a map entry) per header. What it
+ * would add to an object itself, we add: `Host`, `Content-Length` and Basic credentials from the URL.
+ */
+function rawHeaders(url: URL, init: RequestInitLike): string[] {
+  const list: string[] = [];
+  let host = false;
+  let authorization = false;
+  for (const name in init.headers) {
+    const lower = name.toLowerCase();
+    // A body's Content-Length is its own, whatever the caller said.
+    if (lower === 'content-length' && init.body !== undefined) continue;
+    if (lower === 'host') host = true;
+    else if (lower === 'authorization') authorization = true;
+    list.push(name, init.headers[name]!);
+  }
+  if (!host) list.push('host', url.host);
+  if (init.body !== undefined) list.push('content-length', String(Buffer.byteLength(init.body)));
+  if (url.username && !authorization) {
+    const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+    list.push('authorization', `Basic ${Buffer.from(credentials).toString('base64')}`);
+  }
+  return list;
+}
+
+/** The request a redirect from `from` to `to` makes of `init`. */
+function redirected(init: HookedRequestInit, status: number, from: URL, to: URL): HookedRequestInit {
+  const headers = { ...init.headers };
+  // Like fetch: credentials do not follow a redirect to another origin.
+  if (to.origin !== from.origin) delete headers.authorization;
+  // 303 (and 301/302 after a POST) turn into a GET without a body; 307/308 repeat the request.
+  const toGet = status === 303 || ((status === 301 || status === 302) && init.method === 'POST');
+  if (!toGet) return { ...init, headers };
+  delete headers['content-type'];
+  return { ...init, method: init.method === 'HEAD' ? 'HEAD' : 'GET', headers, body: undefined };
+}
 
 /** The channels fetch the same few URLs over and over: parse each once. */
 const parsed = new Map<string, URL>();
@@ -127,16 +184,29 @@ function parseUrl(input: string): URL {
 const isRedirect = (status: number) =>
   status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
 
-function abortError(signal: AbortSignal): Error {
-  const reason = signal.reason;
+function abortError(reason: unknown): Error {
   return reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError');
 }
 
-/** A {@link ResponseLike} over an `IncomingMessage`: read it once, as text or as a byte stream. */
+/** Response headers by name, case-insensitively; repeated headers joined with ', '. */
+class NodeHeaders {
+  constructor(private readonly raw: IncomingMessage['headers']) {}
+
+  get(name: string): string | null {
+    const value = this.raw[name.toLowerCase()];
+    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+  }
+}
+
+/**
+ * A {@link ResponseLike} over an `IncomingMessage`: read it once, as text or as a byte stream.
+ * Listeners are added with `on`, not `once`: each event fires at most once per response anyway, and
+ * `once` allocates a wrapper per listener (four per response on the hot path).
+ */
 class NodeResponse implements ResponseLike {
   readonly status: number;
   readonly statusText: string;
-  readonly headers: { get(name: string): string | null };
+  readonly headers: NodeHeaders;
   readonly #res: IncomingMessage;
   #failure: Error | undefined;
 
@@ -144,14 +214,8 @@ class NodeResponse implements ResponseLike {
     this.#res = res;
     this.status = res.statusCode ?? 0;
     this.statusText = res.statusMessage ?? '';
-    const raw = res.headers;
-    this.headers = {
-      get: (name) => {
-        const value = raw[name.toLowerCase()];
-        return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-      },
-    };
-    res.once('close', done);
+    this.headers = new NodeHeaders(res.headers);
+    res.on('close', done);
   }
 
   get body(): { getReader(): ByteReaderLike } {
@@ -164,19 +228,14 @@ class NodeResponse implements ResponseLike {
       if (this.#failure) return reject(this.#failure);
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.once('end', () =>
+      res.on('end', () =>
         resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')),
       );
-      res.once('error', (error) => reject(this.#failure ?? new TypeError('terminated', { cause: error })));
-      res.once('close', () => {
+      res.on('error', (error) => reject(this.#failure ?? new TypeError('terminated', { cause: error })));
+      res.on('close', () => {
         if (!res.complete) reject(this.#failure ?? new TypeError('terminated'));
       });
     });
-  }
-
-  /** Drops the body (after a redirect) so the socket can be reused. */
-  discard(): void {
-    this.#res.resume();
   }
 
   /** The request was aborted: reading fails with the abort reason. */
@@ -202,15 +261,15 @@ class NodeResponse implements ResponseLike {
       res.pause();
       wake();
     });
-    res.once('end', () => {
+    res.on('end', () => {
       ended = true;
       wake();
     });
-    res.once('error', (e) => {
+    res.on('error', (e) => {
       error = this.#failure ?? new TypeError('terminated', { cause: e });
       wake();
     });
-    res.once('close', () => {
+    res.on('close', () => {
       if (!res.complete && !error) error = this.#failure ?? new TypeError('terminated');
       ended = true;
       wake();

@@ -11,9 +11,10 @@
  * to the questions the state lists are taken.
  *
  * Everything here is per request (a {@link MrtrRound} per context): nothing leaks between concurrent
- * requests.
+ * requests. A first run (no `requestState`) opens its round synchronously, and the round allocates
+ * nothing more until the handler asks for input.
  */
-import type { AuthInfo } from '../engine/channel.js';
+import type { AuthInfo, InboundExtra } from '../engine/channel.js';
 import { invalidParams, SwitchboardError } from '../protocol/errors.js';
 import {
   encodeInputParams,
@@ -49,47 +50,61 @@ interface Binding {
   readonly caller: string | null;
 }
 
-/** One run of a handler on 2026-07-28: its answers, and the questions it asked that have none. */
+/**
+ * One run of a handler on 2026-07-28: its answers, and the questions it asked that have none.
+ *
+ * Every `tools/call`, `prompts/get` and `resources/read` gets one, and almost none asks for input:
+ * so a round starts as one small object, and its collections are created by the first input call
+ * (`ask`). An idle round costs no map, no promise and no await (see `Server.serve`).
+ */
 export class MrtrRound implements InputSource {
   private nextKey = 0;
   /** Keys taken in this run: a key asked twice would make two questions share one answer. */
-  private readonly keys = new Set<string>();
-  /** Questions without an answer, by key. */
-  readonly questions = new Map<string, Question>();
-  private readonly inflight: Promise<unknown>[] = [];
+  private keys: Set<string> | undefined;
+  /** Questions without an answer, by key (created by the first unanswered question). */
+  private asked: Map<string, Question> | undefined;
+  /** The input calls of this run, settled or not (created by the first). */
+  private inflight: Promise<unknown>[] | undefined;
 
   private bound: Promise<Binding> | undefined;
 
   constructor(
-    private readonly answers: Map<string, SealedAnswer>,
+    /** Answers carried by the request's `requestState` (and its `inputResponses`); none on a first run. */
+    private readonly answers: ReadonlyMap<string, SealedAnswer> | undefined,
     private readonly f: RevisionFeatures,
     private readonly capabilities: ClientCapabilities,
-    private readonly request: {
-      readonly method: string;
-      readonly params: Params;
-      readonly auth: AuthInfo | undefined;
-    },
+    private readonly method: string,
+    private readonly params: Params,
+    /** Where the caller's credentials are: read only when a state is sealed or verified. */
+    private readonly link: CallerLink,
   ) {}
 
   /** Identity of the request and caller, sealed into each state. Computed only when a state is. */
   binding(): Promise<Binding> {
     this.bound ??= (async () => ({
-      method: this.request.method,
-      request: await requestDigest(this.request.method, this.request.params),
-      caller: await callerDigest(this.request.auth),
+      method: this.method,
+      request: await requestDigest(this.method, this.params),
+      caller: await callerDigest(this.link.extra?.auth),
     }))();
     return this.bound;
   }
 
   /** True when no input call was made: nothing to wait for, nothing to ask. */
   get idle(): boolean {
-    return this.inflight.length === 0;
+    return this.inflight === undefined;
+  }
+
+  /** Questions without an answer, by key. */
+  get questions(): ReadonlyMap<string, Question> {
+    return this.asked ?? NO_QUESTIONS;
   }
 
   ask(method: InputMethod, params: Params | undefined, options: InputCallOptions, fresh = false) {
     // The key is taken synchronously, so calls started together (Promise.all) keep their call order.
     const key = options.key ?? String(this.nextKey++);
-    if (typeof key !== 'string' || key === '' || this.keys.has(key)) {
+    this.keys ??= new Set();
+    const keys = this.keys;
+    if (typeof key !== 'string' || key === '' || keys.has(key)) {
       return Promise.reject(
         new SwitchboardError(
           'CONFIG',
@@ -97,8 +112,9 @@ export class MrtrRound implements InputSource {
         ),
       );
     }
-    this.keys.add(key);
+    keys.add(key);
     const work = this.resolve(key, method, params, fresh);
+    this.inflight ??= [];
     this.inflight.push(work.catch(() => undefined));
     return work;
   }
@@ -117,18 +133,20 @@ export class MrtrRound implements InputSource {
     if (refused) throw refused;
     const wire = encodeInputParams(method, params, this.f);
     const h = await digest(`${method}\n${canonicalJson(wire ?? {})}`);
-    const answer = fresh ? undefined : this.answers.get(key);
+    const answer = fresh ? undefined : this.answers?.get(key);
     if (answer && answer.m === method && answer.h === h) return answer.r as Record<string, unknown>;
     // No answer, or an answer to another question (the handler's calls changed): ask (again).
-    this.questions.set(key, { m: method, h, params: wire });
+    this.asked ??= new Map();
+    this.asked.set(key, { m: method, h, params: wire });
     throw new InputRequiredError(method, key);
   }
 
   /** Waits for calls still recording their questions (the handler may settle before they do). */
   async settled(): Promise<void> {
-    for (let seen = 0; seen < this.inflight.length; ) {
-      const batch = this.inflight.slice(seen);
-      seen = this.inflight.length;
+    const inflight = this.inflight ?? [];
+    for (let seen = 0; seen < inflight.length; ) {
+      const batch = inflight.slice(seen);
+      seen = inflight.length;
       await Promise.all(batch);
     }
   }
@@ -136,9 +154,17 @@ export class MrtrRound implements InputSource {
   /** Answers to keep in the next state: every answer whose key is not being asked again. */
   keptAnswers(): Record<string, SealedAnswer> {
     const kept: Record<string, SealedAnswer> = {};
-    for (const [key, answer] of this.answers) if (!this.questions.has(key)) kept[key] = answer;
+    if (!this.answers) return kept;
+    for (const [key, answer] of this.answers) if (!this.asked?.has(key)) kept[key] = answer;
     return kept;
   }
+}
+
+const NO_QUESTIONS: ReadonlyMap<string, Question> = new Map();
+
+/** The slice of a request's link a round reads: the credentials of the transport (HTTP auth). */
+interface CallerLink {
+  readonly extra: InboundExtra | undefined;
 }
 
 export interface MrtrOptions {
@@ -159,32 +185,44 @@ export class Mrtr {
     this.ttlMs = options.ttlMs ?? DEFAULT_REQUEST_STATE_TTL_MS;
   }
 
-  /** Starts a round for a `tools/call`, `prompts/get` or `resources/read`; verifies its requestState. */
-  async begin(
+  /**
+   * The round of a `tools/call`, `prompts/get` or `resources/read` that carries no `requestState`
+   * (a first run: nearly every request). Synchronous: there is nothing to verify. Its
+   * `inputResponses`, if any, answer nothing this server asked, and are ignored.
+   */
+  open(
     method: string,
     params: Params,
-    auth: AuthInfo | undefined,
+    link: CallerLink,
+    f: RevisionFeatures,
+    capabilities: ClientCapabilities,
+  ): MrtrRound {
+    return new MrtrRound(undefined, f, capabilities, method, params, link);
+  }
+
+  /** The round of a retry: verifies its `requestState` and takes the answers it carries. */
+  async resume(
+    method: string,
+    params: Params & { requestState: string },
+    link: CallerLink,
     f: RevisionFeatures,
     capabilities: ClientCapabilities,
   ): Promise<MrtrRound> {
     const answers = new Map<string, SealedAnswer>();
-    const round = new MrtrRound(answers, f, capabilities, { method, params, auth });
-    if (typeof params.requestState === 'string') {
-      const state = await this.verify(params.requestState, await round.binding());
-      for (const [key, answer] of Object.entries(state.a)) answers.set(key, answer);
-      const responses = (params.inputResponses ?? {}) as Record<string, unknown>;
-      for (const [key, question] of Object.entries(state.p)) {
-        if (!Object.hasOwn(responses, key)) continue;
-        const problem = inputResultProblem(question.m as InputMethod, responses[key]);
-        if (problem) {
-          throw invalidParams(
-            `inputResponses[${JSON.stringify(key)}] is not a valid ${question.m} result: ${problem}.`,
-          );
-        }
-        answers.set(key, { m: question.m, h: question.h, r: responses[key] });
+    const round = new MrtrRound(answers, f, capabilities, method, params, link);
+    const state = await this.verify(params.requestState, await round.binding());
+    for (const [key, answer] of Object.entries(state.a)) answers.set(key, answer);
+    const responses = (params.inputResponses ?? {}) as Record<string, unknown>;
+    for (const [key, question] of Object.entries(state.p)) {
+      if (!Object.hasOwn(responses, key)) continue;
+      const problem = inputResultProblem(question.m as InputMethod, responses[key]);
+      if (problem) {
+        throw invalidParams(
+          `inputResponses[${JSON.stringify(key)}] is not a valid ${question.m} result: ${problem}.`,
+        );
       }
+      answers.set(key, { m: question.m, h: question.h, r: responses[key] });
     }
-    // Without a requestState, inputResponses answer nothing this server asked: they are ignored.
     return round;
   }
 

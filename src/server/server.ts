@@ -633,45 +633,47 @@ export class Server {
     }
     spec.check?.(params, method);
     const f = featuresOf(revision);
-    const round =
-      f.modern && spec.inputRequired
-        ? await this.mrtr.begin(method, params, link.extra?.auth, f, client.capabilities)
-        : undefined;
+    // 2026-07-28 input (MRTR): a retry's requestState must be verified first; a first run's round is
+    // opened synchronously and allocates nothing unless the handler asks for input.
+    let round: MrtrRound | undefined;
+    if (f.modern && spec.inputRequired) {
+      round =
+        typeof params.requestState === 'string'
+          ? await this.mrtr.resume(
+              method,
+              params as Params & { requestState: string },
+              link,
+              f,
+              client.capabilities,
+            )
+          : this.mrtr.open(method, params, link, f, client.capabilities);
+    }
     const ctx = new RequestContext(method, requestId, revision, client, meta, link, {
       round,
       services: this.services,
     });
-    const result = round
-      ? await this.runRound(method, params, ctx, round)
-      : await this.chain(method, params, ctx);
+    let result: unknown;
+    if (round === undefined) {
+      result = await this.chain(method, params, ctx);
+    } else {
+      // A request that may answer input_required: if the handler asked for input it did not have,
+      // that is the answer, however the handler settled (even if its code caught the
+      // InputRequiredError, or a tool turned it into an error result). Inline rather than a helper
+      // of its own: one promise layer less on every tools/call.
+      let failure: { error: unknown } | undefined;
+      try {
+        result = await this.chain(method, params, ctx);
+      } catch (error) {
+        failure = { error };
+      }
+      const inputRequired = round.idle ? undefined : await this.mrtr.finish(round);
+      if (inputRequired) result = inputRequired;
+      else if (failure) throw failure.error;
+    }
     return encodeResult(method, result, ctx, {
       serverInfo: this.info,
       cache: spec.cacheable ? this.cacheHintFor(method, result, ctx) : undefined,
     });
-  }
-
-  /**
-   * Runs a 2026-07-28 request that may answer `input_required`: if the handler asked for input it
-   * did not have, that is the answer — however the handler settled (even if its code caught the
-   * `InputRequiredError`, or a tool turned it into an error result).
-   */
-  private async runRound(
-    method: string,
-    params: Params,
-    ctx: RequestContext,
-    round: MrtrRound,
-  ): Promise<unknown> {
-    let result: unknown;
-    let failure: { error: unknown } | undefined;
-    try {
-      result = await this.chain(method, params, ctx);
-    } catch (error) {
-      failure = { error };
-    }
-    const inputRequired = await this.mrtr.finish(round);
-    if (inputRequired) return inputRequired;
-    if (failure) throw failure.error;
-    return result;
   }
 
   private modernServed(): Revision[] {

@@ -33,3 +33,26 @@ export interface RequestInitLike extends Omit<RequestInit, 'headers' | 'body' | 
 
 /** A `fetch`. The global one is the default. */
 export type FetchLike = (url: string, init: RequestInitLike) => Promise<ResponseLike>;
+
+/**
+ * @internal A cancellation a fetch may take in place of `signal`: the HTTP channels pass one per
+ * request to a fetch listed in {@link takesAbortHook} (nodeFetch), whose `signal` is then a signal
+ * that never aborts. An AbortController, its AbortSignal and an 'abort' listener per request cost
+ * about 5% of an HTTP client's CPU, for requests that are almost never cancelled.
+ */
+export interface AbortHook {
+  readonly aborted: boolean;
+  /** Why, once aborted (undefined: a plain abort, an `AbortError`). */
+  readonly reason: unknown;
+  /** Set by the fetch while its request or response may still be aborted; called once on abort. */
+  onabort: (() => void) | undefined;
+}
+
+/** @internal Where a {@link RequestInitLike} carries its {@link AbortHook}. */
+export const ABORT_HOOK: unique symbol = Symbol('switchboard.abortHook');
+
+/** @internal A {@link RequestInitLike} that may carry an {@link AbortHook}. */
+export type HookedRequestInit = RequestInitLike & { [ABORT_HOOK]?: AbortHook };
+
+/** @internal The fetches that honour {@link ABORT_HOOK} (and so may be given a signal that never aborts). */
+export const takesAbortHook = new WeakSet<FetchLike>();

@@ -4,7 +4,15 @@
  * warnings.
  */
 import { SwitchboardError } from '../../../protocol/errors.js';
-import type { FetchLike, RequestInitLike, ResponseLike } from './fetch-like.js';
+import type { Cancellation } from './cancellation.js';
+import {
+  ABORT_HOOK,
+  type FetchLike,
+  type HookedRequestInit,
+  type RequestInitLike,
+  type ResponseLike,
+  takesAbortHook,
+} from './fetch-like.js';
 import { displayUrl } from './http-errors.js';
 
 /** Extra request headers: fixed, or computed for every request (e.g. a signature or a trace id). */
@@ -49,6 +57,8 @@ export interface HttpClientChannelOptions {
 }
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+/** The `signal` of requests whose fetch is told about cancellation through its abort hook instead. */
+const NEVER_ABORTED = new AbortController().signal;
 const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 
 /** The parts of the options every exchange needs, resolved once. */
@@ -61,6 +71,8 @@ export class HttpIo {
   readonly maxMessageBytes: number;
   readonly reconnect: Required<ReconnectOptions>;
   readonly #fetch: FetchLike;
+  /** The fetch takes an abort hook: cancellable requests need no AbortSignal of their own. */
+  readonly #hooked: boolean;
   readonly #options: HttpClientChannelOptions;
   /** The headers when neither they nor the token are computed per request. */
   readonly #fixed: Record<string, string> | undefined;
@@ -95,6 +107,7 @@ export class HttpIo {
     this.href = parsed.href;
     this.display = displayUrl(parsed);
     this.#fetch = fetchImpl;
+    this.#hooked = takesAbortHook.has(fetchImpl);
     this.#options = options;
     this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
@@ -111,6 +124,14 @@ export class HttpIo {
         : withToken(lowerCase(headers), bearerToken);
   }
 
+  /**
+   * A fresh copy of the headers every request carries when they are fixed (neither they nor the
+   * token are computed per request), else undefined: the hot path need not await {@link headers}.
+   */
+  fixedHeaders(): Record<string, string> | undefined {
+    return this.#fixed ? { ...this.#fixed } : undefined;
+  }
+
   /** A fresh object with the headers every request carries (lower-case names). */
   async headers(): Promise<Record<string, string>> {
     if (this.#fixed) return { ...this.#fixed };
@@ -124,6 +145,25 @@ export class HttpIo {
     const passthrough = this.#options.requestInit;
     const fetchImpl = this.#fetch;
     return fetchImpl(url, passthrough ? { ...passthrough, ...init } : init);
+  }
+
+  /**
+   * `fetch` for a request that `cancel` may abort: through the fetch's abort hook when it takes one
+   * (no AbortController per request), else with `cancel.signal`.
+   */
+  fetchCancellable(
+    url: string,
+    init: Omit<RequestInitLike, 'signal'>,
+    cancel: Cancellation,
+  ): Promise<ResponseLike> {
+    const full = init as HookedRequestInit;
+    if (this.#hooked) {
+      full.signal = NEVER_ABORTED;
+      full[ABORT_HOOK] = cancel;
+    } else {
+      full.signal = cancel.signal;
+    }
+    return this.fetch(url, full);
   }
 
   warn(message: string): void {

@@ -27,6 +27,7 @@ import { encodeHeaderValue } from '../../../protocol/mcp-headers.js';
 import { META } from '../../../protocol/meta.js';
 import { methodSpec } from '../../../protocol/methods.js';
 import type { Era } from '../../../protocol/revisions.js';
+import { Cancellation } from './cancellation.js';
 import { endpointKey, forgetEra, type HttpEra, recallEra, rememberEra } from './era-cache.js';
 import {
   isEventStream,
@@ -74,19 +75,26 @@ const MAX_RELIST_PAGES = 20;
 
 type RequestInfo = Extract<FrameInfo, { kind: 'request' }>;
 
-/** One request on its way: its POST, and the response stream that should carry its answer. */
-interface Exchange {
-  readonly info: RequestInfo;
-  readonly frame: string;
-  readonly controller: AbortController;
-  /** The request's modern protocol version; undefined for a legacy (or pre-handshake) request. */
-  readonly modern: string | undefined;
-  answered: boolean;
+/**
+ * One request on its way: its POST, the response stream that should carry its answer, and its
+ * cancellation (by the client, by close(), or after the answer when the stream lingers).
+ */
+class Exchange extends Cancellation {
+  answered = false;
   /** `initialize` only: the session id the server assigned with its answer. */
-  sessionId?: string;
+  sessionId: string | undefined = undefined;
   /** Legacy streams: where to resume, and how long the server asked us to wait first. */
-  lastEventId?: string;
-  retryMs?: number;
+  lastEventId: string | undefined = undefined;
+  retryMs: number | undefined = undefined;
+
+  constructor(
+    readonly info: RequestInfo,
+    readonly frame: string,
+    /** The request's modern protocol version; undefined for a legacy (or pre-handshake) request. */
+    readonly modern: string | undefined,
+  ) {
+    super();
+  }
 }
 
 /** A legacy (initialize-based) session with the server. */
@@ -99,8 +107,8 @@ interface LegacySession {
   /** The standalone GET stream, while it runs. */
   stream: AbortController | undefined;
   /**
-   * Settles once the GET stream has its first answer (open, refused or failed), or after
-   * STREAM_WAIT_MS. Requests wait for it: a server may send requests that concern no request of ours
+   * Until the GET stream has its first answer (open, refused or failed), or for at most
+   * STREAM_WAIT_MS: a promise requests wait for; undefined after. Requests wait for it: a server may send requests that concern no request of ours
    * (the official SDKs' `server.request`) only on that stream, and drop them while it is not open, so
    * a request racing ahead of the GET could wait forever for an answer that needs one of those.
    */
@@ -181,16 +189,17 @@ export class StreamableHttpClientChannel implements Channel {
         return;
       case 'notification':
         if (info.method === 'notifications/cancelled') {
-          this.#inflight.get(info.params?.requestId as RequestId)?.controller.abort();
+          this.#inflight.get(info.params?.requestId as RequestId)?.abort();
           // Modern: closing the response stream is the cancellation; there is nothing to POST.
           if (!this.#legacy) return;
         } else if (info.method === 'notifications/initialized' && this.#legacy) {
           const legacy = this.#legacy;
           legacy.initialized = frame;
           // The GET stream opens once the server acknowledged this (see #post); #listen replaces `ready`.
-          const acknowledged: Promise<void> = this.#post(frame, info).then(() =>
-            legacy.ready === acknowledged ? undefined : legacy.ready,
-          );
+          const acknowledged: Promise<void> = this.#post(frame, info).then(() => {
+            if (legacy.ready !== acknowledged) return legacy.ready;
+            legacy.ready = undefined;
+          });
           legacy.ready = acknowledged;
           return;
         }
@@ -210,19 +219,13 @@ export class StreamableHttpClientChannel implements Channel {
   // --- requests ------------------------------------------------------------------------------
 
   async #request(frame: string, info: RequestInfo): Promise<void> {
-    const exchange: Exchange = {
-      info,
-      frame,
-      controller: new AbortController(),
-      modern: modernVersionOf(info.params),
-      answered: false,
-    };
+    const exchange = new Exchange(info, frame, modernVersionOf(info.params));
     this.#inflight.set(info.id, exchange);
     try {
       await this.#exchange(exchange);
     } catch (error) {
       // Aborted: cancelled by the client, or the channel closed. Either way nobody awaits an answer.
-      if (!exchange.controller.signal.aborted && !exchange.answered) {
+      if (!exchange.aborted && !exchange.answered) {
         this.#deliver(errorResponse(info.id, networkError('POST to', this.#io.url, error)), exchange);
       }
     } finally {
@@ -237,16 +240,17 @@ export class StreamableHttpClientChannel implements Channel {
     for (;;) {
       if (!exchange.modern) {
         if (this.#reinit) await this.#reinit;
-        await this.#legacy?.ready;
+        // Undefined once the GET stream has answered: no await (and no microtask) per request then.
+        const ready = this.#legacy?.ready;
+        if (ready) await ready;
       }
-      const headers = await this.#io.headers();
+      const headers = this.#io.fixedHeaders() ?? (await this.#io.headers());
       this.#addProtocolHeaders(headers, info, exchange.modern);
-      const response = await this.#io.fetch(this.#io.href, {
-        method: 'POST',
-        headers,
-        body: exchange.frame,
-        signal: exchange.controller.signal,
-      });
+      const response = await this.#io.fetchCancellable(
+        this.#io.href,
+        { method: 'POST', headers, body: exchange.frame },
+        exchange,
+      );
       if (ok(response.status)) return this.#readAnswer(response, exchange);
 
       const body = await response.text();
@@ -353,7 +357,6 @@ export class StreamableHttpClientChannel implements Channel {
    * purpose: "SSE polling"), waiting as long as its `retry` field asked.
    */
   async #readStream(response: ResponseLike, exchange: Exchange): Promise<void> {
-    const { signal } = exchange.controller;
     // The answer should end the stream; a server that keeps it open gets a moment, then is hung up on.
     let linger: ReturnType<typeof setTimeout> | undefined;
     const handlers = {
@@ -363,7 +366,7 @@ export class StreamableHttpClientChannel implements Channel {
         if (data !== undefined) {
           this.#receive(data, exchange);
           if (exchange.answered && linger === undefined) {
-            linger = setTimeout(() => exchange.controller.abort(), LINGER_AFTER_ANSWER_MS);
+            linger = setTimeout(() => exchange.abort(), LINGER_AFTER_ANSWER_MS);
           }
         }
       },
@@ -379,7 +382,7 @@ export class StreamableHttpClientChannel implements Channel {
       try {
         await readEventStream(stream.body, handlers, this.#io.maxMessageBytes);
       } catch (error) {
-        if (signal.aborted) throw error;
+        if (exchange.aborted) throw error;
         broken = error;
       } finally {
         release?.();
@@ -390,9 +393,10 @@ export class StreamableHttpClientChannel implements Channel {
       stream = undefined;
       while (resumable && !stream && failures < this.#io.reconnect.maxAttempts) {
         failures++;
-        await sleep(this.#io.backoff(failures, exchange.retryMs), signal);
-        if (signal.aborted) return;
-        const resumed = await this.#resume(exchange.lastEventId!, signal);
+        // Resuming is rare: only here does the exchange need an AbortSignal.
+        await sleep(this.#io.backoff(failures, exchange.retryMs), exchange.signal);
+        if (exchange.aborted) return;
+        const resumed = await this.#resume(exchange.lastEventId!, exchange.signal);
         if (resumed) {
           ({ response: stream, release } = resumed);
           failures = 0;
@@ -541,13 +545,16 @@ export class StreamableHttpClientChannel implements Channel {
       return h;
     };
     let settled!: () => void;
-    legacy.ready = new Promise((resolve) => {
-      const timer = setTimeout(resolve, STREAM_WAIT_MS);
+    const ready = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => settled(), STREAM_WAIT_MS);
       settled = () => {
         clearTimeout(timer);
+        // Requests stop waiting (and stop awaiting anything) once the stream has answered.
+        if (legacy.ready === ready) legacy.ready = undefined;
         resolve();
       };
     });
+    legacy.ready = ready;
     const receive = (data: string) => this.#receive(data, undefined);
     void keepStreamOpen(this.#io, headers, receive, controller.signal, settled).then(() => {
       if (legacy.stream === controller) legacy.stream = undefined;
@@ -772,7 +779,7 @@ export class StreamableHttpClientChannel implements Channel {
 
   #abortAll(): void {
     this.#finished = true;
-    for (const exchange of this.#inflight.values()) exchange.controller.abort();
+    for (const exchange of this.#inflight.values()) exchange.abort();
     this.#inflight.clear();
     for (const controller of this.#others) controller.abort();
     this.#others.clear();

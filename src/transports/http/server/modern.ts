@@ -83,9 +83,10 @@ export class ModernCall implements RequestLink {
   #extra: InboundExtra | undefined;
   #settle!: (reply: HttpReply) => void;
   readonly reply: Promise<HttpReply>;
-  #markSettled!: () => void;
-  /** Settles once the final frame was written or the request was cancelled (RequestLink.settled). */
-  readonly settled: Promise<void>;
+  /** The final frame was written, or the request was cancelled. */
+  #isSettled = false;
+  /** RequestLink.settled, made on demand: only long-lived requests (listen streams, tasks) wait for it. */
+  #whenSettled: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
 
   constructor(
     private readonly scope: ModernScope,
@@ -95,11 +96,21 @@ export class ModernCall implements RequestLink {
     this.reply = new Promise((resolve) => {
       this.#settle = resolve;
     });
-    this.settled = new Promise((resolve) => {
-      this.#markSettled = resolve;
-    });
     scope.inFlight.add(this);
     if (scope.options.responseMode === 'sse') this.#openStream();
+  }
+
+  /** Settles once the final frame was written or the request was cancelled (RequestLink.settled). */
+  get settled(): Promise<void> {
+    if (this.#isSettled) return Promise.resolve();
+    if (!this.#whenSettled) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => {
+        resolve = r;
+      });
+      this.#whenSettled = { promise, resolve };
+    }
+    return this.#whenSettled.promise;
   }
 
   get finished(): boolean {
@@ -186,6 +197,11 @@ export class ModernCall implements RequestLink {
     } else {
       this.#settle(jsonReply(status, frame));
     }
+  }
+
+  #markSettled(): void {
+    this.#isSettled = true;
+    this.#whenSettled?.resolve();
   }
 
   #openStream(): SseStream {
