@@ -161,8 +161,12 @@ export class Peer {
   private readonly handlers: PeerHandlers;
   private readonly defaultTimeoutMs: number;
   private nextId = 1;
-  private readonly pending = new Map<string | number, PendingCall>();
-  private readonly byProgressToken = new Map<string | number, PendingCall>();
+  /**
+   * Outgoing calls awaiting their answer, and those of them that asked for progress: made by the
+   * first call (a server connection may never send one; an empty Map is about 200 bytes a session).
+   */
+  private pending: Map<string | number, PendingCall> | undefined;
+  private byProgressToken: Map<string | number, PendingCall> | undefined;
   private readonly inbound = new Map<string | number, Inbound>();
   private closedError: Error | undefined;
   private isClosed = false;
@@ -250,8 +254,12 @@ export class Peer {
         cleanup: undefined,
         sendCancellation: options.sendCancellation ?? true,
       };
+      this.pending ??= new Map();
       this.pending.set(id, call);
-      if (progressToken !== undefined) this.byProgressToken.set(progressToken, call);
+      if (progressToken !== undefined) {
+        this.byProgressToken ??= new Map();
+        this.byProgressToken.set(progressToken, call);
+      }
       if (Number.isFinite(timeoutMs)) this.arm(call, timeoutMs);
       if (signal) {
         const onAbort = () => this.cancelOutgoing(id, signal.reason, abortError(method, signal.reason));
@@ -323,10 +331,10 @@ export class Peer {
   }
 
   private settle(id: string | number): PendingCall | undefined {
-    const call = this.pending.get(id);
+    const call = this.pending?.get(id);
     if (!call) return undefined;
-    this.pending.delete(id);
-    if (call.progressToken !== undefined) this.byProgressToken.delete(call.progressToken);
+    this.pending!.delete(id);
+    if (call.progressToken !== undefined) this.byProgressToken?.delete(call.progressToken);
     if (call.timer !== undefined) clearTimeout(call.timer);
     call.cleanup?.();
     return call;
@@ -419,7 +427,7 @@ export class Peer {
       }
     } else if (method === 'notifications/progress') {
       const token = params?.progressToken as RequestId | undefined;
-      const call = token === undefined ? undefined : this.byProgressToken.get(token);
+      const call = token === undefined ? undefined : this.byProgressToken?.get(token);
       if (call) {
         this.progress(call, params!);
         return;
@@ -520,7 +528,7 @@ export class Peer {
     this.isClosed = true;
     this.closedError = error;
     const reason = error ? `: ${error.message}` : '';
-    for (const [id, call] of [...this.pending]) {
+    for (const [id, call] of [...(this.pending ?? [])]) {
       this.settle(id);
       call.reject(
         new SwitchboardError(

@@ -12,6 +12,7 @@ import {
   type HttpReply,
   isStreamReply,
 } from '../transports/http/server/exchange.js';
+import type { SseSink } from '../transports/http/server/sse.js';
 
 /** What Express-style middleware may have attached to the request. */
 interface DecoratedRequest extends IncomingMessage {
@@ -116,6 +117,22 @@ function preParsed(body: unknown, maxBytes: number): BodyRead {
   return { kind: 'parsed', value: body };
 }
 
+/**
+ * Where an SSE stream's text goes: the response. A class rather than an object of two closures,
+ * since a legacy session's GET stream keeps it for as long as the session lives.
+ */
+class ResponseSink implements SseSink {
+  constructor(private readonly res: ServerResponse) {}
+
+  write(chunk: string): void {
+    this.res.write(chunk);
+  }
+
+  end(): void {
+    this.res.end();
+  }
+}
+
 /** Writes a reply: one writeHead + end for a body, or headers now and events as they come for SSE. */
 export function writeReply(res: ServerResponse, reply: HttpReply): void {
   if (isStreamReply(reply)) {
@@ -128,14 +145,7 @@ export function writeReply(res: ServerResponse, reply: HttpReply): void {
     res.flushHeaders();
     // Also fires after a normal end, when clientGone is a no-op.
     res.on('close', () => stream.clientGone());
-    stream.attach({
-      write: (chunk) => {
-        res.write(chunk);
-      },
-      end: () => {
-        res.end();
-      },
-    });
+    stream.attach(new ResponseSink(res));
     return;
   }
   if (res.destroyed || res.writableEnded) return;

@@ -60,7 +60,10 @@ class PeerRequestLink implements RequestLink {
     if (session) session.logLevel = level;
   }
   get resourceSubscriptions(): Set<string> | undefined {
-    return this.connection.session?.resourceSubscriptions;
+    const session = this.connection.session;
+    if (!session) return undefined;
+    session.resourceSubscriptions ??= new Set();
+    return session.resourceSubscriptions;
   }
   get sessionId(): string | undefined {
     return this.connection.session?.id;

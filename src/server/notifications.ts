@@ -92,14 +92,17 @@ const CORE_TOPICS: readonly ListenTopic[] = [
 
 /** Whether a legacy session asked for `method`: the session's side of the hub's contract. */
 export function legacyWants(
-  session: { readonly capabilities: ServerCapabilities; readonly resourceSubscriptions: Set<string> },
+  session: {
+    readonly capabilities: ServerCapabilities;
+    readonly resourceSubscriptions: Set<string> | undefined;
+  },
   method: string,
   params: Params | undefined,
 ): boolean {
   const kind = listChangedKind(method);
   // What initialize advertised stays the session's contract, even after the last tool is removed.
   if (kind) return Boolean(session.capabilities[kind]?.listChanged);
-  if (method === RESOURCE_UPDATED) return session.resourceSubscriptions.has(params?.uri as string);
+  if (method === RESOURCE_UPDATED) return session.resourceSubscriptions?.has(params?.uri as string) ?? false;
   return false;
 }
 

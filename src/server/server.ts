@@ -47,6 +47,7 @@ import {
   type Tool,
 } from '../protocol/types.js';
 import type { SchemaLike } from '../schema/index.js';
+import { randomUuid } from '../util/random-id.js';
 import { type Completer, runCompleter } from './completion.js';
 import { ServerConnection } from './connection.js';
 import { type ClientView, type ContextServices, RequestContext, type RequestLink } from './context.js';
@@ -191,8 +192,11 @@ export interface LegacySession {
   readonly capabilities: ServerCapabilities;
   initialized: boolean;
   logLevel: (typeof LOGGING_LEVELS)[number] | undefined;
-  /** The URIs the client follows with `resources/subscribe`. */
-  readonly resourceSubscriptions: Set<string>;
+  /**
+   * The URIs the client follows with `resources/subscribe`: made by the first request that asks for
+   * it (see `RequestLink.resourceSubscriptions`), as most sessions never subscribe.
+   */
+  resourceSubscriptions: Set<string> | undefined;
 }
 
 export class Server {
@@ -218,8 +222,18 @@ export class Server {
   /** Tasks, once turned on (the `tasks` option, or a tool that may run as a task). */
   private taskService: ServerTasks | undefined;
   private offeredCache:
-    | { caps: ServerCapabilities; tools: number; prompts: number; resources: number; templates: number }
+    | {
+        caps: ServerCapabilities;
+        tools: number;
+        prompts: number;
+        resources: number;
+        templates: number;
+        extensions: number;
+        tasks: ServerTasks | undefined;
+      }
     | undefined;
+  /** Bumped by declareExtension, so the cached capabilities (see `offered`) follow. */
+  private extensionsVersion = 0;
   private readonly urlElicitations = new UrlElicitationTracker();
   private readonly listeners: { [E in keyof ServerEvents]: Set<(event: ServerEvents[E]) => void> } = {
     rootsListChanged: new Set(),
@@ -519,6 +533,7 @@ export class Server {
    */
   declareExtension(id: string, settings: JsonObject = {}): this {
     this.extensions[id] = settings;
+    this.extensionsVersion++;
     return this;
   }
 
@@ -572,7 +587,9 @@ export class Server {
       ? (requested as LegacyRevision)
       : legacyServed[0]!;
     const f = featuresOf(revision);
-    const capabilities = this.capabilities;
+    // Shared by every session opened while nothing changed: a session keeps its capabilities (its
+    // contract) for its whole life, and a fresh copy each was six objects a session.
+    const capabilities = this.offered();
     const result: InitializeResult = {
       protocolVersion: revision,
       capabilities: encodeServerCapabilities(capabilities, f),
@@ -586,13 +603,14 @@ export class Server {
     return {
       result,
       session: {
-        id: crypto.randomUUID(),
+        // Flat: it lives as long as the session (see random-id.ts).
+        id: randomUuid(),
         revision,
         client,
         capabilities,
         initialized: false,
         logLevel: undefined,
-        resourceSubscriptions: new Set(),
+        resourceSubscriptions: undefined,
       },
     };
   }
@@ -785,10 +803,10 @@ export class Server {
   }
 
   /**
-   * The capabilities for the per-request check that a method's capability is offered. The getter
-   * builds a fresh object (an eighth of a tool call's garbage); the capabilities methods require
-   * (tools, prompts, resources, completions, logging) change only with the registries, so this one
-   * is rebuilt only when a registry's version moved.
+   * The capabilities, for the per-request check that a method's capability is offered and for the
+   * sessions `initialize` opens. The getter builds a fresh object (an eighth of a tool call's
+   * garbage); this one is rebuilt only when something it derives from changed (a registry's
+   * version, a declared extension, tasks turned on), and frozen, since sessions share it.
    */
   private offered(): ServerCapabilities {
     const c = this.offeredCache;
@@ -796,17 +814,21 @@ export class Server {
       c?.tools === this.tools.version &&
       c.prompts === this.prompts.version &&
       c.resources === this.resources.version &&
-      c.templates === this.templates.version
+      c.templates === this.templates.version &&
+      c.extensions === this.extensionsVersion &&
+      c.tasks === this.taskService
     ) {
       return c.caps;
     }
-    const caps = this.capabilities;
+    const caps = Object.freeze(this.capabilities);
     this.offeredCache = {
       caps,
       tools: this.tools.version,
       prompts: this.prompts.version,
       resources: this.resources.version,
       templates: this.templates.version,
+      extensions: this.extensionsVersion,
+      tasks: this.taskService,
     };
     return caps;
   }

@@ -150,7 +150,6 @@ class PendingPost {
 
 export class StreamableSession implements Channel {
   readonly kind = 'streamable';
-  readonly label: string;
   lastActive = Date.now();
   readonly connection: ServerConnection;
   /** Headers every reply of this session carries. */
@@ -161,8 +160,11 @@ export class StreamableSession implements Channel {
   /** The POST whose body is being delivered right now (frames sent synchronously belong to it). */
   #delivering: PendingPost | undefined;
   readonly #standalone: SessionStream;
-  /** POST streams whose request is not answered yet. */
-  readonly #streams = new Map<number, SessionStream>();
+  /**
+   * POST streams whose request is not answered yet; made by the first (most POSTs are answered with
+   * JSON, and an idle session should not keep an empty Map).
+   */
+  #streams: Map<number, SessionStream> | undefined;
   #nextStreamId = 1;
   #closed = false;
 
@@ -170,10 +172,14 @@ export class StreamableSession implements Channel {
     readonly scope: SessionScope,
     readonly id: string,
   ) {
-    this.label = `HTTP session ${id.slice(0, 8)}`;
     this.headers = { 'mcp-session-id': id };
     this.#standalone = new SessionStream(this, 0);
     this.connection = scope.server.connect(this);
+  }
+
+  /** Made when asked (error messages): an idle session keeps no string of its own for it. */
+  get label(): string {
+    return `HTTP session ${this.id.slice(0, 8)}`;
   }
 
   /** The revision `initialize` negotiated, once it has. */
@@ -184,7 +190,7 @@ export class StreamableSession implements Channel {
   /** Whether a client is attached (a stream is open, a request is in flight): never evicted then. */
   get busy(): boolean {
     if (this.#posts.size > 0 || this.#standalone.live) return true;
-    for (const stream of this.#streams.values()) if (stream.live) return true;
+    if (this.#streams) for (const stream of this.#streams.values()) if (stream.live) return true;
     return false;
   }
 
@@ -272,8 +278,8 @@ export class StreamableSession implements Channel {
     this.#posts.clear();
     for (const post of posts) post.abandon();
     this.#standalone.finish();
-    for (const stream of this.#streams.values()) stream.finish();
-    this.#streams.clear();
+    if (this.#streams) for (const stream of this.#streams.values()) stream.finish();
+    this.#streams = undefined;
     const store = this.scope.options.eventStore;
     if (store) this.#guard(() => store.deleteSession(this.id));
     this.scope.closed(this);
@@ -367,7 +373,7 @@ export class StreamableSession implements Channel {
   /** @internal A POST stream sent its last response: end it (a resume now replays and ends). */
   endStream(stream: SessionStream): void {
     stream.finish();
-    this.#streams.delete(stream.id);
+    this.#streams?.delete(stream.id);
   }
 
   /** @internal Keeps an event in the store; a failing store is reported, never thrown. */
@@ -402,6 +408,7 @@ export class StreamableSession implements Channel {
       if (this.#primes())
         connection.write(formatPrimingEvent(formatEventId(id, 0), this.scope.options.retryMs));
       post.stream = stream;
+      this.#streams ??= new Map();
       this.#streams.set(id, stream);
       // Frames collected before the switch (synchronous errors) go first.
       for (const frame of post.frames.splice(0)) stream.send(frame);
@@ -447,7 +454,7 @@ export class StreamableSession implements Channel {
     }
     // A POST stream missing from the map has sent its response: replay its tail, then end.
     const stream =
-      parsed.streamId === 0 ? this.#standalone : (this.#streams.get(parsed.streamId) ?? parsed.streamId);
+      parsed.streamId === 0 ? this.#standalone : (this.#streams?.get(parsed.streamId) ?? parsed.streamId);
     return this.#replayInto(stream, parsed.seq, new SseStream(this.scope.keepAlive), true);
   }
 

@@ -5,6 +5,7 @@
  * stream and no request in flight is closed. Session ids are 128 random bits (hex).
  */
 import type { Server } from '../../../server/server.js';
+import { randomHex } from '../../../util/random-id.js';
 import type { ResolvedOptions } from './options.js';
 import type { KeepAlive } from './sse.js';
 
@@ -29,12 +30,7 @@ export interface SessionScope {
 }
 
 /** 128 bits from the platform's CSPRNG, as 32 hex characters (visible ASCII, as the spec requires). */
-export function newSessionId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  let id = '';
-  for (const byte of bytes) id += byte.toString(16).padStart(2, '0');
-  return id;
-}
+export const newSessionId = (): string => randomHex(16);
 
 export class SessionRegistry {
   /** In least-recently-used order: a lookup moves a session to the end. */

@@ -43,8 +43,8 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 
 export class SseStream {
   #sink: SseSink | undefined;
-  /** Text written before the adapter attached its sink. */
-  #pending: string[] = [];
+  /** Text written before the adapter attached its sink (made by the first such write). */
+  #pending: string[] | undefined;
   #open = true;
   #ended = false;
   /** Something was written since the last keep-alive tick. */
@@ -71,7 +71,10 @@ export class SseStream {
     if (!this.#open) return false;
     this.#active = true;
     if (this.#sink) this.#sink.write(chunk);
-    else this.#pending.push(chunk);
+    else {
+      this.#pending ??= [];
+      this.#pending.push(chunk);
+    }
     return true;
   }
 
@@ -92,8 +95,8 @@ export class SseStream {
   attach(sink: SseSink): void {
     this.#sink = sink;
     const pending = this.#pending;
-    this.#pending = [];
-    if (pending.length > 0) sink.write(pending.join(''));
+    this.#pending = undefined;
+    if (pending) sink.write(pending.length === 1 ? pending[0]! : pending.join(''));
     if (this.#ended) sink.end();
   }
 
@@ -101,7 +104,7 @@ export class SseStream {
   clientGone(): void {
     if (!this.#open) return;
     this.#open = false;
-    this.#pending = [];
+    this.#pending = undefined;
     this.#keepAlive?.remove(this);
     const listener = this.#onClientGone;
     this.#onClientGone = undefined;
