@@ -55,7 +55,6 @@ function localReason(error: SwitchboardError, context: FailureContext): string {
       );
     case 'CONNECTION_CLOSED':
     case 'NOT_CONNECTED':
-    case 'TRANSPORT':
       return cause ? cause.message : error.message;
     case 'NEGOTIATION_FAILED':
       return `${error.message} Choose the protocol yourself with --legacy or --protocol <revision>.`;

@@ -291,6 +291,9 @@ export class Client {
         await this.discover(revision, probeTimeout);
         return;
       } catch (error) {
+        // The transport itself failed (nothing to spawn, nothing listening): no handshake can help.
+        const cause = (error as { cause?: unknown }).cause;
+        if (cause instanceof SwitchboardError && cause.code === 'TRANSPORT') throw cause;
         // Retry with a version the server lists; once even with the same one (see discoverPinned).
         const retry = this.modernRetryVersion(error);
         if (retry && (retry !== revision || attempt === 0)) {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { runCli as runCliInProcess } from '../../src/cli/cli.js';
 import { fixtureTarget, fixtureWords, runCli } from './run-cli.js';
@@ -296,6 +298,24 @@ inline text
     assert.equal(code, 1);
     assert.match(stderr, /^switchboard: could not connect to .* exited unexpectedly with code 3\./);
     assert.match(stderr, /fixture: cannot open the database\nfixture: giving up\n$/);
+  });
+
+  test('an HTTP URL nobody listens on: exit 1 saying so, not a protocol problem', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as AddressInfo;
+        probe.close(() => resolve(free));
+      });
+    });
+    const { code, stderr } = await runCli(['tools', `http://127.0.0.1:${port}/mcp`]);
+    assert.equal(code, 1);
+    assert.match(
+      stderr,
+      new RegExp(
+        `^switchboard: could not connect to http://127\\.0\\.0\\.1:${port}/mcp: Could not POST to .*ECONNREFUSED.*Check that the server is running`,
+      ),
+    );
+    assert.doesNotMatch(stderr, /--legacy|--protocol/);
   });
 
   test('a program that does not exist: exit 1 saying what to check', async () => {

@@ -129,3 +129,26 @@ test('HTTP 2026-07-28: closing the server ends a listen stream gracefully', asyn
   assert.equal(end.reason, 'ended');
   await client.close();
 });
+
+test("HTTP 2026-07-28, responseMode 'json': a listen stream still streams (SSE), ordinary calls answer JSON", async () => {
+  const server = makeServer();
+  const running = await serve(createHttpHandler(server, { responseMode: 'json' }));
+  const client = new Client({ name: 'e2e-client', version: '1.0.0' }, { version: { pin: '2026-07-28' } });
+  await client.connect(
+    new StreamableHttpClientChannel(running.url, { fetch: nodeFetch, rememberEra: false }),
+  );
+  let onChanged!: () => void;
+  const changed = new Promise<void>((resolve) => {
+    onChanged = resolve;
+  });
+  const subscription = client.listen({ toolsListChanged: true }, { onToolsListChanged: () => onChanged() });
+  assert.deepEqual(await subscription.acknowledged, { toolsListChanged: true });
+  server.registerTool('later', { description: 'added later' }, () => 'later');
+  await changed;
+  const seen: number[] = [];
+  await client.callTool('count', { n: 2 }, { onprogress: (p) => seen.push(p.progress) });
+  assert.deepEqual(seen, [], 'json mode: no stream for an ordinary call, so no progress');
+  await subscription.close();
+  await client.close();
+  await running.close();
+});

@@ -21,7 +21,7 @@
  * failures of notifications become error responses without id, reported by the engine.
  */
 import type { Channel, ChannelSink, FrameInfo } from '../../../engine/channel.js';
-import { ErrorCode, ProtocolError } from '../../../protocol/errors.js';
+import { ErrorCode, ProtocolError, SwitchboardError } from '../../../protocol/errors.js';
 import type { JsonRpcErrorObject, Params, RequestId } from '../../../protocol/jsonrpc.js';
 import { encodeHeaderValue } from '../../../protocol/mcp-headers.js';
 import { META } from '../../../protocol/meta.js';
@@ -132,6 +132,8 @@ export class StreamableHttpClientChannel implements Channel {
   /** A re-initialization in progress: legacy sends wait for it. */
   #reinit: Promise<boolean> | undefined;
   #modernConfirmed = false;
+  /** Whether the server ever answered at the HTTP level (see #request). */
+  #reached = false;
   #lastModernVersion: string | undefined;
   #internalIds = 0;
   /** The HTTP+SSE channel everything is delegated to, after the fallback. */
@@ -226,7 +228,15 @@ export class StreamableHttpClientChannel implements Channel {
     } catch (error) {
       // Aborted: cancelled by the client, or the channel closed. Either way nobody awaits an answer.
       if (!exchange.aborted && !exchange.answered) {
-        this.#deliver(errorResponse(info.id, networkError('POST to', this.#io.url, error)), exchange);
+        const failure = networkError('POST to', this.#io.url, error);
+        if (!this.#reached) {
+          // Nothing ever answered here: the connection could not be made (refused, DNS, TLS), as
+          // when a stdio server cannot be spawned. Close with that, rather than letting the
+          // handshake read it as a server refusing the protocol.
+          this.#finish(new SwitchboardError('TRANSPORT', failure.message, { cause: error }));
+          return;
+        }
+        this.#deliver(errorResponse(info.id, failure), exchange);
       }
     } finally {
       if (this.#inflight.get(info.id) === exchange) this.#inflight.delete(info.id);
@@ -251,6 +261,7 @@ export class StreamableHttpClientChannel implements Channel {
         { method: 'POST', headers, body: exchange.frame },
         exchange,
       );
+      this.#reached = true;
       if (ok(response.status)) return this.#readAnswer(response, exchange);
 
       const body = await response.text();

@@ -53,7 +53,11 @@ export function serveModernRequest(
       ),
     );
   }
-  const notAcceptable = checkAccept(exchange, REPLY_TYPES[scope.options.responseMode]);
+  // A listen stream is SSE whatever the response mode: its notifications are the whole point.
+  const { responseMode } = scope.options;
+  const mode = method === 'subscriptions/listen' && responseMode === 'json' ? 'sse' : responseMode;
+  const streams = mode !== 'json';
+  const notAcceptable = checkAccept(exchange, REPLY_TYPES[mode]);
   if (notAcceptable) return Promise.resolve(notAcceptable);
   try {
     const tool =
@@ -65,7 +69,7 @@ export function serveModernRequest(
     const e = error as ProtocolError;
     return Promise.resolve(jsonReply(400, errorFrame(id, e.toObject())));
   }
-  const call = new ModernCall(scope, exchange, id);
+  const call = new ModernCall(scope, exchange, id, streams);
   scope.server.serve(method, params, id, call, undefined).then(
     (result) => call.complete(result),
     (error) => call.fail(error),
@@ -92,6 +96,8 @@ export class ModernCall implements RequestLink {
     private readonly scope: ModernScope,
     private readonly exchange: HttpExchange,
     private readonly id: RequestId,
+    /** Whether notifications may open an SSE stream (not in `json` mode, except for a listen). */
+    private readonly streams: boolean,
   ) {
     this.reply = new Promise((resolve) => {
       this.#settle = resolve;
@@ -137,7 +143,7 @@ export class ModernCall implements RequestLink {
   }
 
   notify(method: string, params: Params): void {
-    if (this.finished || this.scope.options.responseMode === 'json') return;
+    if (this.finished || !this.streams) return;
     this.#openStream().event(notificationFrame(method, params));
   }
 
