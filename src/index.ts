@@ -160,5 +160,5 @@ export {
   type Replay,
   type StoredEvent,
 } from './transports/http/server/event-store.js';
-export type { HttpHandler } from './transports/http/server/handler.js';
+export type { HttpFetchOptions, HttpHandler } from './transports/http/server/handler.js';
 export type { HttpHandlerOptions, ResponseMode } from './transports/http/server/options.js';

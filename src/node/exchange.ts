@@ -15,7 +15,7 @@ import {
 import type { SseSink } from '../transports/http/server/sse.js';
 
 /** What Express-style middleware may have attached to the request. */
-interface DecoratedRequest extends IncomingMessage {
+export interface DecoratedRequest extends IncomingMessage {
   /** Express: the URL before a router stripped its mount path. */
   originalUrl?: string;
   /** A body parser's result (`express.json()`, Fastify...). */

@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import { ErrorCode } from '../protocol/errors.js';
 import { errorReply, type HttpReply } from '../transports/http/server/exchange.js';
 import { coreOf, type HttpHandler } from '../transports/http/server/handler.js';
-import { NodeExchange, writeReply } from './exchange.js';
+import { type DecoratedRequest, NodeExchange, writeReply } from './exchange.js';
 
 /** A `node:http` request listener; Express may pass `next`, which is never called (every request is answered). */
 export type NodeListener = (
@@ -52,7 +52,7 @@ function fail(res: ServerResponse, reply: HttpReply): void {
 }
 
 /** Serves a handler that only offers `fetch`: IncomingMessage → Request, Response → ServerResponse. */
-async function viaFetch(handler: HttpHandler, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function viaFetch(handler: HttpHandler, req: DecoratedRequest, res: ServerResponse): Promise<void> {
   const controller = new AbortController();
   res.once('close', () => {
     if (!res.writableFinished) controller.abort();
@@ -71,7 +71,7 @@ async function viaFetch(handler: HttpHandler, req: IncomingMessage, res: ServerR
     // Node's fetch requires this for a streamed request body.
     ...(hasBody ? { duplex: 'half' } : {}),
   } as RequestInit);
-  const response = await handler.fetch(request);
+  const response = await handler.fetch(request, req.auth ? { auth: req.auth } : undefined);
   res.writeHead(response.status, Object.fromEntries(response.headers));
   if (!response.body) {
     res.end();

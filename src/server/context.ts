@@ -170,6 +170,16 @@ export class RequestContext {
   }
 
   /**
+   * The headers of the HTTP request this message came with (lower-case names, repeated headers
+   * joined with ", "); undefined over stdio and in memory. On a legacy session that is the POST
+   * carrying this request, not the one that opened the session.
+   */
+  get requestHeaders(): Readonly<Record<string, string>> | undefined {
+    const headers = this.link.extra?.transport?.headers;
+    return headers === undefined ? undefined : (headers as Readonly<Record<string, string>>);
+  }
+
+  /**
    * Legacy Streamable HTTP sessions (2025-11-25, with an event store): ends the HTTP response that
    * carries this request's SSE stream, without ending the request — what a long-running handler may
    * do rather than hold a connection open (SEP-1699). The client waits the stream's `retry` delay,

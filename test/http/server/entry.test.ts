@@ -16,10 +16,11 @@ function server(): Server {
     { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
     ({ text }) => String(text),
   );
+  s.registerTool('whoami', {}, (_args, ctx) => ctx.auth?.subject ?? 'nobody');
   return s;
 }
 
-const call = () =>
+const call = (tool = 'echo') =>
   new Request('http://127.0.0.1/mcp', {
     method: 'POST',
     headers: {
@@ -28,15 +29,15 @@ const call = () =>
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': '2026-07-28',
       'mcp-method': 'tools/call',
-      'mcp-name': 'echo',
+      'mcp-name': tool,
     },
     body: JSON.stringify({
       jsonrpc: '2.0',
       id: 1,
       method: 'tools/call',
       params: {
-        name: 'echo',
-        arguments: { text: 'hi' },
+        name: tool,
+        arguments: tool === 'echo' ? { text: 'hi' } : {},
         _meta: {
           'io.modelcontextprotocol/protocolVersion': '2026-07-28',
           'io.modelcontextprotocol/clientCapabilities': {},
@@ -55,6 +56,13 @@ test('before the implementation is loaded: options are checked at once, the firs
   const body = (await response.json()) as { result: { content: unknown } };
   assert.deepEqual(body.result.content, [{ type: 'text', text: 'hi' }]);
   assert.equal((await closedEarly.fetch(call())).status, 503, 'closed before its first request');
+  const who = await handler.fetch(call('whoami'), { auth: { subject: 'alice' } });
+  const whoBody = (await who.json()) as { result: { content: unknown } };
+  assert.deepEqual(
+    whoBody.result.content,
+    [{ type: 'text', text: 'alice' }],
+    'fetch options reach the handler',
+  );
   const { coreOf } = await import('../../../src/transports/http/server/handler.js');
   assert.equal(coreOf(handler), undefined, 'built before the implementation was loaded');
   await handler.close();

@@ -37,7 +37,7 @@ export function createHttpHandler(server: Server, options: HttpHandlerOptions = 
       return handler;
     }));
   return {
-    fetch: (request) => load().then((handler) => handler.fetch(request)),
+    fetch: (request, fetchOptions) => load().then((handler) => handler.fetch(request, fetchOptions)),
     close: () => {
       closed = true;
       return loaded ? loaded.then((handler) => handler.close()) : Promise.resolve();

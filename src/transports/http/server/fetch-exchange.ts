@@ -11,9 +11,11 @@ export class FetchExchange implements HttpExchange {
   readonly query: string;
   readonly #host: string;
   readonly localAddress: string | undefined = undefined;
-  readonly auth: AuthInfo | undefined = undefined;
 
-  constructor(private readonly request: Request) {
+  constructor(
+    private readonly request: Request,
+    readonly auth: AuthInfo | undefined,
+  ) {
     this.method = request.method.toUpperCase();
     const url = new URL(request.url);
     this.path = url.pathname;

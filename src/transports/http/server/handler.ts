@@ -12,6 +12,7 @@
  * Before routing, every request passes the Host/Origin check (403), and bodies the content-type
  * (415), size (413) and JSON (400) checks. Every error reply carries a JSON-RPC error body.
  */
+import type { AuthInfo } from '../../../engine/channel.js';
 import { ErrorCode } from '../../../protocol/errors.js';
 import { classify, type JsonRpcRequest } from '../../../protocol/jsonrpc.js';
 import { META } from '../../../protocol/meta.js';
@@ -29,10 +30,19 @@ import { StreamableSession } from './session.js';
 import { newSessionId, type RegisteredSession, SessionRegistry, type SessionScope } from './sessions.js';
 import { KeepAlive } from './sse.js';
 
+/** What the code mounting a handler knows about a request that the request itself does not say. */
+export interface HttpFetchOptions {
+  /**
+   * Credentials your authentication layer verified for this request (e.g. from its bearer token).
+   * Handlers read them as `ctx.auth`; a 2026-07-28 `requestState` and a task are bound to them.
+   */
+  auth?: AuthInfo;
+}
+
 /** A web-standard request handler serving one MCP server. */
 export interface HttpHandler {
   /** Serves one request. Never rejects: failures become error responses. */
-  fetch(request: Request): Promise<Response>;
+  fetch(request: Request, options?: HttpFetchOptions): Promise<Response>;
   /** Ends every stream and session, aborts requests in flight; later requests get 503. */
   close(): Promise<void>;
 }
@@ -54,8 +64,8 @@ export const coreOf = (handler: HttpHandler): HandlerCore | undefined => cores.g
 export function createHttpHandler(server: Server, options: HttpHandlerOptions = {}): HttpHandler {
   const core = new HandlerCore(server, resolveOptions(options));
   const handler: HttpHandler = {
-    fetch: (request) =>
-      Promise.resolve(core.handle(new FetchExchange(request))).then(toResponse, (error) =>
+    fetch: (request, fetchOptions) =>
+      Promise.resolve(core.handle(new FetchExchange(request, fetchOptions?.auth))).then(toResponse, (error) =>
         toResponse(core.failure(error)),
       ),
     close: () => core.close(),
