@@ -13,7 +13,8 @@ import {
   type Params,
   type RequestId,
 } from '../protocol/jsonrpc.js';
-import type { Channel, FrameInfo, InboundExtra } from './channel.js';
+import { type Deferred, deferred } from '../util/deferred.js';
+import type { Channel, ChannelSink, FrameInfo, InboundExtra } from './channel.js';
 import { RawJson } from './raw-json.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -117,7 +118,7 @@ class Inbound implements InboundRequest {
   cancelled = false;
   done = false;
   private controller: AbortController | undefined;
-  private whenSettled: { promise: Promise<void>; resolve: () => void } | undefined;
+  private whenSettled: Deferred | undefined;
   constructor(
     readonly id: RequestId,
     readonly method: string,
@@ -135,13 +136,7 @@ class Inbound implements InboundRequest {
   // Lazy too: only long-lived requests wait for it.
   get settled(): Promise<void> {
     if (this.cancelled || this.done) return Promise.resolve();
-    if (!this.whenSettled) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => {
-        resolve = r;
-      });
-      this.whenSettled = { promise, resolve };
-    }
+    this.whenSettled ??= deferred();
     return this.whenSettled.promise;
   }
   cancel(reason: unknown): void {
@@ -201,14 +196,7 @@ export class Peer {
   start(): void {
     if (this.started) return;
     this.started = true;
-    this.channel.start({
-      message: (value, extra) => this.receive(value, extra),
-      malformed: (error) => {
-        this.sendFrame(errorFrame(null, error.toObject()), { kind: 'response', id: null });
-        this.handlers.error?.(error);
-      },
-      closed: (error) => this.shutdown(error),
-    });
+    this.channel.start(new PeerSink(this));
   }
 
   /** Sends a request and resolves with the raw result object. Rejects with ProtocolError or SwitchboardError. */
@@ -352,7 +340,8 @@ export class Peer {
     call.reject(error);
   }
 
-  private receive(value: unknown, extra: InboundExtra | undefined): void {
+  /** @internal What the channel delivered (see {@link PeerSink}). */
+  receive(value: unknown, extra: InboundExtra | undefined): void {
     if (Array.isArray(value)) {
       this.receiveBatch(value, extra);
       return;
@@ -523,7 +512,14 @@ export class Peer {
     else this.sendFrame(frame, { kind: 'response', id });
   }
 
-  private shutdown(error: Error | undefined): void {
+  /** @internal A frame the channel could not decode: answered with its error, reported, the channel kept. */
+  receiveMalformed(error: ProtocolError): void {
+    this.sendFrame(errorFrame(null, error.toObject()), { kind: 'response', id: null });
+    this.handlers.error?.(error);
+  }
+
+  /** @internal The channel closed (see {@link PeerSink}). */
+  shutdown(error: Error | undefined): void {
     if (this.isClosed) return;
     this.isClosed = true;
     this.closedError = error;
@@ -578,4 +574,24 @@ export function resultFrame(id: RequestId, result: unknown): string {
 /** Serializes an error response. */
 export function errorFrame(id: RequestId | null, error: JsonRpcErrorObject): string {
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":${JSON.stringify(error)}}`;
+}
+
+/**
+ * What a peer gives its channel to deliver into: one small object per connection, where three
+ * closures (and their contexts) were kept for as long as the connection lives.
+ */
+class PeerSink implements ChannelSink {
+  constructor(private readonly peer: Peer) {}
+
+  message(value: unknown, extra?: InboundExtra): void {
+    this.peer.receive(value, extra);
+  }
+
+  malformed(error: ProtocolError): void {
+    this.peer.receiveMalformed(error);
+  }
+
+  closed(error?: Error): void {
+    this.peer.shutdown(error);
+  }
 }

@@ -4,11 +4,12 @@
  * log level. Modern (2026-07-28) requests carry their own state and pass straight through.
  */
 import type { Channel, InboundExtra } from '../engine/channel.js';
-import { type InboundRequest, Peer } from '../engine/peer.js';
+import { type InboundRequest, Peer, type PeerHandlers } from '../engine/peer.js';
 import { ErrorCode, invalidRequest, ProtocolError } from '../protocol/errors.js';
 import type { JsonRpcNotification, Params } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
 import type { LoggingLevel } from '../protocol/types.js';
+import { type Deferred, deferred } from '../util/deferred.js';
 import type { RequestLink } from './context.js';
 import { legacyWants, type NotificationSubscriber } from './notifications.js';
 import type { LegacySession, Server } from './server.js';
@@ -77,33 +78,56 @@ class PeerRequestLink implements RequestLink {
   }
 }
 
+/**
+ * The peer's callbacks into its connection: one small object per connection, where five closures
+ * (and their contexts) were kept for as long as the connection lives.
+ */
+class ConnectionHandlers implements PeerHandlers {
+  constructor(private readonly connection: ServerConnection) {}
+
+  request(request: InboundRequest): unknown {
+    return this.connection.onRequest(request);
+  }
+
+  notification(notification: JsonRpcNotification): void {
+    this.connection.onNotification(notification);
+  }
+
+  batch(): true | string {
+    return this.connection.batchVerdict();
+  }
+
+  error(error: Error): void {
+    this.connection.server.reportError(error);
+  }
+
+  closed(): void {
+    this.connection.onClosed();
+  }
+}
+
 export class ServerConnection implements NotificationSubscriber {
   /** @internal */
   readonly peer: Peer;
-  /** Settles once the connection has closed, for whatever reason. */
-  readonly closed: Promise<void>;
   private legacy: LegacySession | undefined;
+  #isClosed = false;
+  /** Made when someone waits for the close (see {@link closed}). */
+  #whenClosed: Deferred | undefined;
 
   constructor(
-    private readonly server: Server,
+    /** @internal */
+    readonly server: Server,
     channel: Channel,
   ) {
-    let settle!: () => void;
-    this.closed = new Promise((resolve) => {
-      settle = resolve;
-    });
-    const unsubscribe = server.notifications.add(this);
-    this.peer = new Peer(channel, {
-      request: (request) => this.onRequest(request),
-      notification: (notification) => this.onNotification(notification),
-      batch: () => this.batchVerdict(),
-      error: (error) => server.reportError(error),
-      closed: () => {
-        unsubscribe();
-        server.detach(this);
-        settle();
-      },
-    });
+    server.notifications.add(this);
+    this.peer = new Peer(channel, new ConnectionHandlers(this));
+  }
+
+  /** Settles once the connection has closed, for whatever reason. */
+  get closed(): Promise<void> {
+    if (this.#isClosed) return Promise.resolve();
+    this.#whenClosed ??= deferred();
+    return this.#whenClosed.promise;
   }
 
   /** The legacy session, once `initialize` succeeded on this connection. */
@@ -130,7 +154,16 @@ export class ServerConnection implements NotificationSubscriber {
     if (session?.initialized && legacyWants(session, method, params)) this.peer.notify(method, params);
   }
 
-  private onRequest(request: InboundRequest): Promise<unknown> | unknown {
+  /** @internal The peer closed: the connection leaves the server. */
+  onClosed(): void {
+    this.server.notifications.remove(this);
+    this.server.detach(this);
+    this.#isClosed = true;
+    this.#whenClosed?.resolve();
+  }
+
+  /** @internal */
+  onRequest(request: InboundRequest): Promise<unknown> | unknown {
     const params = request.params ?? EMPTY;
     if (!isModernEnvelope(params)) {
       if (request.method === 'initialize') return this.initialize(params);
@@ -157,7 +190,8 @@ export class ServerConnection implements NotificationSubscriber {
     return result;
   }
 
-  private onNotification(notification: JsonRpcNotification): void {
+  /** @internal */
+  onNotification(notification: JsonRpcNotification): void {
     if (notification.method === 'notifications/roots/list_changed') {
       if (this.legacy) this.server.emit('rootsListChanged', { connection: this });
       return;
@@ -171,7 +205,8 @@ export class ServerConnection implements NotificationSubscriber {
     }
   }
 
-  private batchVerdict(): true | string {
+  /** @internal */
+  batchVerdict(): true | string {
     if (this.legacy?.revision === '2025-03-26') return true;
     return this.legacy
       ? `JSON-RPC batches are only allowed on protocol revision 2025-03-26; this connection negotiated ${this.legacy.revision}. Send messages one at a time.`

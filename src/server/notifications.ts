@@ -172,12 +172,13 @@ export class NotificationHub {
     this.topics.set(topic.field, topic);
   }
 
-  /** Adds a subscriber; returns the function that removes it. */
-  add(subscriber: NotificationSubscriber): () => void {
+  /** Adds a subscriber, until {@link remove}. */
+  add(subscriber: NotificationSubscriber): void {
     this.subscribers.add(subscriber);
-    return () => {
-      this.subscribers.delete(subscriber);
-    };
+  }
+
+  remove(subscriber: NotificationSubscriber): void {
+    this.subscribers.delete(subscriber);
   }
 
   /** Tells every subscriber that asked for it, once each. */
@@ -212,9 +213,8 @@ export class NotificationHub {
         resolve(closingResult(id));
         return;
       }
-      let removeSubscriber = () => {};
       const stream = new ListenStream(id, link, this.selectors(agreed), (result) => {
-        removeSubscriber();
+        this.remove(stream);
         this.streams.delete(stream);
         resolve(result);
       });
@@ -223,7 +223,7 @@ export class NotificationHub {
         _meta: { [META.subscriptionId]: id },
         notifications: agreed,
       });
-      removeSubscriber = this.add(stream);
+      this.add(stream);
       this.streams.add(stream);
       link.signal.addEventListener('abort', () => stream.abandon(), { once: true });
     });

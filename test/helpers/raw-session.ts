@@ -45,8 +45,9 @@ class AuthTapChannel implements Channel {
   ) {}
   start(sink: ChannelSink): void {
     this.inner.start({
-      ...sink,
       message: (value) => sink.message(value, this.auth ? { auth: this.auth } : undefined),
+      malformed: (error) => sink.malformed(error),
+      closed: (error) => sink.closed(error),
     });
   }
   send(frame: string, info?: Parameters<Channel['send']>[1]): void {

@@ -14,6 +14,7 @@ import type { JsonRpcRequest, Params, RequestId } from '../../../protocol/jsonrp
 import { META } from '../../../protocol/meta.js';
 import type { RequestLink } from '../../../server/context.js';
 import type { Server } from '../../../server/server.js';
+import { type Deferred, deferred } from '../../../util/deferred.js';
 import {
   errorReply,
   type HttpExchange,
@@ -90,7 +91,7 @@ export class ModernCall implements RequestLink {
   /** The final frame was written, or the request was cancelled. */
   #isSettled = false;
   /** RequestLink.settled, made on demand: only long-lived requests (listen streams, tasks) wait for it. */
-  #whenSettled: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
+  #whenSettled: Deferred | undefined;
 
   constructor(
     private readonly scope: ModernScope,
@@ -109,13 +110,7 @@ export class ModernCall implements RequestLink {
   /** Settles once the final frame was written or the request was cancelled (RequestLink.settled). */
   get settled(): Promise<void> {
     if (this.#isSettled) return Promise.resolve();
-    if (!this.#whenSettled) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => {
-        resolve = r;
-      });
-      this.#whenSettled = { promise, resolve };
-    }
+    this.#whenSettled ??= deferred();
     return this.#whenSettled.promise;
   }
 
