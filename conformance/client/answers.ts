@@ -1,7 +1,8 @@
 /**
  * How the conformance client answers the server's questions, as a user or a model would: a form is
- * accepted as pre-filled (each field's `default`, else a plain value of its type — SEP-1034), a
- * sampling request gets a fixed completion, and the roots are one test directory.
+ * accepted as pre-filled, a sampling request gets a fixed completion, and the roots are one test
+ * directory. Fields with a `default` are left out of the answer: the Switchboard client fills them
+ * in (SEP-1034), which is what `elicitation-sep1034-client-defaults` checks.
  */
 import type { CreateMessageResult, ElicitParams, ElicitResult, Root } from 'switchboard';
 
@@ -37,7 +38,9 @@ export function acceptForm(params: ElicitParams): ElicitResult {
   if (params.mode === 'url') return { action: 'accept' };
   const properties = (params.requestedSchema.properties ?? {}) as Record<string, FieldSchema>;
   const content: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(properties)) content[name] = prefilled(field);
+  for (const [name, field] of Object.entries(properties)) {
+    if (field.default === undefined) content[name] = prefilled(field);
+  }
   return { action: 'accept', content: content as ElicitResult['content'] };
 }
 

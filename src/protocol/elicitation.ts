@@ -384,8 +384,10 @@ function fieldProblem(field: ElicitFieldSchema, value: unknown): string | undefi
 
 /**
  * Checks an accepted answer's `content` against the form that asked for it. Returns the content
- * restricted to the form's fields (anything else is dropped: the form never asked for it) and the
- * problems found, located by field.
+ * restricted to the form's fields (anything else is dropped: the form never asked for it), with
+ * each field the answer left out set to its `default` (SEP-1034: the form showed it pre-filled),
+ * and the problems found, located by field. Both sides apply it: the client before it answers, the
+ * server again (a client may not have, and 2025-06-18 forms carry only boolean defaults).
  */
 export function checkElicitContent(
   schema: ElicitFormSchema,
@@ -402,7 +404,10 @@ export function checkElicitContent(
   const given = content ?? {};
   for (const [name, field] of Object.entries(schema.properties)) {
     if (!Object.hasOwn(given, name) || given[name] === undefined) {
-      if (schema.required?.includes(name)) issues.push({ path: childPath('$', name), message: 'required' });
+      const fallback = field.default;
+      if (fallback !== undefined) out[name] = typeof fallback === 'object' ? [...fallback] : fallback;
+      else if (schema.required?.includes(name))
+        issues.push({ path: childPath('$', name), message: 'required' });
       continue;
     }
     const problem = fieldProblem(field, given[name]);

@@ -8,6 +8,7 @@ import { featuresOf, type Revision } from '../../src/protocol/revisions.js';
 import type { ElicitParams } from '../../src/protocol/types.js';
 import { Server } from '../../src/server/server.js';
 import { connectPair } from '../helpers/pair.js';
+import { openWire } from '../helpers/wire.js';
 
 const FORM_REVISIONS: Revision[] = ['2026-07-28', '2025-11-25', '2025-06-18'];
 const textOf = (result: { content: { type: string }[] }) =>
@@ -193,7 +194,11 @@ describe('elicitation schemas', () => {
     for (const revision of ['2025-11-25', '2026-07-28'] as const) {
       const run = await ask(revision, every, { count: 3, many: ['y'], manyTitled: ['x'], titled: 'g' });
       assert.deepEqual((run.seen[0] as { requestedSchema: unknown }).requestedSchema, every);
-      assert.equal(run.text, '{"count":3,"titled":"g","many":["y"],"manyTitled":["x"]}');
+      // What the answer left out comes back as its default (SEP-1034).
+      assert.equal(
+        run.text,
+        '{"text":"a@b.io","count":3,"flag":true,"color":"g","titled":"g","many":["y"],"manyTitled":["x"]}',
+      );
       run.assertClean();
       await run.close();
     }
@@ -213,7 +218,8 @@ describe('elicitation schemas', () => {
         legacy: { type: 'string', enum: ['r', 'g'], enumNames: ['Red', 'Green'] },
       },
     });
-    assert.equal(run.text, '{"titled":"g"}');
+    // The defaults the client never saw are applied by the server.
+    assert.equal(run.text, '{"text":"a@b.io","count":2,"flag":true,"color":"g","titled":"g"}');
     run.assertClean();
     await run.close();
   });
@@ -497,5 +503,102 @@ describe('the client reading a server form', () => {
       assert.match(error.message, /field "a" has type "object"/);
       return true;
     });
+  });
+});
+
+describe('elicitation defaults (SEP-1034)', () => {
+  const form = {
+    type: 'object',
+    properties: {
+      name: { type: 'string', default: 'ada' },
+      count: { type: 'integer', default: 3 },
+      subscribe: { type: 'boolean', default: true },
+      color: { type: 'string', enum: ['red', 'green'], default: 'green' },
+      tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] }, default: ['b'] },
+      note: { type: 'string' },
+    },
+    required: ['name', 'count'],
+  } as const;
+
+  test('the client fills in what the handler left out, and still refuses a missing required field', async () => {
+    const ctx = {
+      signal: new AbortController().signal,
+      revision: '2025-11-25' as const,
+      era: 'legacy' as const,
+    };
+    const f = featuresOf('2025-11-25');
+    const handlers = new InputHandlers();
+    handlers.setElicitation(() => ({ action: 'accept', content: { count: 7 } }));
+    assert.deepEqual(
+      await handlers.answer('elicitation/create', { message: 'm', requestedSchema: form }, ctx, f),
+      {
+        action: 'accept',
+        content: { name: 'ada', count: 7, subscribe: true, color: 'green', tags: ['b'] },
+      },
+    );
+    const noDefault = { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] };
+    handlers.setElicitation(() => ({ action: 'accept', content: {} }));
+    await assert.rejects(
+      handlers.answer('elicitation/create', { message: 'm', requestedSchema: noDefault }, ctx, f),
+      /"code": required/,
+    );
+  });
+
+  test('the server fills them in too, for a client that did not (raw 2025-11-25 client)', async () => {
+    const server = new Server({ name: 's', version: '1' });
+    server.registerTool('ask', {}, async (_args, ctx) => {
+      const answer = await ctx.elicit({ message: 'm', requestedSchema: form });
+      return JSON.stringify(answer.content);
+    });
+    const wire = await openWire(server, { check: true });
+    await wire.initialize('2025-11-25', { elicitation: {} });
+    wire.send({ jsonrpc: '2.0', id: 'call', method: 'tools/call', params: { name: 'ask', arguments: {} } });
+    const ask = await wire.next();
+    assert.equal(ask.method, 'elicitation/create');
+    assert.deepEqual(ask.params.requestedSchema.properties.count, { type: 'integer', default: 3 });
+    wire.send({ jsonrpc: '2.0', id: ask.id, result: { action: 'accept', content: { name: 'grace' } } });
+    const reply = await wire.next();
+    assert.equal(reply.id, 'call');
+    assert.deepEqual(JSON.parse(reply.result.content[0].text), {
+      name: 'grace',
+      count: 3,
+      subscribe: true,
+      color: 'green',
+      tags: ['b'],
+    });
+    wire.assertClean();
+    await wire.close();
+  });
+
+  test('2025-06-18 forms carry only boolean defaults; the server applies the rest', async () => {
+    const { tags: _tags, ...properties } = form.properties;
+    const single = { ...form, properties };
+    const server = new Server({ name: 's', version: '1' });
+    server.registerTool('ask', {}, async (_args, ctx) => {
+      const answer = await ctx.elicit({ message: 'm', requestedSchema: single });
+      return JSON.stringify(answer.content);
+    });
+    const seen: ElicitParams[] = [];
+    const pair = await connectPair(server, { version: { pin: '2025-06-18' } }, (client) =>
+      client.onElicitation((params) => {
+        seen.push(params);
+        // The required fields: their defaults (a string, a number) do not travel on 2025-06-18.
+        return { action: 'accept', content: { name: 'grace', count: 5 } };
+      }),
+    );
+    const result = await pair.client.callTool('ask', {});
+    const asked = seen[0]!;
+    assert.ok(asked.mode !== 'url');
+    const sent = asked.requestedSchema.properties as Record<string, { default?: unknown }>;
+    assert.equal(sent.count!.default, undefined, 'no number default on 2025-06-18');
+    assert.equal(sent.subscribe!.default, true);
+    assert.deepEqual(JSON.parse(textOf(result)), {
+      name: 'grace',
+      count: 5,
+      subscribe: true,
+      color: 'green',
+    });
+    pair.assertClean();
+    await pair.close();
   });
 });
