@@ -516,6 +516,8 @@ export class Server {
   /** @internal */
   detach(connection: ServerConnection): void {
     this.connections.delete(connection);
+    const sessionId = connection.session?.id;
+    if (sessionId !== undefined) this.taskService?.sessionClosed(sessionId);
   }
 
   /**

@@ -243,6 +243,27 @@ describe('experimental tasks (2025-11-25)', () => {
     await pair.close();
   });
 
+  test('a task dies with its session: closing the connection aborts the handler and drops the record', async () => {
+    const store = new MemoryTaskStore();
+    const { server, release, aborted } = tasksServer({ tasks: { store, pollIntervalMs: 5 } });
+    try {
+      const pair = await connectPair(server, LEGACY);
+      const taskId = (await pair.client.callToolAsTask('slow')).taskId!;
+      assert.equal((await store.get(taskId))?.status, 'working');
+      // Another session's task is not touched.
+      const other = await connectPair(server, LEGACY);
+      const keptId = (await other.client.callToolAsTask('slow')).taskId!;
+      await pair.close();
+      await until(() => aborted.length === 1, 'the handler abort');
+      assert.equal(await store.get(taskId), undefined);
+      assert.equal((await store.get(keptId))?.status, 'working');
+      await other.close();
+      await until(() => aborted.length === 2, 'the second handler abort');
+    } finally {
+      release.open();
+    }
+  });
+
   test('tasks/list pages through the caller’s own tasks; another session sees none of them', async () => {
     const { server } = tasksServer({ pageSize: 2 });
     const pair = await connectPair(server, LEGACY);

@@ -309,6 +309,22 @@ export class ServerTasks implements TaskRuntime {
   }
 
   /**
+   * A legacy connection closed: its 2025-11-25 tasks are bound to its session, so no client can
+   * ever reach them again. Their handlers are aborted and their records dropped, rather than left
+   * working until their TTL.
+   */
+  sessionClosed(sessionId: string): void {
+    for (const task of [...this.running.values()]) {
+      if (!task.legacy || task.origin.sessionId !== sessionId) continue;
+      task.abort.abort(
+        new SwitchboardError('CONNECTION_CLOSED', `Task ${task.taskId}: the session that created it closed.`),
+      );
+      this.running.delete(task.taskId);
+      this.store.delete(task.taskId).catch((error: unknown) => this.report(asError(error)));
+    }
+  }
+
+  /**
    * The server shuts down: the tasks running here cannot finish, so they fail (-32603, which their
    * clients see on their next poll or notification) and their handlers are aborted.
    */
