@@ -23,6 +23,7 @@ import {
 } from '../../src/transports/http/client/streamable-channel.js';
 import { createHttpHandler } from '../../src/transports/http/server/handler.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
+import { gate, until } from '../helpers/wait.js';
 
 trapUnhandledRejections();
 
@@ -104,24 +105,11 @@ const postsOf = (exchanges: Recorded[], method: string) =>
 
 const textOf = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
 
-function gate(): { wait: Promise<void>; open(): void } {
-  let open!: () => void;
-  const wait = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { wait, open };
-}
-
 const aborted = (ctx: RequestContext): Promise<void> =>
   new Promise((resolve) => {
     if (ctx.signal.aborted) resolve();
     else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 2000 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 2));
-  assert.ok(condition(), `${what} never happened`);
-}
 
 /** The tools every test calls; `pollIntervalMs` is what the server suggests to clients. */
 function makeServer(pollIntervalMs: number) {

@@ -14,25 +14,13 @@ import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.j
 import { createLinkedChannels } from '../../src/transports/memory.js';
 import { connectPair } from '../helpers/pair.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
+import { gate, until } from '../helpers/wait.js';
 
 trapUnhandledRejections();
 
-const LEGACY = { version: { pin: '2025-11-25' as const } };
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 1000 && !condition(); i++) await tick();
-  assert.ok(condition(), `${what} never happened`);
-}
-
-function gate(): { wait: Promise<void>; open(): void } {
-  let open!: () => void;
-  const wait = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { wait, open };
-}
-
+const LEGACY = { version: { pin: '2025-11-25' as const } };
 function tasksServer(options: ServerOptions = {}) {
   const server = new Server(
     { name: 'tasks', version: '1.0.0' },

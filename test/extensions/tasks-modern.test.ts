@@ -16,24 +16,11 @@ import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.j
 import { createLinkedChannels } from '../../src/transports/memory.js';
 import { connectPair } from '../helpers/pair.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
+import { gate, until } from '../helpers/wait.js';
 
 trapUnhandledRejections();
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 1000 && !condition(); i++) await tick();
-  assert.ok(condition(), `${what} never happened`);
-}
-
-/** A gate a test opens when it wants a handler to go on. */
-function gate(): { wait: Promise<void>; open(): void } {
-  let open!: () => void;
-  const wait = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { wait, open };
-}
 
 function tasksServer(options: ServerOptions = {}) {
   const server = new Server(

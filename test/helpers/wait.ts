@@ -1,0 +1,20 @@
+/**
+ * Waiting in tests: a gate a handler waits on until the test opens it, and polling for an effect
+ * that has no event of its own.
+ */
+import assert from 'node:assert/strict';
+
+/** A gate a test opens when it wants a waiting handler to go on. */
+export function gate(): { wait: Promise<void>; open(): void } {
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { wait, open };
+}
+
+/** Polls `condition` every couple of milliseconds for a few seconds; fails naming `what`. */
+export async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 2000 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 2));
+  assert.ok(condition(), `${what} never happened`);
+}
