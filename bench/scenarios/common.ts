@@ -77,3 +77,19 @@ export function recordLoad(
   if (which.client) put(row(s, `${prefix} client CPU per call`, 'us', 'lower'), result?.clientCpuUsPerCall);
   if (which.server) put(row(s, `${prefix} server CPU per call`, 'us', 'lower'), result?.serverCpuUsPerCall);
 }
+
+/**
+ * Records a cell of the client x server matrix: a library's client against the raw server (`client`
+ * alone) or the raw client against a library's server (`server` alone); the raw pair is both.
+ */
+export function recordAlone(
+  s: Section,
+  side: 'client' | 'server',
+  column: string,
+  run: number,
+  result: LoadResult | undefined,
+): void {
+  record(row(s, `${side} alone: throughput`, 'calls/s', 'higher'), column, run, result?.callsPerSecond);
+  const cpu = side === 'client' ? result?.clientCpuUsPerCall : result?.serverCpuUsPerCall;
+  record(row(s, `${side} alone: ${side} CPU per call`, 'us', 'lower'), column, run, cpu);
+}

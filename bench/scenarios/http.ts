@@ -11,7 +11,7 @@ import type { ClientKind, Era } from '../clients/types.js';
 import { JobError, type MemoryReport, type ServerProcess, startServer } from '../lib/harness.js';
 import { record, row, type Section, section } from '../lib/report.js';
 import type { Job, LoadResult } from '../worker.js';
-import { type Context, cell, inTurn, recordLoad } from './common.js';
+import { type Context, cell, inTurn, recordAlone, recordLoad } from './common.js';
 
 interface ServerSpec {
   readonly fixture: string;
@@ -270,21 +270,8 @@ export async function httpSections(ctx: Context): Promise<Section[]> {
           ...conc,
         }),
       );
-      for (const prefix of ['client alone', 'server alone']) {
-        record(row(sides, `${prefix}: throughput`, 'calls/s', 'higher'), 'raw', run, raw?.callsPerSecond);
-      }
-      record(
-        row(sides, 'client alone: client CPU per call', 'us', 'lower'),
-        'raw',
-        run,
-        raw?.clientCpuUsPerCall,
-      );
-      record(
-        row(sides, 'server alone: server CPU per call', 'us', 'lower'),
-        'raw',
-        run,
-        raw?.serverCpuUsPerCall,
-      );
+      recordAlone(sides, 'client', 'raw', run, raw);
+      recordAlone(sides, 'server', 'raw', run, raw);
       await inTurn(
         ctx,
         cols.filter((c) => c.id !== 'raw'),
@@ -301,18 +288,7 @@ export async function httpSections(ctx: Context): Promise<Section[]> {
                 ...conc,
               }),
             );
-            record(
-              row(sides, 'client alone: throughput', 'calls/s', 'higher'),
-              col.id,
-              run,
-              client?.callsPerSecond,
-            );
-            record(
-              row(sides, 'client alone: client CPU per call', 'us', 'lower'),
-              col.id,
-              run,
-              client?.clientCpuUsPerCall,
-            );
+            recordAlone(sides, 'client', col.id, run, client);
           }
           const server = await loadCell<LoadResult>(
             `raw client x ${col.id} server`,
@@ -324,18 +300,7 @@ export async function httpSections(ctx: Context): Promise<Section[]> {
               ...conc,
             }),
           );
-          record(
-            row(sides, 'server alone: throughput', 'calls/s', 'higher'),
-            col.id,
-            run,
-            server?.callsPerSecond,
-          );
-          record(
-            row(sides, 'server alone: server CPU per call', 'us', 'lower'),
-            col.id,
-            run,
-            server?.serverCpuUsPerCall,
-          );
+          recordAlone(sides, 'server', col.id, run, server);
         },
       );
     }

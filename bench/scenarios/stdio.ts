@@ -9,7 +9,7 @@ import { fixture } from '../lib/harness.js';
 import { record, row, type Section, section } from '../lib/report.js';
 import { median } from '../lib/stats.js';
 import type { LoadResult } from '../worker.js';
-import { type Context, cell, inTurn, recordLoad } from './common.js';
+import { type Context, cell, inTurn, recordAlone, recordLoad } from './common.js';
 
 interface Impl {
   readonly id: string;
@@ -200,21 +200,8 @@ export async function stdioSections(ctx: Context): Promise<Section[]> {
       era: 'legacy',
       target: stdio('raw-stdio'),
     });
-    for (const prefix of ['client alone', 'server alone']) {
-      record(row(sides, `${prefix}: throughput`, 'calls/s', 'higher'), 'raw', run, raw?.callsPerSecond);
-    }
-    record(
-      row(sides, 'client alone: client CPU per call', 'us', 'lower'),
-      'raw',
-      run,
-      raw?.clientCpuUsPerCall,
-    );
-    record(
-      row(sides, 'server alone: server CPU per call', 'us', 'lower'),
-      'raw',
-      run,
-      raw?.serverCpuUsPerCall,
-    );
+    recordAlone(sides, 'client', 'raw', run, raw);
+    recordAlone(sides, 'server', 'raw', run, raw);
     await inTurn(ctx, SIDES, run, async (side) => {
       const client = await cell<LoadResult>(ctx, `${side.id} client x raw server`, {
         ...load,
@@ -222,36 +209,14 @@ export async function stdioSections(ctx: Context): Promise<Section[]> {
         era: 'legacy',
         target: stdio('raw-stdio'),
       });
-      record(
-        row(sides, 'client alone: throughput', 'calls/s', 'higher'),
-        side.id,
-        run,
-        client?.callsPerSecond,
-      );
-      record(
-        row(sides, 'client alone: client CPU per call', 'us', 'lower'),
-        side.id,
-        run,
-        client?.clientCpuUsPerCall,
-      );
+      recordAlone(sides, 'client', side.id, run, client);
       const server = await cell<LoadResult>(ctx, `raw client x ${side.id} server`, {
         ...load,
         client: 'raw',
         era: 'legacy',
         target: stdio(side.server),
       });
-      record(
-        row(sides, 'server alone: throughput', 'calls/s', 'higher'),
-        side.id,
-        run,
-        server?.callsPerSecond,
-      );
-      record(
-        row(sides, 'server alone: server CPU per call', 'us', 'lower'),
-        side.id,
-        run,
-        server?.serverCpuUsPerCall,
-      );
+      recordAlone(sides, 'server', side.id, run, server);
     });
   }
 
