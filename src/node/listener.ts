@@ -8,8 +8,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { ErrorCode } from '../protocol/errors.js';
+import { loadedHandlerOf } from '../transports/http/server/entry.js';
 import { errorReply, type HttpReply } from '../transports/http/server/exchange.js';
-import { coreOf, type HttpHandler } from '../transports/http/server/handler.js';
+import { coreOf, type HandlerCore, type HttpHandler } from '../transports/http/server/handler.js';
 import { type DecoratedRequest, NodeExchange, writeReply } from './exchange.js';
 
 /** A `node:http` request listener; Express may pass `next`, which is never called (every request is answered). */
@@ -21,29 +22,43 @@ export type NodeListener = (
 
 export function toNodeListener(handler: HttpHandler): NodeListener {
   const core = coreOf(handler);
-  if (core) {
+  if (core) return (req, res) => serveByCore(core, req, res);
+  const loading = loadedHandlerOf(handler);
+  if (loading) {
+    // Built before the HTTP server was loaded: this import loaded it; serve the real handler's core
+    // once it is there (a microtask, for the requests that arrive first).
+    const real = loading.then(coreOf);
     return (req, res) => {
-      const reply = core.handle(new NodeExchange(req, res));
-      if (reply instanceof Promise) {
-        reply.then(
-          (value) => writeReply(res, value),
-          (error) => fail(res, core.failure(error)),
-        );
-      } else {
-        writeReply(res, reply);
-      }
+      real.then(
+        (loaded) => (loaded ? serveByCore(loaded, req, res) : viaFetchOrFail(handler, req, res)),
+        () => viaFetchOrFail(handler, req, res),
+      );
     };
   }
-  return (req, res) => {
-    viaFetch(handler, req, res).catch((error) =>
-      fail(
-        res,
-        errorReply(500, `Internal error while serving the request: ${(error as Error)?.message ?? error}`, {
-          code: ErrorCode.InternalError,
-        }),
-      ),
+  return (req, res) => viaFetchOrFail(handler, req, res);
+}
+
+function serveByCore(core: HandlerCore, req: IncomingMessage, res: ServerResponse): void {
+  const reply = core.handle(new NodeExchange(req, res));
+  if (reply instanceof Promise) {
+    reply.then(
+      (value) => writeReply(res, value),
+      (error) => fail(res, core.failure(error)),
     );
-  };
+  } else {
+    writeReply(res, reply);
+  }
+}
+
+function viaFetchOrFail(handler: HttpHandler, req: IncomingMessage, res: ServerResponse): void {
+  viaFetch(handler, req, res).catch((error) =>
+    fail(
+      res,
+      errorReply(500, `Internal error while serving the request: ${(error as Error)?.message ?? error}`, {
+        code: ErrorCode.InternalError,
+      }),
+    ),
+  );
 }
 
 function fail(res: ServerResponse, reply: HttpReply): void {

@@ -5,6 +5,8 @@
  * tests that need it not loaded.
  */
 import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { Server } from '../../../src/server/server.js';
 import { createHttpHandler } from '../../../src/transports/http/server/entry.js';
@@ -19,6 +21,9 @@ function server(): Server {
   s.registerTool('whoami', {}, (_args, ctx) => ctx.auth?.subject ?? 'nobody');
   return s;
 }
+
+// Built before anything loaded the implementation; the last test mounts it on Node.
+const early = createHttpHandler(server());
 
 const call = (tool = 'echo') =>
   new Request('http://127.0.0.1/mcp', {
@@ -74,4 +79,37 @@ test('once loaded, handlers are built by the implementation itself (the Node fas
   assert.ok(coreOf(handler), 'a real handler, with its core');
   assert.equal((await handler.fetch(call())).status, 200);
   await handler.close();
+});
+
+test('a handler built before the implementation, mounted with toNodeListener, is served by the fast path', async () => {
+  // Importing the Node adapter loads the implementation.
+  const { toNodeListener } = await import('../../../src/node/listener.js');
+  const { coreOf } = await import('../../../src/transports/http/server/handler.js');
+  assert.equal(coreOf(early), undefined, 'built before the implementation was loaded');
+  const listener = toNodeListener(early);
+  // A body parser in front (express.json()) has read the stream: only the Node fast path, which
+  // takes req.body, can serve this; the Request/Response path would find the stream empty.
+  const http = createServer(async (req: IncomingMessage & { body?: unknown }, res) => {
+    let text = '';
+    for await (const chunk of req) text += chunk;
+    req.body = JSON.parse(text);
+    listener(req, res);
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = http.address() as AddressInfo;
+    const request = call();
+    const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: 'POST',
+      headers: request.headers,
+      body: await request.text(),
+    });
+    assert.equal(response.status, 200, await response.clone().text());
+    const body = (await response.json()) as { result: { content: unknown } };
+    assert.deepEqual(body.result.content, [{ type: 'text', text: 'hi' }]);
+  } finally {
+    http.closeAllConnections();
+    await new Promise((resolve) => http.close(resolve));
+    await early.close();
+  }
 });

@@ -8,7 +8,8 @@
  *   `handler.js`), handlers are built by it directly, with their core, so the Node adapter's fast
  *   path finds them;
  * - otherwise the returned handler loads it on its first request. Options are still checked at once,
- *   so a configuration error is thrown here and not on the first request.
+ *   so a configuration error is thrown here and not on the first request. The Node adapter finds the
+ *   real handler behind it through {@link loadedHandlerOf}, and serves it by its fast path too.
  */
 import type { Server } from '../../../server/server.js';
 import type { HttpHandler } from './handler.js';
@@ -17,6 +18,13 @@ import { type HttpHandlerOptions, resolveOptions } from './options.js';
 type CreateHttpHandler = (server: Server, options?: HttpHandlerOptions) => HttpHandler;
 
 let implementation: CreateHttpHandler | undefined;
+
+/** Handlers built before the implementation was loaded, and how each gets its real handler. */
+const deferredHandlers = new WeakMap<HttpHandler, () => Promise<HttpHandler>>();
+
+/** @internal The real handler behind one built before the implementation was loaded (loading it). */
+export const loadedHandlerOf = (handler: HttpHandler): Promise<HttpHandler> | undefined =>
+  deferredHandlers.get(handler)?.();
 
 /** @internal Called by handler.ts as it loads. */
 export function provideHttpHandler(create: CreateHttpHandler): void {
@@ -36,11 +44,13 @@ export function createHttpHandler(server: Server, options: HttpHandlerOptions = 
       if (closed) await handler.close();
       return handler;
     }));
-  return {
-    fetch: (request, fetchOptions) => load().then((handler) => handler.fetch(request, fetchOptions)),
+  const handler: HttpHandler = {
+    fetch: (request, fetchOptions) => load().then((real) => real.fetch(request, fetchOptions)),
     close: () => {
       closed = true;
-      return loaded ? loaded.then((handler) => handler.close()) : Promise.resolve();
+      return loaded ? loaded.then((real) => real.close()) : Promise.resolve();
     },
   };
+  deferredHandlers.set(handler, load);
+  return handler;
 }
