@@ -89,19 +89,21 @@ const AAD = encoder.encode('switchboard/requestState/v1');
 type AeadKey = Awaited<ReturnType<typeof crypto.subtle.deriveKey>>;
 
 export class RequestStateSealer {
-  private readonly key: Promise<AeadKey>;
+  private readonly secret: Uint8Array | undefined;
+  /**
+   * Derived on first use: every Server has a sealer, few ever seal, and deriving at construction
+   * loaded Web Crypto and ran HKDF before a stdio server's first answer (3-5 ms of its cold start).
+   */
+  private derived: Promise<AeadKey> | undefined;
 
   /** `secret`: any string or bytes (at least 16 bytes recommended); default a random per-process key. */
   constructor(secret?: string | Uint8Array) {
-    const material =
-      secret === undefined
-        ? crypto.getRandomValues(new Uint8Array(32))
-        : typeof secret === 'string'
-          ? encoder.encode(secret)
-          : secret;
-    this.key = deriveKey(material);
-    // Derivation failure surfaces on first use; never as an unhandled rejection.
-    this.key.catch(() => undefined);
+    this.secret = typeof secret === 'string' ? encoder.encode(secret) : secret?.slice();
+  }
+
+  private get key(): Promise<AeadKey> {
+    this.derived ??= deriveKey(this.secret ?? crypto.getRandomValues(new Uint8Array(32)));
+    return this.derived;
   }
 
   async seal(payload: RequestStatePayload): Promise<string> {
