@@ -350,7 +350,16 @@ async function scripted(onListen: (request: Frame, n: number) => Answer, options
   const ack = (id: unknown, notifications: SubscriptionFilter) =>
     tagged('notifications/subscriptions/acknowledged', id, { notifications });
   const sent = () => fake.received.filter((f) => !('id' in f)).map((f) => [f.method, f.params?.requestId]);
-  return { fake, client, errors, tagged, ack, sent };
+  /** The client's first listen for tools, acknowledged by the server: the stream and its request id. */
+  const acknowledgedListen = async () => {
+    const sub = client.listen({ toolsListChanged: true });
+    await waitFor(() => fake.requests('subscriptions/listen').length === 1);
+    const id = fake.requests('subscriptions/listen')[0]!.id;
+    ack(id, { toolsListChanged: true });
+    await sub.acknowledged;
+    return { sub, id };
+  };
+  return { fake, client, errors, tagged, ack, sent, acknowledgedListen };
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -387,11 +396,7 @@ describe('client.listen against a scripted server', () => {
 
   test('close() cancels the listen request by its id', async () => {
     const s = await scripted(() => undefined);
-    const sub = s.client.listen({ toolsListChanged: true });
-    await waitFor(() => s.fake.requests('subscriptions/listen').length === 1);
-    const id = s.fake.requests('subscriptions/listen')[0]!.id;
-    s.ack(id, { toolsListChanged: true });
-    await sub.acknowledged;
+    const { sub, id } = await s.acknowledgedListen();
     await sub.close();
     await settle();
     assert.deepEqual(s.sent().slice(-1), [['notifications/cancelled', id]]);
@@ -401,11 +406,7 @@ describe('client.listen against a scripted server', () => {
 
   test('a server-sent notifications/cancelled ends it, and the client sends nothing back', async () => {
     const s = await scripted(() => undefined);
-    const sub = s.client.listen({ toolsListChanged: true });
-    await waitFor(() => s.fake.requests('subscriptions/listen').length === 1);
-    const id = s.fake.requests('subscriptions/listen')[0]!.id;
-    s.ack(id, { toolsListChanged: true });
-    await sub.acknowledged;
+    const { sub, id } = await s.acknowledgedListen();
     s.fake.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } });
     assert.deepEqual(await sub.closed, { reason: 'ended' });
     await settle();
@@ -415,11 +416,7 @@ describe('client.listen against a scripted server', () => {
 
   test('the closing result ends it gracefully; it is not re-opened', async () => {
     const s = await scripted(() => undefined);
-    const sub = s.client.listen({ toolsListChanged: true });
-    await waitFor(() => s.fake.requests('subscriptions/listen').length === 1);
-    const id = s.fake.requests('subscriptions/listen')[0]!.id;
-    s.ack(id, { toolsListChanged: true });
-    await sub.acknowledged;
+    const { sub, id } = await s.acknowledgedListen();
     s.fake.send({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [SUB]: id } } });
     assert.deepEqual(await sub.closed, { reason: 'ended' });
     await settle();
