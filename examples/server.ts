@@ -423,9 +423,9 @@ export function howToConnect(url: string): string {
   2024-11-05 HTTP+SSE clients at ${new URL('/sse', url).href}
 
 Try it:
-  node build/src/cli/main.js tools ${url}
-  node build/src/cli/main.js call ${url} add a=2 b=40
-  node build/src/cli/main.js read ${url} notes://ideas
+  node build/dist/cli/main.js tools ${url}
+  node build/dist/cli/main.js call ${url} add a=2 b=40
+  node build/dist/cli/main.js read ${url} notes://ideas
 or point any MCP client (Streamable HTTP) at ${url}. Ctrl-C stops the server.
 `;
 }

@@ -33,8 +33,12 @@ const groups = [
   { files: files.filter(isBench), timeout: 10 * 60_000, concurrency: 2 },
 ].filter((g) => g.files.length > 0);
 
+// Test files import the library from tsc's output (build/src) both directly and as `switchboard`:
+// the condition maps the package's exports there too (see scripts/bundle.js), so a test process never
+// holds two copies of a class. Processes the tests spawn resolve `switchboard` to the bundles, as users do.
 const runs = groups.map((group, i) => {
   const args = [
+    '--conditions=switchboard-tsc',
     '--test',
     `--test-concurrency=${group.concurrency}`,
     `--test-timeout=${group.timeout}`,

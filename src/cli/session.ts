@@ -9,6 +9,7 @@ import type { Channel } from '../engine/channel.js';
 import { nodeFetch } from '../node/fetch.js';
 import { StreamableHttpClientChannel } from '../transports/http/client/streamable-channel.js';
 import { StdioClientChannel } from '../transports/stdio/client-channel.js';
+import { packageFile } from '../util/package-file.js';
 import type { CliOptions } from './invocation.js';
 import type { Target } from './target.js';
 
@@ -25,9 +26,9 @@ export interface Session {
   close(): Promise<void>;
 }
 
-/** The CLI's own version, from the package it ships in (build/src/cli → package root). */
+/** The CLI's own version, from the package it ships in. */
 export function cliVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+  const pkg = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as {
     version?: string;
   };
   return pkg.version ?? '0.0.0';

@@ -6,11 +6,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { MODERN_REVISIONS, REVISIONS } from '../protocol/revisions.js';
+import { packageFile } from '../util/package-file.js';
 import { SchemaCatalog } from './schema-catalog.js';
 import { withTasksExtension } from './tasks-schema.js';
 
-/** This module sits at `build/src/testing/`; the schemas at the package root. */
-const specUrl = (path: string) => new URL(`../../../spec/${path}`, import.meta.url);
+const specUrl = (path: string) => packageFile(`spec/${path}`);
 
 let shared: Promise<SchemaCatalog> | undefined;
 

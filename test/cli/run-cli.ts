@@ -1,8 +1,13 @@
-/** Runs the built `switchboard` CLI as a child process, as a user would. */
+/** Runs the built `switchboard` CLI as a child process, as a user would: the bundled bin of package.json. */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const repo = new URL('../../../', import.meta.url);
+const bin = (
+  JSON.parse(readFileSync(new URL('package.json', repo), 'utf8')) as { bin: { switchboard: string } }
+).bin.switchboard;
+export const CLI = fileURLToPath(new URL(bin, repo));
 const FIXTURE = fileURLToPath(new URL('../fixtures/cli-server.js', import.meta.url));
 
 /** The fixture server's command line as one target argument (`mode` selects its behaviour). */

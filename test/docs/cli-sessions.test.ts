@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { splitCommandLine } from '../../src/cli/command-line.js';
+import { CLI } from '../cli/run-cli.js';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
-const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
 interface Step {
   command: string;
@@ -39,7 +39,7 @@ function sessions(markdown: string): Step[] {
 
 function run(words: string[]): Promise<string> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [cli, ...words], { cwd: repo, timeout: 30_000 }, (_error, stdout, stderr) =>
+    execFile(process.execPath, [CLI, ...words], { cwd: repo, timeout: 30_000 }, (_error, stdout, stderr) =>
       resolve(stderr + stdout),
     );
   });

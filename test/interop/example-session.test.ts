@@ -78,7 +78,7 @@ test('npm start: serves over HTTP, shows a modern session against itself, then t
   try {
     assert.match(output(), /negotiated protocol 2026-07-28 \(modern era\)/);
     assert.match(output(), /< structuredContent \{"sum":42\}/);
-    assert.match(output(), new RegExp(`node build/src/cli/main\\.js tools ${url.replaceAll('.', '\\.')}`));
+    assert.match(output(), new RegExp(`node build/dist/cli/main\\.js tools ${url.replaceAll('.', '\\.')}`));
     const tools = await run([cli, 'tools', url]);
     assert.equal(tools.code, 0, tools.stderr);
     assert.match(tools.stdout, /\badd\b/);
