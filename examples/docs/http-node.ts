@@ -19,6 +19,7 @@ const handler = createHttpHandler(server, {
   sessionIdleTimeoutMs: 30 * 60_000, // a session with no stream and no request is closed
   retryMs: 1000, // the SSE retry field of 2025-11-25 streams
   keepAliveMs: 15_000, // ':' comments on silent SSE streams
+  maxStreamBufferBytes: 8 * 1024 * 1024, // a stream nobody reads is cut past this
   // eventStore: a bounded MemoryEventStore; allowedHosts/allowedOrigins: loopback only
 });
 

@@ -14,6 +14,7 @@ import type {
   ResourceTemplate,
   Tool,
 } from '../protocol/types.js';
+import { formatBytes } from '../util/bytes.js';
 import { typeLabel } from './arguments.js';
 
 const indent = (text: string, by: string): string =>
@@ -191,10 +192,4 @@ function base64Size(data: string): number {
   const trimmed = data.replace(/\s/g, '');
   const padding = trimmed.endsWith('==') ? 2 : trimmed.endsWith('=') ? 1 : 0;
   return Math.max(0, Math.floor((trimmed.length * 3) / 4) - padding);
-}
-
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
 }

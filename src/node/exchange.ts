@@ -131,6 +131,14 @@ class ResponseSink implements SseSink {
   end(): void {
     this.res.end();
   }
+
+  buffered(): number {
+    return this.res.writableLength;
+  }
+
+  abort(): void {
+    this.res.destroy();
+  }
 }
 
 /** Writes a reply: one writeHead + end for a body, or headers now and events as they come for SSE. */

@@ -14,6 +14,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import type { Channel, ChannelSink, FrameInfo } from '../../engine/channel.js';
 import { SwitchboardError } from '../../protocol/errors.js';
+import { formatBytes } from '../../util/bytes.js';
 import { childEnv } from './child-env.js';
 import { FrameWriter, reportSendErrorOnStderr, type SendErrorHandler } from './frame-writer.js';
 import { JsonLineDecoder } from './framing.js';
@@ -43,6 +44,11 @@ export interface StdioClientChannelOptions {
   maxMessageBytes?: number;
   /** How long each shutdown step (stdin EOF, then SIGTERM) may take before the next. Default 2000 ms. */
   shutdownTimeoutMs?: number;
+  /**
+   * Most bytes of frames that may wait for a server that does not read its stdin; past it the
+   * connection closes with a TRANSPORT error. Default 64 MiB.
+   */
+  maxQueuedBytes?: number;
   /** Told about a frame refused because it contains a raw newline. Default: a line on stderr. */
   onSendError?: SendErrorHandler;
 }
@@ -69,6 +75,8 @@ export class StdioClientChannel implements Channel {
   #stopping = false;
   /** The child's stdout ended before we saw it exit (it may be exiting, or may have closed it). */
   #stdoutClosedFirst = false;
+  /** Bytes that were waiting when the server's stdin backlog passed `maxQueuedBytes`. */
+  #overflowed: number | undefined;
   #signalSent: NodeJS.Signals | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #finished = false;
@@ -144,7 +152,15 @@ export class StdioClientChannel implements Channel {
       return;
     }
     this.#child = child;
-    this.#writer = new FrameWriter(child.stdin!, options.onSendError ?? reportSendErrorOnStderr);
+    this.#writer = new FrameWriter(child.stdin!, {
+      onSendError: options.onSendError ?? reportSendErrorOnStderr,
+      maxQueuedBytes: options.maxQueuedBytes,
+      onOverflow: (queuedBytes) => {
+        // It is not reading: nothing sent now would arrive. Stop it and say why.
+        this.#overflowed = queuedBytes;
+        this.#stop();
+      },
+    });
     child.on('error', this.#onChildError);
     child.once('exit', this.#onExit);
     child.once('close', () => this.#finish(this.#closeRequested ? undefined : this.#exitError()));
@@ -278,7 +294,11 @@ export class StdioClientChannel implements Channel {
     const exit = this.#exit;
     const who = `The MCP server "${this.#commandLine}" (pid ${this.pid})`;
     let what: string;
-    if (this.#stdoutClosedFirst && this.#signalSent) {
+    if (this.#overflowed !== undefined) {
+      what =
+        `stopped reading its stdin (${formatBytes(this.#overflowed)} of messages ` +
+        `would have been waiting, past maxQueuedBytes), so it was stopped`;
+    } else if (this.#stdoutClosedFirst && this.#signalSent) {
       what = `closed its stdout while still running, so it was stopped with ${this.#signalSent}`;
     } else if (exit?.signal) {
       what = `was killed by signal ${exit.signal}`;

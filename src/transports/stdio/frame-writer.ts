@@ -1,6 +1,6 @@
 /**
  * Writes frames to a Node Writable without ignoring backpressure and without losing or reordering
- * frames.
+ * frames, and without letting a peer that stops reading grow the queue without bound.
  *
  * Frames sent in the same tick are coalesced into one `write()`: a burst of answers (64 requests in
  * flight arrive in one pipe read and are answered in the same microtask drain) costs one syscall
@@ -8,9 +8,15 @@
  * `process.nextTick`, i.e. right after the current callback and its promise continuations, so a lone
  * frame goes out with no added latency. While the stream asks us to wait (`write()` returned false),
  * frames keep queueing, and on 'drain' everything queued goes out as one write.
+ *
+ * The queue is bounded twice. Once {@link PAUSE_AT_BYTES} wait for 'drain', the writer reports
+ * congestion so its owner stops reading from the peer (a stdio server pauses stdin: the answers to
+ * what it reads are what fills the queue); when the queue has gone out, it reports relief. Past
+ * `maxQueuedBytes` the peer is taken for gone: the writer fails (drops the queue, writes nothing
+ * more) and reports the overflow, and its owner closes the connection.
  */
 import type { Writable } from 'node:stream';
-import type { SwitchboardError } from '../../protocol/errors.js';
+import { SwitchboardError } from '../../protocol/errors.js';
 import { encodeFrame } from './framing.js';
 
 /** Told about a frame that was refused instead of sent. */
@@ -21,25 +27,78 @@ export const reportSendErrorOnStderr: SendErrorHandler = (error) => {
   process.stderr.write(`switchboard: ${error.message}\n`);
 };
 
+/** Default cap on the frames waiting for a peer that does not read: 64 MiB. */
+export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Frames waiting for 'drain' at which the writer reports congestion: 1 MiB (or `maxQueuedBytes`, if
+ * smaller). A client that reads never gets near it; the one a stdio server answers is paused there.
+ */
+export const PAUSE_AT_BYTES = 1024 * 1024;
+
+export interface FrameWriterOptions {
+  /** Told about a frame refused instead of sent. */
+  onSendError: SendErrorHandler;
+  /**
+   * Most bytes of frames that may wait for the stream to drain (counted as UTF-16 code units, which
+   * is bytes for ASCII JSON). A frame that would pass it, behind others already waiting, makes the
+   * writer fail and report `onOverflow`. The first frame waiting is always accepted, however large.
+   * Default {@link DEFAULT_MAX_QUEUED_BYTES}.
+   */
+  maxQueuedBytes?: number;
+  /** The queue reached the pause point (`true`), or went out again (`false`). */
+  onCongestion?: (congested: boolean, queuedBytes: number) => void;
+  /** The queue would have passed `maxQueuedBytes`: the writer has failed. */
+  onOverflow?: (queuedBytes: number) => void;
+}
+
 export class FrameWriter {
   readonly #stream: Writable;
   readonly #onSendError: SendErrorHandler;
+  readonly #maxQueuedBytes: number;
+  readonly #pauseAt: number;
+  readonly #onCongestion: FrameWriterOptions['onCongestion'];
+  readonly #onOverflow: FrameWriterOptions['onOverflow'];
   /** Encoded frames (each ending in '\n') not yet handed to the stream. */
   #queue: string[] = [];
+  /** Their total length. */
+  #queuedBytes = 0;
+  #congested = false;
   #flushScheduled = false;
   #waitingForDrain = false;
   #failed = false;
   #ended = false;
   #idleWaiters: (() => void)[] = [];
 
-  constructor(stream: Writable, onSendError: SendErrorHandler) {
+  constructor(stream: Writable, options: FrameWriterOptions) {
     this.#stream = stream;
-    this.#onSendError = onSendError;
+    this.#onSendError = options.onSendError;
+    const max = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
+    if (!Number.isSafeInteger(max) || max <= 0) {
+      throw new SwitchboardError(
+        'CONFIG',
+        `maxQueuedBytes must be a positive integer number of bytes, got ${String(max)}`,
+      );
+    }
+    this.#maxQueuedBytes = max;
+    this.#pauseAt = Math.min(PAUSE_AT_BYTES, max);
+    this.#onCongestion = options.onCongestion;
+    this.#onOverflow = options.onOverflow;
   }
 
   /** Frames not yet handed to the stream (waiting for this tick's flush or for 'drain'). */
   get queuedFrames(): number {
     return this.#queue.length;
+  }
+
+  /** The length of those frames. */
+  get queuedBytes(): number {
+    return this.#queuedBytes;
+  }
+
+  /** Whether the queue is past the pause point (see {@link FrameWriterOptions.onCongestion}). */
+  get congested(): boolean {
+    return this.#congested;
   }
 
   /**
@@ -64,7 +123,20 @@ export class FrameWriter {
         return;
       }
     }
+    if (this.#waitingForDrain) {
+      const queued = this.#queuedBytes + text.length;
+      if (queued > this.#maxQueuedBytes && this.#queue.length > 0) {
+        this.fail();
+        this.#onOverflow?.(queued);
+        return;
+      }
+      if (!this.#congested && queued >= this.#pauseAt) {
+        this.#congested = true;
+        this.#onCongestion?.(true, queued);
+      }
+    }
     this.#queue.push(text);
+    this.#queuedBytes += text.length;
     if (!this.#flushScheduled && !this.#waitingForDrain) {
       this.#flushScheduled = true;
       process.nextTick(this.#flush);
@@ -96,6 +168,7 @@ export class FrameWriter {
     this.#ended = true;
     if (!this.#failed && this.#queue.length > 0) this.#stream.write(this.#takeQueue());
     this.#queue = [];
+    this.#queuedBytes = 0;
     this.#stream.off('drain', this.#onDrain);
     this.#waitingForDrain = false;
     this.#stream.end();
@@ -106,6 +179,7 @@ export class FrameWriter {
   fail(): void {
     this.#failed = true;
     this.#queue = [];
+    this.#queuedBytes = 0;
     this.#stream.off('drain', this.#onDrain);
     this.#waitingForDrain = false;
     this.#settleIdle();
@@ -115,6 +189,7 @@ export class FrameWriter {
   #takeQueue(): string {
     const queue = this.#queue;
     this.#queue = [];
+    this.#queuedBytes = 0;
     return queue.length === 1 ? queue[0]! : queue.join('');
   }
 
@@ -136,7 +211,13 @@ export class FrameWriter {
 
   readonly #onDrain = (): void => {
     this.#waitingForDrain = false;
-    if (this.#writeQueue()) this.#settleIdle();
+    const drained = this.#writeQueue();
+    // The queue went out: what it held now waits in the stream's own buffer, at most one queue.
+    if (this.#congested) {
+      this.#congested = false;
+      this.#onCongestion?.(false, 0);
+    }
+    if (drained) this.#settleIdle();
   };
 
   #settleIdle(): void {

@@ -4,10 +4,15 @@
  * stdin reaching EOF (or closing) reports `closed()`: a server must not outlive its client (the
  * official SDK's server ignored it, leaving zombie servers behind). `close()` stops reading (so the
  * event loop can let the process exit), lets queued frames drain, then reports `closed()`.
+ *
+ * A client that stops reading stdout is not answered into an unbounded queue: once 1 MiB of frames
+ * waits, the channel stops reading stdin until they have gone out (the client's own writes then
+ * block on the full pipe), and past `maxQueuedBytes` it gives up on the client and closes.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Channel, ChannelSink, FrameInfo } from '../../engine/channel.js';
 import { SwitchboardError } from '../../protocol/errors.js';
+import { formatBytes } from '../../util/bytes.js';
 import { FrameWriter, reportSendErrorOnStderr, type SendErrorHandler } from './frame-writer.js';
 import { JsonLineDecoder } from './framing.js';
 
@@ -20,7 +25,15 @@ export interface StdioServerChannelOptions {
   maxMessageBytes?: number;
   /** How long `close()` waits for queued frames to drain before giving up on them. Default 2000 ms. */
   flushTimeoutMs?: number;
-  /** Told about a frame refused because it contains a raw newline. Default: a line on stderr. */
+  /**
+   * Most bytes of frames that may wait for a client that does not read stdout; past it the channel
+   * closes with a TRANSPORT error. Reading stdin pauses long before, at 1 MiB. Default 64 MiB.
+   */
+  maxQueuedBytes?: number;
+  /**
+   * Told about a frame refused because it contains a raw newline, and about a client that stopped
+   * reading stdout (reading paused, or the connection given up). Default: a line on stderr.
+   */
   onSendError?: SendErrorHandler;
 }
 
@@ -31,7 +44,12 @@ export class StdioServerChannel implements Channel {
   readonly #writer: FrameWriter;
   readonly #decoder: JsonLineDecoder;
   readonly #flushTimeoutMs: number;
+  readonly #onSendError: SendErrorHandler;
   #sink: ChannelSink | undefined;
+  /** Reading stdin (started and not stopped for good); pausing for backpressure keeps it true. */
+  #reading = false;
+  /** The client has been told once that reading paused: a slow client is not logged every time. */
+  #pauseReported = false;
   #closedReported = false;
   #closing: Promise<void> | undefined;
 
@@ -39,7 +57,13 @@ export class StdioServerChannel implements Channel {
     this.#stdin = options.stdin ?? process.stdin;
     this.#stdout = options.stdout ?? process.stdout;
     this.#flushTimeoutMs = options.flushTimeoutMs ?? 2000;
-    this.#writer = new FrameWriter(this.#stdout, options.onSendError ?? reportSendErrorOnStderr);
+    this.#onSendError = options.onSendError ?? reportSendErrorOnStderr;
+    this.#writer = new FrameWriter(this.#stdout, {
+      onSendError: this.#onSendError,
+      maxQueuedBytes: options.maxQueuedBytes,
+      onCongestion: this.#onCongestion,
+      onOverflow: this.#onOverflow,
+    });
     this.#decoder = new JsonLineDecoder(
       {
         message: (value) => this.#sink?.message(value),
@@ -52,6 +76,7 @@ export class StdioServerChannel implements Channel {
   start(sink: ChannelSink): void {
     if (this.#sink || this.#closing) return;
     this.#sink = sink;
+    this.#reading = true;
     // Output listeners stay attached after close: an EPIPE with no listener would crash the process.
     this.#stdout.on('error', this.#onOutputError);
     this.#stdin.on('data', this.#onData);
@@ -91,6 +116,33 @@ export class StdioServerChannel implements Channel {
     );
   };
 
+  readonly #onCongestion = (congested: boolean, queuedBytes: number): void => {
+    if (!this.#reading) return;
+    if (!congested) {
+      this.#stdin.resume();
+      return;
+    }
+    this.#stdin.pause();
+    if (this.#pauseReported) return;
+    this.#pauseReported = true;
+    this.#onSendError(
+      new SwitchboardError(
+        'TRANSPORT',
+        `The client is not reading stdout (${formatBytes(queuedBytes)} of answers waiting): stopped reading stdin until it does`,
+      ),
+    );
+  };
+
+  readonly #onOverflow = (queuedBytes: number): void => {
+    const error = new SwitchboardError(
+      'TRANSPORT',
+      `The client stopped reading stdout: ${formatBytes(queuedBytes)} of frames would be waiting (maxQueuedBytes). Closing the connection`,
+    );
+    this.#onSendError(error);
+    this.#stopReading();
+    this.#reportClosed(error);
+  };
+
   readonly #onOutputError = (error: Error): void => {
     this.#writer.fail();
     this.#stopReading();
@@ -104,6 +156,7 @@ export class StdioServerChannel implements Channel {
   };
 
   #stopReading(): void {
+    this.#reading = false;
     const stdin = this.#stdin;
     stdin.off('data', this.#onData);
     stdin.off('end', this.#onInputEnd);

@@ -10,6 +10,7 @@ import type { AuthInfo, InboundExtra } from '../../../engine/channel.js';
 import { errorFrame } from '../../../engine/peer.js';
 import { ErrorCode } from '../../../protocol/errors.js';
 import type { RequestId } from '../../../protocol/jsonrpc.js';
+import { formatBytes } from '../../../util/bytes.js';
 import type { SseStream } from './sse.js';
 
 /** The body of a request, read under a size cap. */
@@ -96,6 +97,18 @@ export function errorReply(
       ? { code: options.code ?? ErrorCode.InvalidRequest, message }
       : { code: options.code ?? ErrorCode.InvalidRequest, message, data: options.data };
   return jsonReply(status, errorFrame(options.id ?? null, error), options.headers);
+}
+
+/**
+ * 503 for a POST to a session whose client does not read the session's event streams: the message
+ * is not taken in (its answer would only pile up).
+ */
+export function congestedReply(buffered: number, headers?: Record<string, string>): HttpReply {
+  return errorReply(
+    503,
+    `Service Unavailable: this session's client is not reading its event stream (${formatBytes(buffered)} waiting). Read the stream, then send this message again.`,
+    { code: ErrorCode.InternalError, headers: { 'retry-after': '1', ...headers } },
+  );
 }
 
 /** 202 Accepted, no body: a notification or response was taken in. */

@@ -90,28 +90,36 @@ export function toResponse(reply: HttpReply): Response {
     return new Response(reply.body ?? null, { status: reply.status, headers: reply.headers });
   const stream = reply.stream;
   const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      stream.attach({
-        write(chunk) {
-          try {
-            controller.enqueue(encoder.encode(chunk));
-          } catch {
-            // The consumer is gone; cancel() reports it.
-          }
-        },
-        end() {
-          try {
-            controller.close();
-          } catch {
-            // Already closed or cancelled.
-          }
-        },
-      });
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        stream.attach({
+          write(chunk) {
+            try {
+              controller.enqueue(encoder.encode(chunk));
+            } catch {
+              // The consumer is gone; cancel() reports it.
+            }
+          },
+          end() {
+            try {
+              controller.close();
+            } catch {
+              // Already closed or cancelled.
+            }
+          },
+          // With a high-water mark of 0, the desired size is minus the bytes not read yet.
+          buffered: () => -(controller.desiredSize ?? 0),
+          abort() {
+            controller.error(new Error('The client did not read its event stream'));
+          },
+        });
+      },
+      cancel() {
+        stream.clientGone();
+      },
     },
-    cancel() {
-      stream.clientGone();
-    },
-  });
+    { highWaterMark: 0, size: (chunk) => chunk.byteLength },
+  );
   return new Response(body, { status: reply.status, headers: reply.headers });
 }

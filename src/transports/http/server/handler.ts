@@ -28,7 +28,7 @@ import { type HttpHandlerOptions, type ResolvedOptions, resolveOptions } from '.
 import { OriginGuard } from './security.js';
 import { StreamableSession } from './session.js';
 import { newSessionId, type RegisteredSession, SessionRegistry, type SessionScope } from './sessions.js';
-import { KeepAlive } from './sse.js';
+import { KeepAlive, type StreamPolicy } from './sse.js';
 
 /** What the code mounting a handler knows about a request that the request itself does not say. */
 export interface HttpFetchOptions {
@@ -80,7 +80,7 @@ provideHttpHandler(createHttpHandler);
 /** @internal Routing and bookkeeping shared by every adapter. */
 export class HandlerCore {
   readonly options: ResolvedOptions;
-  readonly #keepAlive: KeepAlive | undefined;
+  readonly #streams: StreamPolicy;
   readonly #sessions: SessionRegistry;
   readonly #modern: ModernScope;
   readonly #scope: SessionScope;
@@ -90,14 +90,18 @@ export class HandlerCore {
   constructor(server: Server, options: ResolvedOptions) {
     this.options = options;
     this.#guard = new OriginGuard(options.policy);
-    this.#keepAlive = options.keepAliveMs > 0 ? new KeepAlive(options.keepAliveMs) : undefined;
+    this.#streams = {
+      keepAlive: options.keepAliveMs > 0 ? new KeepAlive(options.keepAliveMs) : undefined,
+      maxBufferedBytes: options.maxStreamBufferBytes,
+      onerror: options.onerror,
+    };
     this.#sessions = new SessionRegistry(options.maxSessions, options.sessionIdleTimeoutMs, options.onerror);
-    this.#modern = { server, options, keepAlive: this.#keepAlive, inFlight: new Set<ModernCall>() };
+    this.#modern = { server, options, streams: this.#streams, inFlight: new Set<ModernCall>() };
     const sessions = this.#sessions;
     this.#scope = {
       server,
       options,
-      keepAlive: this.#keepAlive,
+      streams: this.#streams,
       closed: (session: RegisteredSession) => sessions.remove(session),
     };
   }
@@ -140,7 +144,7 @@ export class HandlerCore {
     await this.#modern.server.notifications.endListens((link) => inFlight.has(link));
     for (const call of [...this.#modern.inFlight]) call.shutdown();
     await this.#sessions.closeAll();
-    this.#keepAlive?.stop();
+    this.#streams.keepAlive?.stop();
   }
 
   #route(exchange: HttpExchange): Promise<HttpReply> | HttpReply {

@@ -6,7 +6,13 @@
  */
 import type { Channel, ChannelSink } from '../../../engine/channel.js';
 import type { ServerConnection } from '../../../server/connection.js';
-import { acceptedReply, type HttpExchange, type HttpReply, inboundExtra } from './exchange.js';
+import {
+  acceptedReply,
+  congestedReply,
+  type HttpExchange,
+  type HttpReply,
+  inboundExtra,
+} from './exchange.js';
 import type { SessionScope } from './sessions.js';
 import { SSE_HEADERS, SseStream } from './sse.js';
 
@@ -24,7 +30,8 @@ export class SseSession implements Channel {
     readonly id: string,
   ) {
     this.label = `HTTP+SSE session ${id.slice(0, 8)}`;
-    this.stream = new SseStream(scope.keepAlive);
+    this.stream = new SseStream(scope.streams);
+    this.stream.owner = this.label;
     this.stream.event(
       `${scope.options.messagesEndpoint}?sessionId=${encodeURIComponent(id)}`,
       undefined,
@@ -50,9 +57,13 @@ export class SseSession implements Channel {
     return this.connection.close();
   }
 
-  /** A POST to the messages endpoint: delivered; whatever answers it goes on the stream. */
+  /**
+   * A POST to the messages endpoint: delivered; whatever answers it goes on the stream. Refused with
+   * 503 while the client lets the stream's answers pile up unread.
+   */
   post(exchange: HttpExchange, body: unknown): HttpReply {
     this.lastActive = Date.now();
+    if (this.stream.congested) return congestedReply(this.stream.buffered);
     this.#sink?.message(body, inboundExtra(exchange));
     return acceptedReply();
   }

@@ -26,13 +26,13 @@ import {
 import { checkMirroredHeaders } from './mcp-headers.js';
 import { checkAccept, REPLY_TYPES } from './negotiation.js';
 import type { ResolvedOptions } from './options.js';
-import { type KeepAlive, SSE_HEADERS, SseStream } from './sse.js';
+import { SSE_HEADERS, SseStream, type StreamPolicy } from './sse.js';
 
 /** What modern requests share: the server, the options, and the requests in flight (for close). */
 export interface ModernScope {
   readonly server: Server;
   readonly options: ResolvedOptions;
-  readonly keepAlive: KeepAlive | undefined;
+  readonly streams: StreamPolicy;
   readonly inFlight: Set<ModernCall>;
 }
 
@@ -207,7 +207,7 @@ export class ModernCall implements RequestLink {
 
   #openStream(): SseStream {
     if (!this.#stream) {
-      const stream = new SseStream(this.scope.keepAlive);
+      const stream = new SseStream(this.scope.streams);
       stream.onClientGone = () =>
         this.#cancel('The client closed the response stream (cancelling the request).');
       this.#stream = stream;

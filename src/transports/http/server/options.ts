@@ -5,6 +5,7 @@
 import { SwitchboardError } from '../../../protocol/errors.js';
 import { type EventStore, MemoryEventStore } from './event-store.js';
 import type { OriginPolicy } from './security.js';
+import { DEFAULT_MAX_STREAM_BUFFER_BYTES } from './sse.js';
 
 /**
  * How a request's reply is framed. `auto`: JSON when nothing is streamed before the response, an SSE
@@ -44,6 +45,12 @@ export interface HttpHandlerOptions extends OriginPolicy {
   retryMs?: number;
   /** Interval of `:` keep-alive comments on silent SSE streams; 0 turns them off. Default 15000 ms. */
   keepAliveMs?: number;
+  /**
+   * Most bytes one SSE stream may hold for a client that does not read it; past it the stream is
+   * cut (an HTTP+SSE session then ends). From 1 MiB waiting, a session's POSTs get 503 until its
+   * client reads. Default 8 MiB (8388608).
+   */
+  maxStreamBufferBytes?: number;
   /** Problems that concern no single request (an event store failing...). Default: ignored. */
   onerror?: (error: Error) => void;
 }
@@ -60,6 +67,7 @@ export interface ResolvedOptions {
   readonly eventStore: EventStore | undefined;
   readonly retryMs: number;
   readonly keepAliveMs: number;
+  readonly maxStreamBufferBytes: number;
   readonly policy: OriginPolicy;
   readonly onerror: (error: Error) => void;
 }
@@ -118,6 +126,11 @@ export function resolveOptions(options: HttpHandlerOptions): ResolvedOptions {
     eventStore: options.eventStore === false ? undefined : (options.eventStore ?? new MemoryEventStore()),
     retryMs: positive('retryMs', options.retryMs, 1000, true),
     keepAliveMs: positive('keepAliveMs', options.keepAliveMs, 15_000, true),
+    maxStreamBufferBytes: positive(
+      'maxStreamBufferBytes',
+      options.maxStreamBufferBytes,
+      DEFAULT_MAX_STREAM_BUFFER_BYTES,
+    ),
     policy: { allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins },
     onerror: options.onerror ?? (() => {}),
   };

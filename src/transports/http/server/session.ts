@@ -20,6 +20,7 @@ import type { ServerConnection } from '../../../server/connection.js';
 import { formatEventId, parseEventId, type Replay } from './event-store.js';
 import {
   acceptedReply,
+  congestedReply,
   errorReply,
   type HttpExchange,
   type HttpReply,
@@ -67,6 +68,7 @@ class SessionStream {
   attach(connection: SseStream): void {
     if (this.connection !== connection) this.connection?.end();
     this.connection = connection;
+    connection.owner = this.session.label;
     connection.onClientGone = () => {
       if (this.connection === connection) this.connection = undefined;
       this.session.touch();
@@ -305,9 +307,14 @@ export class StreamableSession implements Channel {
     );
   }
 
-  /** A POST's message or batch: delivered into the connection; the reply follows its requests. */
+  /**
+   * A POST's message or batch: delivered into the connection; the reply follows its requests.
+   * Refused with 503 while the client lets one of the session's streams pile up unread.
+   */
   post(exchange: HttpExchange, body: unknown): Promise<HttpReply> {
     this.touch();
+    const congested = this.#congestedStream();
+    if (congested) return Promise.resolve(congestedReply(congested.buffered, this.headers));
     const items = Array.isArray(body) ? body : [body];
     const ids: RequestId[] = [];
     const cancelled: RequestId[] = [];
@@ -362,7 +369,7 @@ export class StreamableSession implements Channel {
         { headers: this.headers },
       );
     }
-    const connection = new SseStream(this.scope.keepAlive);
+    const connection = new SseStream(this.scope.streams);
     if (standalone.delivered === 0 && standalone.seq === 0 && this.#primes()) {
       connection.write(formatPrimingEvent(formatEventId(0, 0), this.scope.options.retryMs));
     }
@@ -393,6 +400,15 @@ export class StreamableSession implements Channel {
     }
   }
 
+  /** An open stream whose client is far behind, if any. */
+  #congestedStream(): SseStream | undefined {
+    if (this.#standalone.connection?.congested) return this.#standalone.connection;
+    if (this.#streams) {
+      for (const stream of this.#streams.values()) if (stream.connection?.congested) return stream.connection;
+    }
+    return undefined;
+  }
+
   #primes(): boolean {
     const revision = this.revision;
     return this.scope.options.eventStore !== undefined && revision !== undefined && revision >= '2025-11-25';
@@ -403,7 +419,7 @@ export class StreamableSession implements Channel {
     if (!post.stream) {
       const id = this.#nextStreamId++;
       const stream = new SessionStream(this, id);
-      const connection = new SseStream(this.scope.keepAlive);
+      const connection = new SseStream(this.scope.streams);
       stream.attach(connection);
       if (this.#primes())
         connection.write(formatPrimingEvent(formatEventId(id, 0), this.scope.options.retryMs));
@@ -455,7 +471,7 @@ export class StreamableSession implements Channel {
     // A POST stream missing from the map has sent its response: replay its tail, then end.
     const stream =
       parsed.streamId === 0 ? this.#standalone : (this.#streams?.get(parsed.streamId) ?? parsed.streamId);
-    return this.#replayInto(stream, parsed.seq, new SseStream(this.scope.keepAlive), true);
+    return this.#replayInto(stream, parsed.seq, new SseStream(this.scope.streams), true);
   }
 
   /**

@@ -7,7 +7,7 @@
 import type { Server } from '../../../server/server.js';
 import { randomHex } from '../../../util/random-id.js';
 import type { ResolvedOptions } from './options.js';
-import type { KeepAlive } from './sse.js';
+import type { StreamPolicy } from './sse.js';
 
 /** What a registered session offers the registry. */
 export interface RegisteredSession {
@@ -24,7 +24,7 @@ export interface RegisteredSession {
 export interface SessionScope {
   readonly server: Server;
   readonly options: ResolvedOptions;
-  readonly keepAlive: KeepAlive | undefined;
+  readonly streams: StreamPolicy;
   /** Called by a session once it closed, whatever the reason. */
   closed(session: RegisteredSession): void;
 }

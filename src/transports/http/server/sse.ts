@@ -6,12 +6,36 @@
  * Every open stream is registered with one {@link KeepAlive} ticker per handler, which writes a `:`
  * comment into streams that stayed silent for a whole interval (one timer for all streams, not one
  * per stream: most streams live for a single request).
+ *
+ * A client that stops reading a stream does not grow the server without bound: from
+ * {@link CONGESTED_AT_BYTES} waiting the stream reports itself congested (a session then refuses new
+ * POSTs with 503 until its client reads), and past `maxStreamBufferBytes` it is cut and the owner
+ * told, as if the client had gone away.
  */
+import { SwitchboardError } from '../../../protocol/errors.js';
+import { formatBytes } from '../../../util/bytes.js';
 
 /** Where an SSE stream's text goes. */
 export interface SseSink {
   write(chunk: string): void;
   end(): void;
+  /** Bytes written but not yet taken by the client (absent: the adapter cannot tell). */
+  buffered?(): number;
+  /** Cuts the connection at once, unread text and all (the adapter then reports the client gone). */
+  abort?(): void;
+}
+
+/** Default cap on the text one stream holds for a client that does not read it: 8 MiB. */
+export const DEFAULT_MAX_STREAM_BUFFER_BYTES = 8 * 1024 * 1024;
+
+/** Text waiting on one stream from which it counts as congested: 1 MiB (or the cap, if smaller). */
+export const CONGESTED_AT_BYTES = 1024 * 1024;
+
+/** What every stream of a handler shares: the keep-alive ticker, the buffer bound, the log. */
+export interface StreamPolicy {
+  readonly keepAlive: KeepAlive | undefined;
+  readonly maxBufferedBytes: number;
+  readonly onerror: (error: Error) => void;
 }
 
 /** Formats one SSE event. JSON frames have no raw line breaks, but anything else is split safely. */
@@ -45,16 +69,44 @@ export class SseStream {
   #sink: SseSink | undefined;
   /** Text written before the adapter attached its sink (made by the first such write). */
   #pending: string[] | undefined;
+  #pendingBytes = 0;
+  #congestionReported = false;
   #open = true;
   #ended = false;
   /** Something was written since the last keep-alive tick. */
   #active = true;
   #onClientGone: (() => void) | undefined;
-  readonly #keepAlive: KeepAlive | undefined;
+  readonly #policy: StreamPolicy;
+  /** Who the stream belongs to, for the log line when it is cut (e.g. `HTTP+SSE session 1a2b3c4d`). */
+  owner: string | undefined;
 
-  constructor(keepAlive: KeepAlive | undefined) {
-    this.#keepAlive = keepAlive;
-    keepAlive?.add(this);
+  constructor(policy: StreamPolicy) {
+    this.#policy = policy;
+    policy.keepAlive?.add(this);
+  }
+
+  /** Text written that the client has not taken yet. */
+  get buffered(): number {
+    return this.#sink ? (this.#sink.buffered?.() ?? 0) : this.#pendingBytes;
+  }
+
+  /**
+   * Whether the client is far behind (see the module comment). The first time in a while it is,
+   * the log is told.
+   */
+  get congested(): boolean {
+    const buffered = this.#open ? this.buffered : 0;
+    const congested = buffered >= Math.min(CONGESTED_AT_BYTES, this.#policy.maxBufferedBytes);
+    if (congested && !this.#congestionReported) {
+      this.#policy.onerror(
+        new SwitchboardError(
+          'TRANSPORT',
+          `${this.owner ?? 'An SSE stream'}: the client is not reading its event stream (${formatBytes(buffered)} waiting); new messages get 503 until it does.`,
+        ),
+      );
+    }
+    this.#congestionReported = congested;
+    return congested;
   }
 
   /** False once the stream ended or the client went away: nothing written now arrives. */
@@ -74,6 +126,12 @@ export class SseStream {
     else {
       this.#pending ??= [];
       this.#pending.push(chunk);
+      this.#pendingBytes += chunk.length;
+    }
+    const buffered = this.buffered;
+    if (buffered > this.#policy.maxBufferedBytes) {
+      this.#overflow(buffered);
+      return false;
     }
     return true;
   }
@@ -87,7 +145,7 @@ export class SseStream {
     if (!this.#open) return;
     this.#open = false;
     this.#ended = true;
-    this.#keepAlive?.remove(this);
+    this.#policy.keepAlive?.remove(this);
     this.#sink?.end();
   }
 
@@ -96,6 +154,7 @@ export class SseStream {
     this.#sink = sink;
     const pending = this.#pending;
     this.#pending = undefined;
+    this.#pendingBytes = 0;
     if (pending) sink.write(pending.length === 1 ? pending[0]! : pending.join(''));
     if (this.#ended) sink.end();
   }
@@ -105,10 +164,26 @@ export class SseStream {
     if (!this.#open) return;
     this.#open = false;
     this.#pending = undefined;
-    this.#keepAlive?.remove(this);
+    this.#pendingBytes = 0;
+    this.#policy.keepAlive?.remove(this);
     const listener = this.#onClientGone;
     this.#onClientGone = undefined;
     listener?.();
+  }
+
+  /** The client is not reading: cut the connection, say so, and let the owner treat it as gone. */
+  #overflow(buffered: number): void {
+    this.#policy.onerror(
+      new SwitchboardError(
+        'TRANSPORT',
+        `${this.owner ?? 'An SSE stream'}: the client is not reading its event stream (${formatBytes(buffered)} waiting, past maxStreamBufferBytes); the stream was cut.`,
+      ),
+    );
+    const sink = this.#sink;
+    this.clientGone();
+    // Without abort() the adapter can only end the response after what is already queued.
+    if (sink?.abort) sink.abort();
+    else sink?.end();
   }
 
   /** @internal KeepAlive: writes a comment if the stream was silent for a whole interval. */
