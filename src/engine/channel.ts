@@ -62,8 +62,11 @@ export type FrameInfo =
       readonly relatedTo?: RequestId;
     }
   | { readonly kind: 'response'; readonly id: RequestId | null }
-  /** Several responses in one JSON-RPC batch array. */
-  | { readonly kind: 'batch' };
+  /**
+   * Several responses in one JSON-RPC batch array. `requestId`: the id of one request it answers,
+   * when the engine knows it (so a transport can find where the batch came from without parsing).
+   */
+  | { readonly kind: 'batch'; readonly requestId?: RequestId };
 
 export interface Channel {
   /** Starts delivering inbound frames to `sink`. Called once. */

@@ -72,8 +72,8 @@ export interface PeerHandlers {
   request(request: InboundRequest): unknown;
   /** Any notification except cancellations of our inbound requests and progress for our outbound ones. */
   notification(notification: JsonRpcNotification, extra: InboundExtra | undefined): void;
-  /** Whether an inbound batch may be processed now; return a reason string to refuse it. */
-  batch?(): true | string;
+  /** Whether an inbound batch of `length` messages may be processed now; return a reason string to refuse it. */
+  batch?(length: number): true | string;
   /** Problems that do not end the connection: malformed frames, failing notification handlers. */
   error?(error: Error): void;
   /** The channel closed; every pending call has been rejected. */
@@ -104,13 +104,21 @@ interface PendingCall {
 /** Collects the responses of one inbound batch and sends them as one array. */
 class BatchCollector {
   private readonly frames: string[] = [];
+  /** The id of a request the batch answers, if any (see the `batch` FrameInfo). */
+  private requestId: RequestId | undefined;
   constructor(
     private remaining: number,
-    private readonly flush: (frame: string) => void,
+    private readonly flush: (frame: string, info: FrameInfo) => void,
   ) {}
-  add(frame: string | undefined): void {
+  add(frame: string | undefined, id?: RequestId | null): void {
     if (frame !== undefined) this.frames.push(frame);
-    if (--this.remaining === 0 && this.frames.length > 0) this.flush(`[${this.frames.join(',')}]`);
+    if (id !== undefined && id !== null) this.requestId ??= id;
+    if (--this.remaining === 0 && this.frames.length > 0) {
+      this.flush(
+        `[${this.frames.join(',')}]`,
+        this.requestId === undefined ? BATCH : { kind: 'batch', requestId: this.requestId },
+      );
+    }
   }
 }
 
@@ -351,15 +359,37 @@ export class Peer {
 
   private receiveBatch(items: unknown[], extra: InboundExtra | undefined): void {
     const verdict =
-      items.length === 0 ? 'A JSON-RPC batch must not be empty.' : (this.handlers.batch?.() ?? true);
+      items.length === 0
+        ? 'A JSON-RPC batch must not be empty.'
+        : (this.handlers.batch?.(items.length) ?? true);
     if (verdict !== true) {
       const error = new ProtocolError(ErrorCode.InvalidRequest, verdict);
       this.sendFrame(errorFrame(null, error.toObject()), { kind: 'response', id: null });
       this.handlers.error?.(error);
       return;
     }
-    const collector = new BatchCollector(items.length, (frame) => this.sendFrame(frame, BATCH));
-    for (const item of items) this.receiveOne(item, extra, collector);
+    const collector = new BatchCollector(items.length, (frame, info) => this.sendFrame(frame, info));
+    this.receiveSlice(items, 0, extra, collector);
+  }
+
+  /**
+   * Dispatches a batch {@link BATCH_SLICE} items at a time, letting the event loop turn between
+   * slices: a long batch of synchronous requests must not stall every other connection.
+   */
+  private receiveSlice(
+    items: unknown[],
+    from: number,
+    extra: InboundExtra | undefined,
+    collector: BatchCollector,
+  ) {
+    const end = Math.min(items.length, from + BATCH_SLICE);
+    for (let i = from; i < end; i++) this.receiveOne(items[i], extra, collector);
+    if (end < items.length) {
+      scheduleTurn(() => {
+        // A connection that closed meanwhile serves nothing more (and answers nothing).
+        if (!this.isClosed) this.receiveSlice(items, end, extra, collector);
+      });
+    }
   }
 
   private receiveOne(
@@ -508,7 +538,7 @@ export class Peer {
   }
 
   private respondOrCollect(frame: string, id: RequestId | null, batch: BatchCollector | undefined): void {
-    if (batch) batch.add(frame);
+    if (batch) batch.add(frame, id);
     else this.sendFrame(frame, { kind: 'response', id });
   }
 
@@ -541,6 +571,13 @@ export class Peer {
 }
 
 const BATCH: FrameInfo = Object.freeze({ kind: 'batch' });
+
+/** Batch items dispatched before the event loop gets a turn. */
+const BATCH_SLICE = 64;
+
+/** Runs `task` after pending I/O: `setImmediate` where there is one (Node, Bun), else a zero timeout. */
+const scheduleTurn: (task: () => void) => void =
+  typeof setImmediate === 'function' ? (task) => setImmediate(task) : (task) => setTimeout(task, 0);
 
 function isThenable(v: unknown): v is PromiseLike<unknown> {
   return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';

@@ -93,8 +93,8 @@ class ConnectionHandlers implements PeerHandlers {
     this.connection.onNotification(notification);
   }
 
-  batch(): true | string {
-    return this.connection.batchVerdict();
+  batch(length: number): true | string {
+    return this.connection.batchVerdict(length);
   }
 
   error(error: Error): void {
@@ -206,8 +206,12 @@ export class ServerConnection implements NotificationSubscriber {
   }
 
   /** @internal */
-  batchVerdict(): true | string {
-    if (this.legacy?.revision === '2025-03-26') return true;
+  batchVerdict(length: number): true | string {
+    if (this.legacy?.revision === '2025-03-26') {
+      const max = this.server.maxBatchLength;
+      if (length <= max) return true;
+      return `This JSON-RPC batch holds ${length} messages; a batch may hold at most ${max} (the server's maxBatchLength). Split it into smaller batches.`;
+    }
     return this.legacy
       ? `JSON-RPC batches are only allowed on protocol revision 2025-03-26; this connection negotiated ${this.legacy.revision}. Send messages one at a time.`
       : 'JSON-RPC batches are only allowed after initialize negotiated protocol revision 2025-03-26 (and initialize itself must not be batched). Send messages one at a time.';

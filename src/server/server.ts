@@ -110,6 +110,11 @@ export interface ServerOptions {
   /** 2026-07-28 `subscriptions/listen` streams held open at once, over every connection. Default 10 000. */
   maxSubscriptions?: number;
   /**
+   * Most messages in one JSON-RPC batch (2025-03-26 connections, the one revision with batches); a
+   * longer batch is refused as a whole with -32600. Default 1000.
+   */
+  maxBatchLength?: number;
+  /**
    * Rewrites every log message (`ctx.log`) before it is sent. Default: `redactSecrets`, which masks
    * values under keys such as `password`, `token`, `secret`, `authorization`, `apiKey`, `cookie`,
    * and bearer credentials in strings. `false` sends data unchanged.
@@ -203,6 +208,8 @@ export class Server {
   readonly info: Implementation;
   private readonly options: ServerOptions;
   private readonly pageSize: number;
+  /** @internal See {@link ServerOptions.maxBatchLength}. */
+  readonly maxBatchLength: number;
   private readonly served: ReadonlySet<Revision>;
   private readonly tools: Registry<ToolEntry>;
   private readonly prompts: Registry<PromptEntry>;
@@ -251,6 +258,13 @@ export class Server {
     this.pageSize = options.pageSize ?? 100;
     if (!Number.isInteger(this.pageSize) || this.pageSize < 1) {
       throw new SwitchboardError('CONFIG', `pageSize must be a positive integer, got ${options.pageSize}.`);
+    }
+    this.maxBatchLength = options.maxBatchLength ?? 1000;
+    if (!Number.isInteger(this.maxBatchLength) || this.maxBatchLength < 1) {
+      throw new SwitchboardError(
+        'CONFIG',
+        `maxBatchLength must be a positive integer, got ${options.maxBatchLength}.`,
+      );
     }
     const revisions = options.revisions ?? REVISIONS;
     for (const r of revisions) {

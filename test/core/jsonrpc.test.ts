@@ -338,3 +338,62 @@ describe('request ids on the client side', () => {
     await client.close();
   });
 });
+
+describe('batch bounds (2025-03-26)', () => {
+  /** A server whose `count` tool counts its calls and, on the first, notes how many ran before the loop turned. */
+  function countingServer(options: { maxBatchLength?: number } = {}) {
+    const server = new Server({ name: 'rpc', version: '1.0.0' }, options);
+    const seen = { calls: 0, atFirstTurn: -1 };
+    server.registerTool('count', {}, () => {
+      if (seen.calls++ === 0) setImmediate(() => (seen.atFirstTurn = seen.calls));
+      return 'ok';
+    });
+    return { server, seen };
+  }
+  const calls = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      jsonrpc: '2.0',
+      id: i,
+      method: 'tools/call',
+      params: { name: 'count' },
+    }));
+
+  test('a batch longer than maxBatchLength (default 1000) is refused as a whole, naming the limit', async () => {
+    const { server, seen } = countingServer();
+    const wire = await openWire(server);
+    await wire.initialize('2025-03-26');
+    wire.send(calls(1001));
+    assertError(await wire.next(), null, ErrorCode.InvalidRequest, '1001', 'at most 1000', 'maxBatchLength');
+    assert.equal(seen.calls, 0, 'nothing in the refused batch ran');
+    wire.send(calls(1000));
+    const reply = await wire.next();
+    assert.equal(reply.length, 1000);
+    assert.equal(seen.calls, 1000);
+    await wire.close();
+  });
+
+  test('maxBatchLength is configurable, and a bad value is a CONFIG error', async () => {
+    const { server } = countingServer({ maxBatchLength: 3 });
+    const wire = await openWire(server);
+    await wire.initialize('2025-03-26');
+    wire.send(calls(4));
+    assertError(await wire.next(), null, ErrorCode.InvalidRequest, 'at most 3');
+    wire.send(calls(3));
+    assert.equal((await wire.next()).length, 3);
+    await wire.close();
+    assert.throws(() => new Server({ name: 'x', version: '1' }, { maxBatchLength: 0 }), /maxBatchLength/);
+  });
+
+  test('a long batch lets the event loop turn while it is served', async () => {
+    const { server, seen } = countingServer();
+    const wire = await openWire(server);
+    await wire.initialize('2025-03-26');
+    wire.send(calls(1000));
+    assert.equal((await wire.next()).length, 1000);
+    assert.ok(
+      seen.atFirstTurn > 0 && seen.atFirstTurn < 1000,
+      `${seen.atFirstTurn} of 1000 synchronous calls had run before the loop turned`,
+    );
+    await wire.close();
+  });
+});

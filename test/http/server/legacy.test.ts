@@ -422,6 +422,22 @@ describe('2025-03-26 batches', () => {
     assert.equal(reply.json.error.code, -32600);
     assert.match(reply.json.error.message, /2025-03-26/);
   });
+
+  test('a 4 MiB batch of 80k requests is refused at once with -32600 naming the limit; 1000 are answered', async () => {
+    const wire = await WireCheck.create();
+    const { sessionId } = await initialize(server.url, '2025-03-26', wire);
+    const { 'mcp-protocol-version': _v, ...headers } = sessionHeaders(sessionId, '2025-03-26');
+    const pings = (n: number) =>
+      Array.from({ length: n }, (_, id) => ({ jsonrpc: '2.0', id, method: 'ping' }));
+    const huge = await post(server.url, pings(80_000), headers);
+    assert.equal(huge.json.error.code, -32600);
+    assert.equal(huge.json.id, null);
+    assert.match(huge.json.error.message, /80000 messages.*at most 1000.*maxBatchLength/);
+    const full = await post(server.url, pings(1000), headers, wire);
+    assert.equal(full.status, 200);
+    assert.equal(full.json.length, 1000);
+    wire.assertClean();
+  });
 });
 
 describe('session bounds', () => {

@@ -100,9 +100,9 @@ class PendingPost {
 
   constructor(
     private readonly session: StreamableSession,
-    ids: RequestId[],
+    ids: Set<RequestId>,
   ) {
-    this.ids = new Set(ids);
+    this.ids = ids;
     this.reply = new Promise((resolve) => {
       this.#settle = resolve;
     });
@@ -231,7 +231,10 @@ export class StreamableSession implements Channel {
         return;
       }
       case 'batch': {
-        const post = this.#delivering ?? this.#batchOwner(frame);
+        const post =
+          this.#delivering ??
+          (info.requestId === undefined ? undefined : this.#posts.get(info.requestId)) ??
+          this.#batchOwner(frame);
         if (!post) return;
         for (const id of post.ids) this.#posts.delete(id);
         post.ids.clear();
@@ -316,13 +319,13 @@ export class StreamableSession implements Channel {
     const congested = this.#congestedStream();
     if (congested) return Promise.resolve(congestedReply(congested.buffered, this.headers));
     const items = Array.isArray(body) ? body : [body];
-    const ids: RequestId[] = [];
+    const ids = new Set<RequestId>();
     const cancelled: RequestId[] = [];
     for (const item of items) {
       if (!isObject(item) || typeof item.method !== 'string') continue;
       if ('id' in item) {
         if (!isRequestId(item.id)) continue;
-        if (this.#posts.has(item.id) || ids.includes(item.id)) {
+        if (this.#posts.has(item.id) || ids.has(item.id)) {
           return Promise.resolve(
             errorReply(
               400,
@@ -331,19 +334,19 @@ export class StreamableSession implements Channel {
             ),
           );
         }
-        ids.push(item.id);
+        ids.add(item.id);
       } else if (item.method === 'notifications/cancelled' && isObject(item.params)) {
         const target = item.params.requestId;
         if (isRequestId(target)) cancelled.push(target);
       }
     }
-    if (ids.length > 0) {
+    if (ids.size > 0) {
       const notAcceptable = checkAccept(exchange, REPLY_TYPES[this.scope.options.responseMode]);
       if (notAcceptable) return Promise.resolve(notAcceptable);
     }
     const post = new PendingPost(this, ids);
     for (const id of ids) this.#posts.set(id, post);
-    if (ids.length > 0 && this.scope.options.responseMode === 'sse') this.#streamFor(post);
+    if (ids.size > 0 && this.scope.options.responseMode === 'sse') this.#streamFor(post);
     this.#delivering = post;
     try {
       this.#sink?.message(body, inboundExtra(exchange));
