@@ -13,6 +13,19 @@ export type Completer = (value: string, context: CompletionContext) => string[] 
 
 const MAX_VALUES = 100;
 
+/**
+ * The completer registered for `name`, looked up among the map's own entries only: an argument
+ * named `constructor` or `__proto__` must not reach what every object inherits.
+ */
+export function completerFor(
+  completers: Readonly<Record<string, Completer>> | undefined,
+  name: string,
+): Completer | undefined {
+  if (!completers || !Object.hasOwn(completers, name)) return undefined;
+  const completer = completers[name];
+  return typeof completer === 'function' ? completer : undefined;
+}
+
 export async function runCompleter(
   completer: Completer | undefined,
   value: string,

@@ -80,7 +80,8 @@ export function buildPromptEntry(
     config.argsSchema === undefined
       ? undefined
       : compileSchema(config.argsSchema, { role: 'input', name, kind: 'prompt' });
-  const complete: Record<string, Completer> = { ...config.complete };
+  // No prototype: an argument named `__proto__` is an entry like any other.
+  const complete: Record<string, Completer> = Object.assign(Object.create(null), config.complete);
   let args: PromptArgument[] | undefined;
   if (schema) {
     args = argumentsFromSchema(schema);

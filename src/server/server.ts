@@ -48,7 +48,7 @@ import {
 } from '../protocol/types.js';
 import type { SchemaLike } from '../schema/index.js';
 import { randomUuid } from '../util/random-id.js';
-import { type Completer, runCompleter } from './completion.js';
+import { type Completer, completerFor, runCompleter } from './completion.js';
 import { ServerConnection } from './connection.js';
 import { type ClientView, type ContextServices, RequestContext, type RequestLink } from './context.js';
 import { encodeResult, markMemoizable } from './encode.js';
@@ -996,7 +996,7 @@ export class Server {
     if (ref.type === 'ref/prompt') {
       const prompt = this.prompts.get(ref.name);
       if (!prompt || !this.visible('prompts', prompt.descriptor, ctx)) throw unknownPrompt(ref.name);
-      completer = prompt.complete[argument.name];
+      completer = completerFor(prompt.complete, argument.name);
     } else {
       const template = this.templates.get(ref.uri);
       if (!template || !this.visible('resourceTemplates', template.descriptor, ctx)) {
@@ -1004,7 +1004,7 @@ export class Server {
           `Unknown resource template ${JSON.stringify(ref.uri)}: ref/resource must name a uriTemplate from resources/templates/list.`,
         );
       }
-      completer = template.complete?.[argument.name];
+      completer = completerFor(template.complete, argument.name);
     }
     return runCompleter(completer, argument.value, context);
   }

@@ -319,6 +319,50 @@ for (const revision of REVISIONS) {
   });
 }
 
+describe('completion names that are Object.prototype members (finding 8)', () => {
+  test('constructor, toString, __proto__, hasOwnProperty get the normal empty completion', async () => {
+    const server = makeServer();
+    server.registerPrompt(
+      'proto',
+      { arguments: [{ name: '__proto__', complete: () => ['own'] }, { name: 'constructor' }] },
+      () => 'x',
+    );
+    const wire = await openWire(server, { check: true });
+    await wire.initialize('2025-11-25');
+    const refs = [
+      { type: 'ref/prompt', name: 'review' },
+      { type: 'ref/prompt', name: 'proto' },
+      { type: 'ref/resource', uri: 'github://{owner}/{repo}' },
+    ];
+    for (const ref of refs) {
+      for (const name of [
+        'constructor',
+        'toString',
+        '__proto__',
+        'hasOwnProperty',
+        'valueOf',
+        '__defineGetter__',
+      ]) {
+        const reply = await wire.request('completion/complete', { ref, argument: { name, value: '' } });
+        const expected =
+          ref.type === 'ref/prompt' && ref.name === 'proto' && name === '__proto__'
+            ? { values: ['own'], total: 1, hasMore: false }
+            : { values: [], hasMore: false };
+        assert.deepEqual(
+          reply.result?.completion,
+          expected,
+          `${JSON.stringify(ref)} ${name}: ${JSON.stringify(reply)}`,
+        );
+      }
+    }
+    // Nothing was polluted on the way.
+    assert.equal(({} as Record<string, unknown>).own, undefined);
+    assert.equal(Object.getPrototypeOf({}), Object.prototype);
+    wire.assertClean();
+    await wire.close();
+  });
+});
+
 describe('params checks', () => {
   test('malformed prompts/get and completion/complete params → -32602', async () => {
     const wire = await openWire(makeServer());
