@@ -11,37 +11,99 @@
  * Multi-node deployments must give every node the same `requestStateKey`; the default key is random
  * per process, so a retry that lands on another process (or after a restart) is refused.
  */
+import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import { base64UrlToBytes, bytesToBase64Url } from '../util/base64.js';
 
 /** One-time use of a state's nonce. Plug a shared store (Redis...) in for multi-node deployments. */
 export interface RequestStateStore {
   /**
    * Records `nonce` as used until `expiresAt` (ms since epoch). Resolves true the first time a
-   * nonce is seen, false if it was already consumed (a replay).
+   * nonce is seen, false if it was already consumed (a replay). A store that cannot remember one
+   * more nonce must reject (the retry then fails) rather than forget one whose state is still valid.
    */
   consume(nonce: string, expiresAt: number): Promise<boolean>;
 }
 
 /**
- * The default store: in memory, bounded. Expired nonces are dropped as they age out; when the store
- * is full the oldest is forgotten first, which only reopens a replay window for a state that is
- * about to expire anyway (all states share one TTL, so insertion order is expiry order).
+ * The default store: in memory, bounded. A nonce is forgotten only once its state has expired (a
+ * min-heap by expiry finds those in O(log n)), so a replay window never reopens. When the store holds
+ * `maxEntries` nonces that are all still valid, one more is refused with -32603 until some expire:
+ * under a flood of retries the server stops completing input rounds rather than accept a replay.
  */
 export class MemoryRequestStateStore implements RequestStateStore {
   private readonly used = new Map<string, number>();
+  /** A binary min-heap of the used nonces by expiry: parallel arrays, one slot per nonce. */
+  private readonly expiries: number[] = [];
+  private readonly nonces: string[] = [];
 
-  constructor(private readonly maxEntries = 100_000) {}
+  constructor(private readonly maxEntries = 100_000) {
+    if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) {
+      throw new SwitchboardError(
+        'CONFIG',
+        `MemoryRequestStateStore: maxEntries must be a positive integer, got ${maxEntries}.`,
+      );
+    }
+  }
+
+  /** Nonces remembered now. */
+  get size(): number {
+    return this.used.size;
+  }
 
   consume(nonce: string, expiresAt: number): Promise<boolean> {
     const now = Date.now();
-    for (const [key, expiry] of this.used) {
-      if (expiry > now) break;
-      this.used.delete(key);
-    }
+    while (this.expiries.length > 0 && this.expiries[0]! <= now) this.used.delete(this.pop());
     if (this.used.has(nonce)) return Promise.resolve(false);
-    if (this.used.size >= this.maxEntries) this.used.delete(this.used.keys().next().value!);
+    if (this.used.size >= this.maxEntries) {
+      return Promise.reject(
+        new ProtocolError(
+          ErrorCode.InternalError,
+          `This server holds ${this.maxEntries} requestStates that have not expired yet and cannot remember one more; try again later. (Its operator can raise MemoryRequestStateStore's maxEntries or use a shared store.)`,
+        ),
+      );
+    }
     this.used.set(nonce, expiresAt);
+    this.push(expiresAt, nonce);
     return Promise.resolve(true);
+  }
+
+  private push(expiry: number, nonce: string): void {
+    const { expiries, nonces } = this;
+    let i = expiries.length;
+    expiries.push(expiry);
+    nonces.push(nonce);
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (expiries[parent]! <= expiry) break;
+      expiries[i] = expiries[parent]!;
+      nonces[i] = nonces[parent]!;
+      i = parent;
+    }
+    expiries[i] = expiry;
+    nonces[i] = nonce;
+  }
+
+  /** Removes the soonest-expiring entry and returns its nonce. */
+  private pop(): string {
+    const { expiries, nonces } = this;
+    const top = nonces[0]!;
+    const lastExpiry = expiries.pop()!;
+    const lastNonce = nonces.pop()!;
+    const n = expiries.length;
+    if (n === 0) return top;
+    let i = 0;
+    for (;;) {
+      let child = 2 * i + 1;
+      if (child >= n) break;
+      if (child + 1 < n && expiries[child + 1]! < expiries[child]!) child++;
+      if (expiries[child]! >= lastExpiry) break;
+      expiries[i] = expiries[child]!;
+      nonces[i] = nonces[child]!;
+      i = child;
+    }
+    expiries[i] = lastExpiry;
+    nonces[i] = lastNonce;
+    return top;
   }
 }
 

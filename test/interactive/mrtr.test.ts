@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { Client } from '../../src/client/client.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
 import type { CreateMessageResult } from '../../src/protocol/types.js';
-import { RequestStateSealer } from '../../src/server/request-state.js';
+import { MemoryRequestStateStore, RequestStateSealer } from '../../src/server/request-state.js';
 import { Server } from '../../src/server/server.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';
 import { connectPair } from '../helpers/pair.js';
@@ -359,6 +359,65 @@ describe('requestState', () => {
     await assert.rejects(retry(state), invalidParamsMatching(/already used/));
     raw.assertClean();
     await raw.close();
+  });
+
+  test('burning the nonce store full never reopens a used state (finding 6)', async () => {
+    let sideEffects = 0;
+    const server = new Server(
+      { name: 'state', version: '1' },
+      { requestStateStore: new MemoryRequestStateStore(5) },
+    );
+    server.registerTool(
+      'pay',
+      { inputSchema: { type: 'object', properties: { n: { type: 'number' } } } },
+      async (args, ctx) => {
+        const a = await ctx.elicit({ message: 'Confirm?', requestedSchema: NAME_FORM });
+        sideEffects++;
+        return `paid ${args.n} to ${a.content?.name}`;
+      },
+    );
+    const raw = await rawSession(server);
+    const pay = (n: number, extra: Record<string, unknown> = {}) =>
+      raw.modern('tools/call', { name: 'pay', arguments: { n }, ...extra }, ALL_CAPS);
+    const state = (await pay(0)).requestState;
+    await pay(0, { inputResponses: ACCEPT, requestState: state });
+    assert.equal(sideEffects, 1);
+    // Another client burns as many nonces as the store holds (and one more).
+    let refused = 0;
+    for (let n = 1; n <= 5; n++) {
+      const other = (await pay(n)).requestState;
+      await pay(n, { inputResponses: ACCEPT, requestState: other }).catch((error: ProtocolError) => {
+        assert.equal(error.code, ErrorCode.InternalError);
+        assert.match(error.message, /holds 5 requestStates that have not expired.*try again/);
+        refused++;
+      });
+    }
+    assert.equal(refused, 1, 'the store was full once: the sixth state was refused, nothing forgotten');
+    await assert.rejects(pay(0, { inputResponses: ACCEPT, requestState: state }), (error: unknown) => {
+      assert.ok(error instanceof ProtocolError);
+      return true;
+    });
+    assert.equal(sideEffects, 5, 'the replayed state did not run the side effect again');
+    raw.assertClean();
+    await raw.close();
+  });
+
+  test('the memory nonce store forgets a nonce only once its state expired', async (t) => {
+    t.mock.timers.enable({ apis: ['Date'], now: 1_000_000 });
+    const store = new MemoryRequestStateStore(3);
+    assert.equal(await store.consume('a', 1_000_000 + 30_000), true);
+    assert.equal(await store.consume('b', 1_000_000 + 10_000), true);
+    assert.equal(await store.consume('c', 1_000_000 + 20_000), true);
+    await assert.rejects(store.consume('d', 1_000_000 + 40_000), /holds 3 requestStates/);
+    assert.equal(await store.consume('a', 1_000_000 + 30_000), false);
+    t.mock.timers.tick(10_000); // b expired: its slot is free, a and c are still remembered
+    assert.equal(await store.consume('d', 1_000_000 + 40_000), true);
+    assert.equal(await store.consume('a', 1_000_000 + 30_000), false);
+    assert.equal(await store.consume('c', 1_000_000 + 20_000), false);
+    t.mock.timers.tick(20_000); // a and c expired
+    assert.equal(await store.consume('e', 1_000_000 + 90_000), true);
+    assert.equal(await store.consume('f', 1_000_000 + 90_000), true);
+    assert.equal(await store.consume('d', 1_000_000 + 40_000), false);
   });
 
   test('an expired state is rejected', async () => {
