@@ -8,6 +8,7 @@
  * and returns events: implement it over a database to keep them out of the process's memory. (The
  * session itself stays in the handler that created it, so a client resumes on that process only.)
  */
+import { SwitchboardError } from '../../../protocol/errors.js';
 
 export interface StoredEvent {
   /** Position in its stream, from 1. */
@@ -38,10 +39,26 @@ export interface MemoryEventStoreOptions {
   maxEventsPerSession?: number;
   /** Bytes of event data kept per session (UTF-16 length as a cheap proxy); the oldest go first. Default 4 MiB. */
   maxBytesPerSession?: number;
+  /**
+   * Bytes of event data kept over every session together (same measure); past it the oldest events
+   * of any session go first. Default 64 MiB.
+   */
+  maxBytes?: number;
+}
+
+/** One kept event, listed both in its session (in order) and in the store (in order of arrival). */
+interface Kept {
+  readonly session: SessionEvents;
+  readonly streamId: number;
+  readonly seq: number;
+  /** Emptied once the event is dropped, so a dead entry still listed holds no text. */
+  data: string;
+  /** False once dropped by its session's bounds or with its session. */
+  live: boolean;
 }
 
 interface SessionEvents {
-  events: { readonly streamId: number; readonly seq: number; readonly data: string }[];
+  events: Kept[];
   /** Index of the first live entry in `events` (dropped entries are compacted lazily). */
   head: number;
   bytes: number;
@@ -49,15 +66,42 @@ interface SessionEvents {
   discardedThrough: Map<number, number>;
 }
 
-/** The default store: bounded, in this process's memory. */
+/**
+ * A first-in-first-out list with O(1) removal at the head: entries before `head` are dropped and
+ * compacted away once they make up half the array.
+ */
+function compact<T>(list: { events: T[]; head: number }): void {
+  if (list.head > 64 && list.head * 2 > list.events.length) {
+    list.events = list.events.slice(list.head);
+    list.head = 0;
+  }
+}
+
+/**
+ * The default store: bounded, in this process's memory. Each session keeps at most
+ * `maxEventsPerSession` events and `maxBytesPerSession` bytes, and all sessions together at most
+ * `maxBytes`: 10 000 idle sessions cannot hold 4 MiB each.
+ */
 export class MemoryEventStore implements EventStore {
   readonly #sessions = new Map<string, SessionEvents>();
   readonly #maxEvents: number;
+  readonly #maxSessionBytes: number;
   readonly #maxBytes: number;
+  /** Every kept event of every session, in order of arrival (dead entries skipped lazily). */
+  #all: { events: Kept[]; head: number } = { events: [], head: 0 };
+  /** Dead entries still in `#all`: when they are half of it, it is rebuilt with the live ones. */
+  #dead = 0;
+  #bytes = 0;
 
   constructor(options: MemoryEventStoreOptions = {}) {
-    this.#maxEvents = options.maxEventsPerSession ?? 1000;
-    this.#maxBytes = options.maxBytesPerSession ?? 4 * 1024 * 1024;
+    this.#maxEvents = bound('maxEventsPerSession', options.maxEventsPerSession, 1000);
+    this.#maxSessionBytes = bound('maxBytesPerSession', options.maxBytesPerSession, 4 * 1024 * 1024);
+    this.#maxBytes = bound('maxBytes', options.maxBytes, 64 * 1024 * 1024);
+  }
+
+  /** Bytes of event data kept now, over every session. */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   append(sessionId: string, streamId: number, event: StoredEvent): void {
@@ -66,20 +110,30 @@ export class MemoryEventStore implements EventStore {
       session = { events: [], head: 0, bytes: 0, discardedThrough: new Map() };
       this.#sessions.set(sessionId, session);
     }
-    session.events.push({ streamId, seq: event.seq, data: event.data });
-    session.bytes += event.data.length;
+    const kept: Kept = { session, streamId, seq: event.seq, data: event.data, live: true };
+    session.events.push(kept);
+    session.bytes += kept.data.length;
+    this.#all.events.push(kept);
+    this.#bytes += kept.data.length;
     while (
       session.events.length - session.head > this.#maxEvents ||
-      (session.bytes > this.#maxBytes && session.events.length - session.head > 1)
+      (session.bytes > this.#maxSessionBytes && session.events.length - session.head > 1)
     ) {
-      const dropped = session.events[session.head++]!;
-      session.bytes -= dropped.data.length;
-      session.discardedThrough.set(dropped.streamId, dropped.seq);
+      this.#dropOldest(session);
     }
-    if (session.head > 64 && session.head * 2 > session.events.length) {
-      session.events = session.events.slice(session.head);
-      session.head = 0;
+    compact(session);
+    // Over the global budget: the oldest live events of any session go, never the one just kept.
+    const all = this.#all;
+    while (this.#bytes > this.#maxBytes && all.head < all.events.length - 1) {
+      const oldest = all.events[all.head++]!;
+      if (oldest.live) this.#dropOldest(oldest.session);
+      this.#dead--;
     }
+    // Dead entries behind a live one (an idle session's old event) are not reached by the head.
+    if (this.#dead > 64 && this.#dead * 2 > all.events.length - all.head) {
+      this.#all = { events: all.events.slice(all.head).filter((kept) => kept.live), head: 0 };
+      this.#dead = 0;
+    } else compact(all);
   }
 
   replay(sessionId: string, streamId: number, afterSeq: number): Replay {
@@ -95,8 +149,38 @@ export class MemoryEventStore implements EventStore {
   }
 
   deleteSession(sessionId: string): void {
+    const session = this.#sessions.get(sessionId);
+    if (!session) return;
     this.#sessions.delete(sessionId);
+    for (let i = session.head; i < session.events.length; i++) this.#kill(session.events[i]!);
+    this.#bytes -= session.bytes;
   }
+
+  /** Drops a session's oldest live event (events leave a session in the order they came). */
+  #dropOldest(session: SessionEvents): void {
+    const dropped = session.events[session.head++]!;
+    session.bytes -= dropped.data.length;
+    this.#bytes -= dropped.data.length;
+    session.discardedThrough.set(dropped.streamId, dropped.seq);
+    this.#kill(dropped);
+  }
+
+  #kill(kept: Kept): void {
+    kept.live = false;
+    kept.data = '';
+    this.#dead++;
+  }
+}
+
+function bound(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new SwitchboardError(
+      'CONFIG',
+      `MemoryEventStore: ${name} must be a positive integer, got ${String(value)}.`,
+    );
+  }
+  return value;
 }
 
 /** `<stream>-<seq>` */
