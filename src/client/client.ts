@@ -56,6 +56,7 @@ import type {
   Tool,
 } from '../protocol/types.js';
 import { type CompiledSchema, compileSchema, formatIssues } from '../schema/index.js';
+import { loadLinearPatterns, mayHavePatterns } from '../schema/linear-pattern.js';
 import { ResultCache } from './cache.js';
 import {
   type ElicitationHandler,
@@ -768,7 +769,7 @@ export class Client {
     const { forModel, ...listOptions } = options;
     const result = (await this.list('tools/list', 'tools', listOptions)) as unknown as ListToolsResult;
     for (const tool of result.tools) {
-      this.rememberOutputSchema(tool);
+      await this.rememberOutputSchema(tool);
       if (tool.execution?.taskSupport === 'required') this.taskOnlyTools.add(tool.name);
       else this.taskOnlyTools.delete(tool.name);
     }
@@ -968,7 +969,7 @@ export class Client {
 
   // --- structured output ---------------------------------------------------------------------
 
-  private rememberOutputSchema(tool: Tool): void {
+  private async rememberOutputSchema(tool: Tool): Promise<void> {
     if (!tool.outputSchema) {
       this.outputValidators.delete(tool.name);
       this.outputSchemaJson.delete(tool.name);
@@ -978,9 +979,11 @@ export class Client {
     const json = JSON.stringify(tool.outputSchema);
     if (this.outputSchemaJson.get(tool.name) === json && this.outputValidators.has(tool.name)) return;
     try {
+      // The server's patterns are matched in linear time: a backtracking engine can be stalled.
+      const peerPatterns = mayHavePatterns(json) ? await loadLinearPatterns() : undefined;
       this.outputValidators.set(
         tool.name,
-        compileSchema(tool.outputSchema, { role: 'output', name: tool.name }),
+        compileSchema(tool.outputSchema, { role: 'output', name: tool.name, peerPatterns }),
       );
       this.outputSchemaJson.set(tool.name, json);
     } catch (error) {
