@@ -975,10 +975,10 @@ export class Client {
       this.outputSchemaJson.delete(tool.name);
       return;
     }
-    // Every tools/list brings new schema objects; compiling is far dearer than comparing their JSON.
-    const json = JSON.stringify(tool.outputSchema);
-    if (this.outputSchemaJson.get(tool.name) === json && this.outputValidators.has(tool.name)) return;
     try {
+      // Every tools/list brings new schema objects; compiling is far dearer than comparing their JSON.
+      const json = JSON.stringify(tool.outputSchema);
+      if (this.outputSchemaJson.get(tool.name) === json && this.outputValidators.has(tool.name)) return;
       // The server's patterns are matched in linear time: a backtracking engine can be stalled.
       const peerPatterns = mayHavePatterns(json) ? await loadLinearPatterns() : undefined;
       this.outputValidators.set(
