@@ -55,7 +55,14 @@ function stringRecord(value: unknown, what: string, method: string): void {
 
 /** `_meta`, when present, is an object in every revision; checked for every request before anything reads it. */
 export function checkMeta(params: Params, method: string): void {
-  if (params._meta !== undefined && !isPlainObject(params._meta)) fail(method, '"_meta" must be an object');
+  const meta = params._meta;
+  if (meta === undefined) return;
+  if (!isPlainObject(meta)) return fail(method, '"_meta" must be an object');
+  // Echoed back in every progress notification: only what the spec allows goes back out.
+  const token = meta.progressToken;
+  if (token !== undefined && typeof token !== 'string' && !Number.isSafeInteger(token)) {
+    fail(method, '"_meta.progressToken" must be a string or an integer');
+  }
 }
 
 const paginated = (params: Params, method: string) => optionalString(params, 'cursor', method);
