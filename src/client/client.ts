@@ -21,7 +21,7 @@ import {
   type TaskInfo,
 } from '../extensions/tasks/types.js';
 import { encodeClientCapabilities, encodeImplementation } from '../protocol/codec.js';
-import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
+import { ErrorCode, invalidRequest, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import type { JsonRpcNotification, Params } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
 import { methodSpec } from '../protocol/methods.js';
@@ -262,6 +262,7 @@ export class Client {
       {
         request: (request) => this.onRequest(request),
         notification: (n, extra) => this.onNotification(n, extra),
+        batch: () => this.batchVerdict(),
         error: (error) => this.options.onerror?.(error),
         closed: () => {
           if (this.peer === peer) this.subscriptions.disconnected();
@@ -595,9 +596,15 @@ export class Client {
   }
 
   private async onRequest(request: InboundRequest): Promise<unknown> {
-    if (request.method === 'ping') return {};
     const revision = this.negotiated?.revision ?? LATEST_LEGACY_REVISION;
     const f = featuresOf(revision);
+    if (f.modern) {
+      // 2026-07-28 servers ask through input_required results, never with requests of their own.
+      throw invalidRequest(
+        `Protocol ${revision} has no requests to the client ('${request.method}' refused): a server asks for input by answering input_required.`,
+      );
+    }
+    if (request.method === 'ping') return {};
     const taskId = relatedTaskOf(request.params);
     const ctx: InputContext = { signal: request.signal, revision, era: f.era, ...(taskId ? { taskId } : {}) };
     // The server waits on us (a user filling a form): our own calls to it must not time out meanwhile.
@@ -607,6 +614,13 @@ export class Client {
     } finally {
       release();
     }
+  }
+
+  /** Servers may send JSON-RPC batches only on 2025-03-26, the one revision that has them. */
+  private batchVerdict(): true | string {
+    const revision = this.negotiated?.revision;
+    if (revision === '2025-03-26') return true;
+    return `JSON-RPC batches are allowed only on protocol 2025-03-26; this connection ${revision ? `speaks ${revision}` : 'has not finished its handshake'}. Send messages one at a time.`;
   }
 
   // --- requests ------------------------------------------------------------------------------
