@@ -30,7 +30,7 @@ const always = () => true;
 
 // --- param checks ------------------------------------------------------------------------------
 
-const fail = (method: string, problem: string) => {
+const fail = (method: string, problem: string): never => {
   throw invalidParams(`Invalid params for '${method}': ${problem}.`);
 };
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
@@ -57,7 +57,10 @@ function stringRecord(value: unknown, what: string, method: string): void {
 export function checkMeta(params: Params, method: string): void {
   const meta = params._meta;
   if (meta === undefined) return;
-  if (!isPlainObject(meta)) return fail(method, '"_meta" must be an object');
+  if (!isPlainObject(meta)) {
+    fail(method, '"_meta" must be an object');
+    return;
+  }
   // Echoed back in every progress notification: only what the spec allows goes back out.
   const token = meta.progressToken;
   if (token !== undefined && typeof token !== 'string' && !Number.isSafeInteger(token)) {
