@@ -7,6 +7,7 @@
  */
 
 /** C0 controls but tab and newline, DEL, C1 controls, and the bidi embedding/override/isolate marks. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
 const CONTROLS = new RegExp(CONTROL.source, 'g');
 

@@ -234,6 +234,7 @@ inline text
 
   test('terminal control characters from the server are escaped, except in --json', async () => {
     const escapes = fixtureTarget('escapes');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: what must not reach a terminal.
     const raw = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
     const listed = await runCli(['tools', escapes]);
     assert.equal(listed.code, 0, listed.stderr);
