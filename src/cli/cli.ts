@@ -9,6 +9,7 @@ import { commandHelp, generalHelp } from './help.js';
 import { type Invocation, parseInvocation } from './invocation.js';
 import { cliVersion, createSession } from './session.js';
 import type { Target } from './target.js';
+import { escapeControls } from './terminal-text.js';
 import { UsageError } from './usage-error.js';
 
 export interface CliIo {
@@ -42,7 +43,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
   const { options, operands, target } = invocation;
   const command = COMMANDS.get(invocation.command)!;
-  const session = createSession(target, options);
+  // From here on, what is printed carries the server's text: escape its control characters.
+  const raw = io;
+  io = {
+    out: options.json ? raw.out : (text) => raw.out(escapeControls(text)),
+    err: (text) => raw.err(escapeControls(text)),
+  };
+  const session = createSession(target, options, io.err);
   let action = `connect to ${describeTarget(target)}`;
   let failure: unknown;
   try {

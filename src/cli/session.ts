@@ -34,7 +34,8 @@ export function cliVersion(): string {
   return pkg.version ?? '0.0.0';
 }
 
-export function createSession(target: Target, options: CliOptions): Session {
+/** `report` prints to the user's stderr (escaped by the caller): warnings, and with `--verbose` the server's stderr. */
+export function createSession(target: Target, options: CliOptions, report: (text: string) => void): Session {
   const client = new Client(
     { name: 'switchboard-cli', version: cliVersion() },
     {
@@ -53,7 +54,7 @@ export function createSession(target: Target, options: CliOptions): Session {
         headers: options.headers,
         bearerToken: options.bearer,
         // E.g. a tool dropped for an invalid x-mcp-header: worth seeing even without --verbose.
-        onwarning: (message) => process.stderr.write(`switchboard: warning: ${message}\n`),
+        onwarning: (message) => report(`switchboard: warning: ${message}\n`),
       });
     return { client, connect: () => client.connect(open), stderrTail: () => '', close: () => client.close() };
   }
@@ -65,7 +66,7 @@ export function createSession(target: Target, options: CliOptions): Session {
       command: target.command,
       args: target.args,
       inheritEnv: true,
-      stderr: options.verbose ? 'inherit' : 'pipe',
+      stderr: options.verbose ? report : 'pipe',
     });
     return channel;
   };

@@ -21,7 +21,7 @@ import {
   type TaskInfo,
 } from '../extensions/tasks/types.js';
 import { encodeClientCapabilities, encodeImplementation } from '../protocol/codec.js';
-import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
+import { ErrorCode, invalidRequest, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import type { JsonRpcNotification, Params } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
 import { methodSpec } from '../protocol/methods.js';
@@ -56,6 +56,7 @@ import type {
   Tool,
 } from '../protocol/types.js';
 import { type CompiledSchema, compileSchema, formatIssues } from '../schema/index.js';
+import { loadLinearPatterns, mayHavePatterns } from '../schema/linear-pattern.js';
 import { ResultCache } from './cache.js';
 import {
   type ElicitationHandler,
@@ -261,6 +262,7 @@ export class Client {
       {
         request: (request) => this.onRequest(request),
         notification: (n, extra) => this.onNotification(n, extra),
+        batch: () => this.batchVerdict(),
         error: (error) => this.options.onerror?.(error),
         closed: () => {
           if (this.peer === peer) this.subscriptions.disconnected();
@@ -594,9 +596,15 @@ export class Client {
   }
 
   private async onRequest(request: InboundRequest): Promise<unknown> {
-    if (request.method === 'ping') return {};
     const revision = this.negotiated?.revision ?? LATEST_LEGACY_REVISION;
     const f = featuresOf(revision);
+    if (f.modern) {
+      // 2026-07-28 servers ask through input_required results, never with requests of their own.
+      throw invalidRequest(
+        `Protocol ${revision} has no requests to the client ('${request.method}' refused): a server asks for input by answering input_required.`,
+      );
+    }
+    if (request.method === 'ping') return {};
     const taskId = relatedTaskOf(request.params);
     const ctx: InputContext = { signal: request.signal, revision, era: f.era, ...(taskId ? { taskId } : {}) };
     // The server waits on us (a user filling a form): our own calls to it must not time out meanwhile.
@@ -606,6 +614,13 @@ export class Client {
     } finally {
       release();
     }
+  }
+
+  /** Servers may send JSON-RPC batches only on 2025-03-26, the one revision that has them. */
+  private batchVerdict(): true | string {
+    const revision = this.negotiated?.revision;
+    if (revision === '2025-03-26') return true;
+    return `JSON-RPC batches are allowed only on protocol 2025-03-26; this connection ${revision ? `speaks ${revision}` : 'has not finished its handshake'}. Send messages one at a time.`;
   }
 
   // --- requests ------------------------------------------------------------------------------
@@ -768,7 +783,7 @@ export class Client {
     const { forModel, ...listOptions } = options;
     const result = (await this.list('tools/list', 'tools', listOptions)) as unknown as ListToolsResult;
     for (const tool of result.tools) {
-      this.rememberOutputSchema(tool);
+      await this.rememberOutputSchema(tool);
       if (tool.execution?.taskSupport === 'required') this.taskOnlyTools.add(tool.name);
       else this.taskOnlyTools.delete(tool.name);
     }
@@ -968,19 +983,21 @@ export class Client {
 
   // --- structured output ---------------------------------------------------------------------
 
-  private rememberOutputSchema(tool: Tool): void {
+  private async rememberOutputSchema(tool: Tool): Promise<void> {
     if (!tool.outputSchema) {
       this.outputValidators.delete(tool.name);
       this.outputSchemaJson.delete(tool.name);
       return;
     }
-    // Every tools/list brings new schema objects; compiling is far dearer than comparing their JSON.
-    const json = JSON.stringify(tool.outputSchema);
-    if (this.outputSchemaJson.get(tool.name) === json && this.outputValidators.has(tool.name)) return;
     try {
+      // Every tools/list brings new schema objects; compiling is far dearer than comparing their JSON.
+      const json = JSON.stringify(tool.outputSchema);
+      if (this.outputSchemaJson.get(tool.name) === json && this.outputValidators.has(tool.name)) return;
+      // The server's patterns are matched in linear time: a backtracking engine can be stalled.
+      const peerPatterns = mayHavePatterns(json) ? await loadLinearPatterns() : undefined;
       this.outputValidators.set(
         tool.name,
-        compileSchema(tool.outputSchema, { role: 'output', name: tool.name }),
+        compileSchema(tool.outputSchema, { role: 'output', name: tool.name, peerPatterns }),
       );
       this.outputSchemaJson.set(tool.name, json);
     } catch (error) {

@@ -6,8 +6,10 @@
  * themselves (`notifications/cancelled`, `notifications/progress`), nothing else.
  */
 import { ErrorCode, ProtocolError, SwitchboardError, toErrorObject } from '../protocol/errors.js';
+import { exceedsDepth, tooDeepMessage } from '../protocol/json-depth.js';
 import {
   classify,
+  isRequestId,
   type JsonRpcErrorObject,
   type JsonRpcNotification,
   type Params,
@@ -262,13 +264,22 @@ export class Peer {
         signal.addEventListener('abort', onAbort, { once: true });
         call.cleanup = () => signal.removeEventListener('abort', onAbort);
       }
-      this.sendFrame(requestFrame(id, method, params), {
-        kind: 'request',
-        id,
-        method,
-        params,
-        relatedTo: options.relatedTo,
-      });
+      let frame: string;
+      try {
+        frame = requestFrame(id, method, params);
+      } catch (error) {
+        this.settle(id);
+        reject(
+          new SwitchboardError(
+            'CONFIG',
+            `The params of '${method}' cannot be sent as JSON: ${(error as Error)?.message ?? error}` +
+              ' (a cycle, a BigInt, or nesting too deep). Send plain JSON data.',
+            { cause: error },
+          ),
+        );
+        return;
+      }
+      this.sendFrame(frame, { kind: 'request', id, method, params, relatedTo: options.relatedTo });
     });
   }
 
@@ -350,6 +361,10 @@ export class Peer {
 
   /** @internal What the channel delivered (see {@link PeerSink}). */
   receive(value: unknown, extra: InboundExtra | undefined): void {
+    if (exceedsDepth(value)) {
+      this.refuseTooDeep(value);
+      return;
+    }
     if (Array.isArray(value)) {
       this.receiveBatch(value, extra);
       return;
@@ -542,6 +557,35 @@ export class Peer {
     else this.sendFrame(frame, { kind: 'response', id });
   }
 
+  /**
+   * A message nested deeper than {@link MAX_JSON_DEPTH}: nothing walks it. A request is answered
+   * with -32600 under its id, a response fails the call it answers, anything else is reported.
+   */
+  private refuseTooDeep(value: unknown): void {
+    const message = isPlainRecord(value) ? value : undefined;
+    const id = message && isRequestId(message.id) ? message.id : undefined;
+    if (id !== undefined && typeof message?.method === 'string') {
+      const error = new ProtocolError(
+        ErrorCode.InvalidRequest,
+        tooDeepMessage(`Request '${message.method}'`),
+      );
+      this.sendFrame(errorFrame(id, error.toObject()), { kind: 'response', id });
+      this.handlers.error?.(error);
+      return;
+    }
+    const call = id === undefined ? undefined : this.settle(id);
+    if (call) {
+      call.reject(
+        new SwitchboardError(
+          'INVALID_RESULT',
+          `${tooDeepMessage(`The response to '${call.method}' (id ${call.id})`)} It was refused.`,
+        ),
+      );
+      return;
+    }
+    this.handlers.error?.(new ProtocolError(ErrorCode.InvalidRequest, tooDeepMessage('A message')));
+  }
+
   /** @internal A frame the channel could not decode: answered with its error, reported, the channel kept. */
   receiveMalformed(error: ProtocolError): void {
     this.sendFrame(errorFrame(null, error.toObject()), { kind: 'response', id: null });
@@ -578,6 +622,9 @@ const BATCH_SLICE = 64;
 /** Runs `task` after pending I/O: `setImmediate` where there is one (Node, Bun), else a zero timeout. */
 const scheduleTurn: (task: () => void) => void =
   typeof setImmediate === 'function' ? (task) => setImmediate(task) : (task) => setTimeout(task, 0);
+
+const isPlainRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function isThenable(v: unknown): v is PromiseLike<unknown> {
   return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';

@@ -15,6 +15,14 @@ export interface ServeOptions {
   host?: string;
   /** How long `close()` lets requests in flight finish before cutting their connections. Default 5000 ms. */
   closeTimeoutMs?: number;
+  /**
+   * How long a client may take to send a whole request, headers and body; a slower one gets 408 and
+   * its connection closed, so slow or endless bodies cannot hold connections (Node's own default is
+   * 5 minutes). Responses, SSE streams included, are not limited by it. Default 30000 ms.
+   */
+  requestTimeoutMs?: number;
+  /** How long a client may take to send the request's headers. Default 10000 ms. */
+  headersTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -32,7 +40,17 @@ export interface RunningServer {
 export async function serve(handler: HttpHandler, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const closeTimeoutMs = options.closeTimeoutMs ?? 5000;
-  const server = createServer(toNodeListener(handler));
+  const requestTimeout = options.requestTimeoutMs ?? 30_000;
+  const headersTimeout = Math.min(options.headersTimeoutMs ?? 10_000, requestTimeout);
+  const server = createServer(
+    {
+      requestTimeout,
+      headersTimeout,
+      // Node checks these timeouts on this interval (30 s by default, longer than the timeouts).
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 2))),
+    },
+    toNodeListener(handler),
+  );
   await new Promise<void>((resolve, reject) => {
     const onError = (error: Error) =>
       reject(

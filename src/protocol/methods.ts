@@ -30,7 +30,7 @@ const always = () => true;
 
 // --- param checks ------------------------------------------------------------------------------
 
-const fail = (method: string, problem: string) => {
+const fail = (method: string, problem: string): never => {
   throw invalidParams(`Invalid params for '${method}': ${problem}.`);
 };
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
@@ -55,7 +55,17 @@ function stringRecord(value: unknown, what: string, method: string): void {
 
 /** `_meta`, when present, is an object in every revision; checked for every request before anything reads it. */
 export function checkMeta(params: Params, method: string): void {
-  if (params._meta !== undefined && !isPlainObject(params._meta)) fail(method, '"_meta" must be an object');
+  const meta = params._meta;
+  if (meta === undefined) return;
+  if (!isPlainObject(meta)) {
+    fail(method, '"_meta" must be an object');
+    return;
+  }
+  // Echoed back in every progress notification: only what the spec allows goes back out.
+  const token = meta.progressToken;
+  if (token !== undefined && typeof token !== 'string' && !Number.isSafeInteger(token)) {
+    fail(method, '"_meta.progressToken" must be a string or an integer');
+  }
 }
 
 const paginated = (params: Params, method: string) => optionalString(params, 'cursor', method);

@@ -6,6 +6,7 @@
  */
 import { SwitchboardError } from '../protocol/errors.js';
 import { compileJsonSchema } from './json-schema.js';
+import type { LinearPatterns } from './linear-pattern.js';
 import { compileStandardSchema, isStandardSchema } from './standard.js';
 import type { CompiledSchema, InferInput, SchemaLike, SchemaRole } from './types.js';
 
@@ -15,6 +16,11 @@ export interface CompileSchemaOptions {
   name: string;
   /** What owns the schema, for error messages. Default `tool`. */
   kind?: 'tool' | 'prompt';
+  /**
+   * The schema is a peer's (a server's outputSchema, on the client): its patterns are matched in
+   * linear time by these. Required when a peer's raw schema has patterns.
+   */
+  peerPatterns?: LinearPatterns;
 }
 
 /**
@@ -55,7 +61,7 @@ export function compileSchema<S extends SchemaLike>(
   const where = describe(options);
   const compiled = isStandardSchema(schema)
     ? { ...compileStandardSchema(schema, options.role, where), strategy: 'standard' as const }
-    : compileJsonSchema(schema, where);
+    : compileJsonSchema(schema, where, { peerPatterns: options.peerPatterns });
   const rootIsObject = compiled.jsonSchema.type === 'object';
   if (options.role === 'input' && !rootIsObject) {
     throw new SwitchboardError(

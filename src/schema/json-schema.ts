@@ -5,6 +5,7 @@
  * when the schema is simple enough.
  */
 import {
+  format as cfworkerFormats,
   dereference,
   type OutputUnit,
   type Schema,
@@ -16,6 +17,7 @@ import { SwitchboardError } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/types.js';
 import { compileFastPath } from './fast-path.js';
 import { childPath, errorMessage, issueText } from './issues.js';
+import type { LinearPatterns, PatternTest } from './linear-pattern.js';
 import type {
   Issue,
   JsonSchemaDialect,
@@ -72,15 +74,24 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
+export interface CompileJsonSchemaOptions {
+  /** `false` forces the generic validator (parity tests and benchmarks compare the two). */
+  fastPath?: boolean;
+  /**
+   * The schema came from a peer (a server's outputSchema, checked by the client): its patterns are
+   * matched in linear time by these (see linear-pattern.ts), never by V8's backtracking engine.
+   */
+  peerPatterns?: LinearPatterns;
+}
+
 /**
  * Prepares a raw JSON Schema. `where` names it in errors, e.g. `The inputSchema of tool "add"`.
  * Throws `SwitchboardError('CONFIG')` for anything that would fail later at validation time.
- * `fastPath: false` forces the generic validator (parity tests and benchmarks compare the two).
  */
 export function compileJsonSchema(
   schema: JsonSchemaDocument,
   where: string,
-  { fastPath = true }: { fastPath?: boolean } = {},
+  { fastPath = true, peerPatterns }: CompileJsonSchemaOptions = {},
 ): CompiledJsonSchema {
   // A JSON round trip is exactly what a client will see, detaches us from later mutation of the
   // caller's object, and rejects cycles and values JSON cannot carry up front.
@@ -108,8 +119,11 @@ export function compileJsonSchema(
     });
   }
   checkReferencesAndPatterns(lookup, where);
+  const linear = peerPatterns ? linearFormats(lookup, peerPatterns, where) : undefined;
 
-  const fast = fastPath ? compileFastPath(wire) : undefined;
+  const fast = fastPath
+    ? compileFastPath(wire, peerPatterns ? (source) => peerPatterns.compile(source, where) : undefined)
+    : undefined;
   deepFreeze(wire);
   if (fast) return { jsonSchema: wire, dialect, strategy: 'fast-path', validate: fast };
 
@@ -120,6 +134,7 @@ export function compileJsonSchema(
     strategy: 'json-schema',
     validate(value) {
       try {
+        if (linear) for (const [name, test] of linear) registerPatternFormat(name, test);
         const result = validate(value, working, draft, lookup, false);
         if (result.valid) return { ok: true, value };
         return { ok: false, issues: translateErrors(result.errors, value, working, lookup) };
@@ -175,6 +190,70 @@ function checkReferencesAndPatterns(lookup: Record<string, Schema | boolean>, wh
         );
       }
     }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A peer's patterns under cfworker
+
+/**
+ * cfworker runs `pattern` with V8's `RegExp`. In a peer's schema, each `pattern` is replaced by a
+ * `format` whose name stands for it and whose check is the linear-time test (in a new `allOf` branch
+ * when the node has a format already, which keeps the meaning: both apply to strings only). Returns
+ * the formats the validator needs registered. `patternProperties` keys cannot be moved out of
+ * cfworker's hands: a peer's are accepted only when free of quantifiers and alternation (then a
+ * backtracking engine is linear on them too).
+ */
+function linearFormats(
+  lookup: Record<string, Schema | boolean>,
+  patterns: LinearPatterns,
+  where: string,
+): Map<string, PatternTest> | undefined {
+  let formats: Map<string, PatternTest> | undefined;
+  const seen = new Set<Schema>();
+  for (const node of Object.values(lookup)) {
+    if (typeof node !== 'object' || seen.has(node)) continue;
+    seen.add(node);
+    const properties = node.patternProperties;
+    if (typeof properties === 'object' && properties !== null) {
+      for (const key of Object.keys(properties)) {
+        if (/[*+?{|]/.test(key)) {
+          throw new SwitchboardError(
+            'CONFIG',
+            `${where} has the patternProperties pattern ${JSON.stringify(key)}, which cannot be matched in linear time (quantifiers and alternation in property-name patterns are not run): values are not checked against this schema.`,
+          );
+        }
+      }
+    }
+    if (typeof node.pattern !== 'string') continue;
+    const name = PATTERN_FORMAT + node.pattern;
+    formats ??= new Map();
+    formats.set(name, patterns.compile(node.pattern, where));
+    delete node.pattern;
+    if (node.format === undefined) node.format = name;
+    else node.allOf = [...(Array.isArray(node.allOf) ? node.allOf : []), { format: name }];
+  }
+  return formats;
+}
+
+/** The prefix of the format names that stand for a peer's patterns. */
+const PATTERN_FORMAT = 'x-switchboard-linear-pattern:';
+
+/** Our entries in cfworker's format table, least recently registered first. */
+const patternFormats = new Map<string, PatternTest>();
+
+/**
+ * Puts a pattern's format in cfworker's table. Every validation registers its formats right before
+ * it runs (synchronously), so the table can stay bounded: past 1000 entries, the oldest go.
+ */
+function registerPatternFormat(name: string, test: PatternTest): void {
+  patternFormats.delete(name);
+  patternFormats.set(name, test);
+  cfworkerFormats[name] = test;
+  if (patternFormats.size > 1000) {
+    const oldest = patternFormats.keys().next().value!;
+    patternFormats.delete(oldest);
+    delete cfworkerFormats[oldest];
   }
 }
 
@@ -359,6 +438,9 @@ function keywordMessage(keyword: string, limit: unknown, value: unknown): string
   }
   if (typeof limit === 'string') {
     if (keyword === 'pattern') return issueText.pattern(limit, value);
+    if (keyword === 'format' && limit.startsWith(PATTERN_FORMAT)) {
+      return issueText.pattern(limit.slice(PATTERN_FORMAT.length), value);
+    }
     if (keyword === 'format') return issueText.format(limit, value);
   }
   return undefined;

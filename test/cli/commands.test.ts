@@ -232,6 +232,28 @@ inline text
     assert.match(unknownPrompt.stderr, /the server has no prompt "nope"\. Its prompts: review\./);
   });
 
+  test('terminal control characters from the server are escaped, except in --json', async () => {
+    const escapes = fixtureTarget('escapes');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: what must not reach a terminal.
+    const raw = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+    const listed = await runCli(['tools', escapes]);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.doesNotMatch(listed.stdout, raw);
+    assert.match(
+      listed.stdout,
+      /sneaky — Sneaky\\x1b\]0;pwned\\x07\\x1b\[2J\\x1b\]52;c;Y3VybCBldmls\\x07\\x9b31m\\u202e\n/,
+    );
+    const called = await runCli(['call', escapes, 'sneaky', '--verbose']);
+    assert.equal(called.code, 0, called.stderr);
+    assert.doesNotMatch(called.stdout, raw);
+    assert.match(called.stdout, /^result\\x1b.*\\u202e\\x0d\tend\n$/);
+    assert.doesNotMatch(called.stderr, raw);
+    assert.match(called.stderr, /fixture: \\x1b\]0;pwned/);
+    const json = await runCli(['call', escapes, 'sneaky', '--json']);
+    const text = (JSON.parse(json.stdout) as { content: { text: string }[] }).content[0]!.text;
+    assert.ok(text.startsWith('result\x1b]0;pwned\x07'), 'the JSON keeps the data as sent');
+  });
+
   test('the target may follow --, word for word', async () => {
     const { code, stdout } = await runCli(['call', 'add', 'a=1', 'b=2', '--json', '--', ...fixtureWords()]);
     assert.equal(code, 0);

@@ -745,6 +745,47 @@ describe('traffic from the server', () => {
     await client.close();
   });
 
+  test('2026-07-28: server requests and JSON-RPC batches are refused; input handlers never run', async () => {
+    const server = fakeServer((r): Answer => {
+      if (r.method === 'server/discover') return discoverResult();
+      if (r.method === 'tools/list')
+        return { result: { resultType: 'complete', tools: [], ttlMs: 0, cacheScope: 'public' } };
+      return undefined;
+    });
+    const errors: Error[] = [];
+    let asked = 0;
+    const client = new Client(
+      { name: 'c', version: '1' },
+      { version: { pin: '2026-07-28' }, onerror: (e) => errors.push(e) },
+    );
+    client.onElicitation(() => {
+      asked++;
+      return { action: 'decline' };
+    });
+    await client.connect(server.channel);
+    const elicit = {
+      jsonrpc: '2.0',
+      id: 'e1',
+      method: 'elicitation/create',
+      params: { message: 'Name?', requestedSchema: { type: 'object', properties: {} } },
+    };
+    server.send(elicit);
+    server.send([
+      { ...elicit, id: 'e2' },
+      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } },
+    ]);
+    await client.listTools(); // a round trip: both arrived before its answer
+    const answers = server.received.filter((f) => !('method' in f));
+    assert.equal(answers.length, 2, JSON.stringify(answers));
+    const refusal = answers.find((a) => a.id === 'e1');
+    assert.equal(refusal?.error?.code, ErrorCode.InvalidRequest);
+    assert.match(refusal!.error.message, /2026-07-28.*no requests to the client/);
+    const batch = answers.find((a) => a.id === null);
+    assert.match(batch!.error.message, /batches are allowed only on protocol 2025-03-26.*2026-07-28/);
+    assert.equal(asked, 0);
+    await client.close();
+  });
+
   test('malformed frames from the server are answered and reported, and the client keeps working', async () => {
     const errors: Error[] = [];
     const { client, serverEnd, connection } = await recorded(makeServer(), {

@@ -7,6 +7,7 @@ import type { RequestContext } from '../../src/server/context.js';
 import { Server } from '../../src/server/server.js';
 import { connectPair } from '../helpers/pair.js';
 import { rawSession } from '../helpers/raw-session.js';
+import { openWire } from '../helpers/wire.js';
 
 const pin = (revision: Revision) => ({ version: { pin: revision } });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -72,6 +73,29 @@ for (const revision of REVISIONS) {
 }
 
 describe('progress rules', () => {
+  test('a progressToken that is neither a string nor an integer is refused with -32602 (both eras)', async () => {
+    const wire = await openWire(progressServer().server, { check: true });
+    await wire.initialize('2025-06-18');
+    for (const token of [{ evil: true }, 1.5, [1], null, true]) {
+      const legacy = await wire.request('tools/call', { name: 'steps', _meta: { progressToken: token } });
+      assert.equal(legacy.error?.code, -32602, JSON.stringify(legacy));
+      assert.match(legacy.error.message, /"_meta.progressToken" must be a string or an integer/);
+      const modern = await wire.modern('tools/call', { name: 'steps' }, { progressToken: token });
+      assert.equal(modern.error?.code, -32602, JSON.stringify(modern));
+    }
+    assert.equal(wire.notifications.length, 0, 'no progress was echoed for a refused token');
+    for (const token of ['t-1', 7, -3]) {
+      const ok = await wire.request('tools/call', { name: 'steps', _meta: { progressToken: token } });
+      assert.equal(ok.result?.content?.[0]?.text, 'done');
+    }
+    assert.deepEqual(
+      wire.notifications.map((n) => n.params.progressToken),
+      ['t-1', 't-1', 't-1', 7, 7, 7, -3, -3, -3],
+    );
+    wire.assertClean();
+    await wire.close();
+  });
+
   test('nothing is sent without a progress token, nor after the request completed', async () => {
     const { server, late } = progressServer();
     const raw = await rawSession(server);

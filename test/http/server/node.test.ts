@@ -4,8 +4,9 @@
  * `fetch`.
  */
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { describe, test } from 'node:test';
 import express from 'express';
 import { toNodeListener } from '../../../src/node/listener.js';
@@ -61,6 +62,40 @@ describe('serve()', () => {
     await inFlight.done;
     await assert.rejects(fetch(running.url, { method: 'POST' }));
     await running.close(); // idempotent
+  });
+
+  test('a body that never finishes arriving is cut after requestTimeoutMs, with 408 (defaults: 30 s, headers 10 s)', async () => {
+    const defaults = await serve(createHttpHandler(makeServer()));
+    assert.equal(defaults.server.requestTimeout, 30_000);
+    assert.equal(defaults.server.headersTimeout, 10_000);
+    await defaults.close();
+
+    const running = await serve(createHttpHandler(makeServer()), {
+      requestTimeoutMs: 300,
+      headersTimeoutMs: 200,
+    });
+    try {
+      const { port } = running.server.address() as AddressInfo;
+      const slow = async (head: string) => {
+        const socket = connect(port, '127.0.0.1');
+        socket.setEncoding('utf8');
+        let received = '';
+        socket.on('data', (text: string) => (received += text));
+        socket.write(head);
+        await once(socket, 'close');
+        return received;
+      };
+      // Headers complete, 10 of 100 body bytes: a slowloris body.
+      const body = await slow(
+        'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"jsonrpc"',
+      );
+      assert.match(body, /^HTTP\/1\.1 408 /);
+      // Headers that never end.
+      const headers = await slow('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
+      assert.match(headers, /^HTTP\/1\.1 408 /);
+    } finally {
+      await running.close();
+    }
   });
 
   test('a port in use is reported as a transport error', async () => {

@@ -4,6 +4,8 @@
  * otherwise) that parses as JSON (400 + -32700 otherwise).
  */
 import { ErrorCode } from '../../../protocol/errors.js';
+import { exceedsDepth, mayExceedDepth, tooDeepMessage } from '../../../protocol/json-depth.js';
+import { isRequestId } from '../../../protocol/jsonrpc.js';
 import { type BodyRead, errorReply, type HttpExchange, type HttpReply } from './exchange.js';
 import type { ResponseMode } from './options.js';
 
@@ -85,7 +87,7 @@ export function withJsonBody(
 function decodeBody(body: BodyRead, maxBytes: number): ParsedBody {
   switch (body.kind) {
     case 'parsed':
-      return { ok: true, value: body.value };
+      return exceedsDepth(body.value) ? tooDeep(body.value) : { ok: true, value: body.value };
     case 'too-large':
       return {
         ok: false,
@@ -105,7 +107,8 @@ function decodeBody(body: BodyRead, maxBytes: number): ParsedBody {
       };
     case 'text':
       try {
-        return { ok: true, value: JSON.parse(body.text) };
+        const value: unknown = JSON.parse(body.text);
+        return mayExceedDepth(body.text.length) && exceedsDepth(value) ? tooDeep(value) : { ok: true, value };
       } catch (error) {
         return {
           ok: false,
@@ -117,4 +120,11 @@ function decodeBody(body: BodyRead, maxBytes: number): ParsedBody {
         };
       }
   }
+}
+
+/** 400 for a body nested deeper than {@link MAX_JSON_DEPTH}, under the request's id when it has one. */
+function tooDeep(value: unknown): ParsedBody {
+  const message = typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+  const id = message && 'id' in message && isRequestId(message.id) ? message.id : null;
+  return { ok: false, reply: errorReply(400, tooDeepMessage('The request body'), { id }) };
 }

@@ -1,0 +1,49 @@
+/**
+ * How deep a JSON message may nest. Parsing is not the problem (V8's parser is iterative); whatever
+ * walks the value afterwards is: serializing, digesting, validating, copying all recurse, and a value
+ * nested 20 000 deep ends as "Maximum call stack size exceeded" in the middle of one of them. So a
+ * message deeper than {@link MAX_JSON_DEPTH} is refused where it arrives, naming the limit.
+ */
+
+/** Deepest nesting of objects and arrays accepted in one message (the message itself is level 1). */
+export const MAX_JSON_DEPTH = 1000;
+
+/**
+ * Whether `value` nests objects or arrays more than `limit` levels deep. Iterative (an explicit
+ * stack), linear in the number of objects and arrays, and it stops at the first level too deep.
+ */
+export function exceedsDepth(value: unknown, limit: number = MAX_JSON_DEPTH): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const nodes: object[] = [value];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop()!;
+    const depth = depths.pop()!;
+    if (depth > limit) return true;
+    if (Array.isArray(node)) {
+      for (const child of node) {
+        if (typeof child === 'object' && child !== null) {
+          nodes.push(child);
+          depths.push(depth + 1);
+        }
+      }
+    } else {
+      for (const key in node) {
+        const child = (node as Record<string, unknown>)[key];
+        if (typeof child === 'object' && child !== null) {
+          nodes.push(child);
+          depths.push(depth + 1);
+        }
+      }
+    }
+  }
+  return false;
+}
+
+/** Whether JSON text of this length can nest deeper than the limit at all (each level takes 2 characters). */
+export const mayExceedDepth = (textLength: number, limit: number = MAX_JSON_DEPTH): boolean =>
+  textLength > 2 * limit;
+
+/** The sentence that names the limit, for the error that refuses such a message. */
+export const tooDeepMessage = (what: string): string =>
+  `${what} is nested deeper than ${MAX_JSON_DEPTH} levels of objects and arrays, more than this implementation accepts; send a flatter structure.`;
