@@ -84,6 +84,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       action,
       timeoutMs: options.timeoutMs,
       verbose: options.verbose,
+      protocol: options.protocol,
       stderrTail: session.stderrTail(),
     })}\n`,
   );

@@ -285,6 +285,20 @@ inline text
     const impossible = await runCli(['tools', fixtureTarget('legacy-only'), '--protocol', '2026-07-28']);
     assert.equal(impossible.code, 1);
     assert.match(impossible.stderr, /^switchboard: could not connect to .*-32022/);
+    assert.match(impossible.stderr, /does not speak protocol 2026-07-28.*Leave out --protocol/);
+    assert.doesNotMatch(impossible.stderr, /version "auto"|version: /);
+  });
+
+  test('an answer that is an error (the server lives on) does not quote its stderr', async () => {
+    const chatty = fixtureTarget('chatty');
+    const missing = await runCli(['read', chatty, 'file:///missing.txt']);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /^switchboard: could not read .*Resource not found/);
+    assert.doesNotMatch(missing.stderr, /stderr|fixture: started/);
+    const unknown = await runCli(['call', chatty, 'nope']);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /has no tool "nope"/);
+    assert.doesNotMatch(unknown.stderr, /stderr|fixture: started/);
   });
 
   test('the server stderr is shown only with --verbose, or when something fails', async () => {
