@@ -22,6 +22,8 @@ export interface Session {
   connect(): Promise<void>;
   /** The last lines the server wrote to stderr (empty over transports without one). */
   stderrTail(): string;
+  /** The transport in use: `stdio`, `Streamable HTTP` or `HTTP+SSE`. */
+  transport(): string;
   /** Disconnects and, for stdio, waits for the server process to exit. */
   close(): Promise<void>;
 }
@@ -47,16 +49,23 @@ export function createSession(target: Target, options: CliOptions, report: (text
     },
   );
   if (target.kind === 'http') {
+    let channel: StreamableHttpClientChannel | undefined;
     const open = (): Channel =>
-      new StreamableHttpClientChannel(target.url, {
+      (channel = new StreamableHttpClientChannel(target.url, {
         // node:http keep-alive: several times cheaper per request than Node 20's global fetch.
         fetch: nodeFetch,
         headers: options.headers,
         bearerToken: options.bearer,
         // E.g. a tool dropped for an invalid x-mcp-header: worth seeing even without --verbose.
         onwarning: (message) => report(`switchboard: warning: ${message}\n`),
-      });
-    return { client, connect: () => client.connect(open), stderrTail: () => '', close: () => client.close() };
+      }));
+    return {
+      client,
+      connect: () => client.connect(open),
+      stderrTail: () => '',
+      transport: () => (channel?.activeTransport === 'sse' ? 'HTTP+SSE' : 'Streamable HTTP'),
+      close: () => client.close(),
+    };
   }
   // `auto` may need a second process when a legacy server hangs up on the server/discover probe,
   // so the client gets a factory; the session reports on whichever process is current.
@@ -74,6 +83,7 @@ export function createSession(target: Target, options: CliOptions, report: (text
     client,
     connect: () => client.connect(open),
     stderrTail: () => channel?.stderrTail() ?? '',
+    transport: () => 'stdio',
     close: () => client.close(),
   };
 }

@@ -263,11 +263,14 @@ inline text
   test('era negotiation: auto falls back to legacy; --legacy and --protocol choose', async () => {
     const fallback = await runCli(['tools', fixtureTarget('legacy-only'), '--verbose']);
     assert.equal(fallback.code, 0);
-    assert.match(fallback.stderr, /connected to cli-fixture 1\.2\.3 over protocol 2025-11-25 \(legacy era\)/);
+    assert.match(
+      fallback.stderr,
+      /connected to cli-fixture 1\.2\.3 over stdio, protocol 2025-11-25 \(legacy era\)/,
+    );
     const modern = await runCli(['tools', target, '--verbose']);
-    assert.match(modern.stderr, /over protocol 2026-07-28 \(modern era\)/);
+    assert.match(modern.stderr, /over stdio, protocol 2026-07-28 \(modern era\)/);
     const legacy = await runCli(['tools', target, '--legacy', '--verbose']);
-    assert.match(legacy.stderr, /over protocol 2025-11-25 \(legacy era\)/);
+    assert.match(legacy.stderr, /over stdio, protocol 2025-11-25 \(legacy era\)/);
     const pinned = await runCli([
       'call',
       target,
@@ -279,7 +282,7 @@ inline text
       '--verbose',
     ]);
     assert.equal(pinned.code, 0);
-    assert.match(pinned.stderr, /over protocol 2024-11-05 \(legacy era\)/);
+    assert.match(pinned.stderr, /over stdio, protocol 2024-11-05 \(legacy era\)/);
     // 2024-11-05 has no structured content: the server sent it as text.
     assert.equal(pinned.stdout, '{"sum":2}\n');
     const impossible = await runCli(['tools', fixtureTarget('legacy-only'), '--protocol', '2026-07-28']);

@@ -160,6 +160,11 @@ export class StreamableHttpClientChannel implements Channel {
     return era === undefined ? undefined : era === 'modern' ? 'modern' : 'legacy';
   }
 
+  /** The transport in use now: `sse` once the channel moved to (or was pinned to) HTTP+SSE. */
+  get activeTransport(): 'streamable' | 'sse' {
+    return this.#sse ? 'sse' : 'streamable';
+  }
+
   /** The legacy session id, while a session is open. */
   get sessionId(): string | undefined {
     return this.#legacy?.sessionId;
