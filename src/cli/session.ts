@@ -7,9 +7,11 @@ import { readFileSync } from 'node:fs';
 import { Client, type VersionNegotiation } from '../client/client.js';
 import type { Channel } from '../engine/channel.js';
 import { nodeFetch } from '../node/fetch.js';
+import { endpointKey, type HttpEra, recallEra, rememberEra } from '../transports/http/client/era-cache.js';
 import { StreamableHttpClientChannel } from '../transports/http/client/streamable-channel.js';
 import { StdioClientChannel } from '../transports/stdio/client-channel.js';
 import { packageFile } from '../util/package-file.js';
+import { EraMemory } from './era-memory.js';
 import type { CliOptions } from './invocation.js';
 import type { Target } from './target.js';
 
@@ -36,8 +38,18 @@ export function cliVersion(): string {
   return pkg.version ?? '0.0.0';
 }
 
-/** `report` prints to the user's stderr (escaped by the caller): warnings, and with `--verbose` the server's stderr. */
-export function createSession(target: Target, options: CliOptions, report: (text: string) => void): Session {
+/**
+ * `report` prints to the user's stderr (escaped by the caller): warnings, and with `--verbose` the
+ * server's stderr. `memory` keeps what each server spoke between runs (used when the era is negotiated).
+ */
+export function createSession(
+  target: Target,
+  options: CliOptions,
+  report: (text: string) => void,
+  memory: EraMemory = EraMemory.forUser(),
+): Session {
+  // Only a negotiated era is worth remembering: a --protocol choice says nothing about the server.
+  const negotiated = options.protocol === 'auto';
   const client = new Client(
     { name: 'switchboard-cli', version: cliVersion() },
     {
@@ -49,6 +61,11 @@ export function createSession(target: Target, options: CliOptions, report: (text
     },
   );
   if (target.kind === 'http') {
+    // The HTTP channel has its own per-endpoint memory (in this process): seed it, and keep what it learns.
+    const endpoint = endpointKey(target.url);
+    const server = `http ${endpoint}`;
+    const known = negotiated ? memory.recall(server) : undefined;
+    if (known !== undefined && isHttpEra(known)) rememberEra(endpoint, known);
     let channel: StreamableHttpClientChannel | undefined;
     const open = (): Channel =>
       (channel = new StreamableHttpClientChannel(target.url, {
@@ -61,7 +78,11 @@ export function createSession(target: Target, options: CliOptions, report: (text
       }));
     return {
       client,
-      connect: () => client.connect(open),
+      async connect() {
+        await client.connect(open);
+        const learned = recallEra(endpoint);
+        if (negotiated && learned !== undefined && learned !== known) memory.remember(server, learned);
+      },
       stderrTail: () => '',
       transport: () => (channel?.activeTransport === 'sse' ? 'HTTP+SSE' : 'Streamable HTTP'),
       close: () => client.close(),
@@ -69,6 +90,8 @@ export function createSession(target: Target, options: CliOptions, report: (text
   }
   // `auto` may need a second process when a legacy server hangs up on the server/discover probe,
   // so the client gets a factory; the session reports on whichever process is current.
+  const server = `stdio ${JSON.stringify([process.cwd(), target.command, ...target.args])}`;
+  const known = negotiated ? memory.recall(server) : undefined;
   let channel: StdioClientChannel | undefined;
   const open = () => {
     channel = new StdioClientChannel({
@@ -76,12 +99,16 @@ export function createSession(target: Target, options: CliOptions, report: (text
       args: target.args,
       inheritEnv: true,
       stderr: options.verbose ? report : 'pipe',
+      preferredEra: known === 'legacy' || known === 'modern' ? known : undefined,
     });
     return channel;
   };
   return {
     client,
-    connect: () => client.connect(open),
+    async connect() {
+      await client.connect(open);
+      if (negotiated && client.era !== known) memory.remember(server, client.era);
+    },
     stderrTail: () => channel?.stderrTail() ?? '',
     transport: () => 'stdio',
     close: () => client.close(),
@@ -91,3 +118,6 @@ export function createSession(target: Target, options: CliOptions, report: (text
 function negotiation(protocol: CliOptions['protocol']): VersionNegotiation {
   return protocol === 'auto' || protocol === 'legacy' ? protocol : { pin: protocol };
 }
+
+const isHttpEra = (era: string): era is HttpEra =>
+  era === 'modern' || era === 'streamable-legacy' || era === 'sse';

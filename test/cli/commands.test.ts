@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { runCli as runCliInProcess } from '../../src/cli/cli.js';
-import { fixtureTarget, fixtureWords, runCli } from './run-cli.js';
+import { CLI_ENV, fixtureTarget, fixtureWords, runCli } from './run-cli.js';
 
 const target = fixtureTarget();
 
@@ -302,6 +304,30 @@ inline text
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /has no tool "nope"/);
     assert.doesNotMatch(unknown.stderr, /stderr|fixture: started/);
+  });
+
+  test('the era of a server is remembered between runs: a legacy server is probed only once', async () => {
+    const env = { ...CLI_ENV, XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'switchboard-era-')) };
+    const legacy = fixtureTarget('legacy-logged');
+    const first = await runCli(['tools', legacy, '--verbose'], { env });
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stderr, /probed with server\/discover/);
+    const file = join(env.XDG_CACHE_HOME, 'switchboard', 'eras.json');
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { servers: Record<string, { era: string }> };
+    assert.deepEqual(
+      Object.values(saved.servers).map((s) => s.era),
+      ['legacy'],
+    );
+    const second = await runCli(['tools', legacy, '--verbose'], { env });
+    assert.equal(second.code, 0, second.stderr);
+    assert.doesNotMatch(second.stderr, /probed/);
+    assert.match(second.stderr, /over stdio, protocol 2025-11-25 \(legacy era\)/);
+    // A corrupt file is ignored and rewritten.
+    writeFileSync(file, '{not json');
+    const third = await runCli(['tools', legacy, '--verbose'], { env });
+    assert.equal(third.code, 0, third.stderr);
+    assert.match(third.stderr, /probed/);
+    assert.equal(Object.keys(JSON.parse(readFileSync(file, 'utf8')).servers).length, 1);
   });
 
   test('the server stderr is shown only with --verbose, or when something fails', async () => {

@@ -4,13 +4,17 @@
  * when the command is done.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { toNodeListener } from '../../src/node/listener.js';
+import { LEGACY_REVISIONS } from '../../src/protocol/revisions.js';
 import { Server } from '../../src/server/server.js';
 import { createHttpHandler } from '../../src/transports/http/server/handler.js';
-import { runCli } from './run-cli.js';
+import { CLI_ENV, runCli } from './run-cli.js';
 
 interface Seen {
   readonly method: string;
@@ -24,6 +28,12 @@ describe('switchboard against an HTTP server', () => {
   let close: () => Promise<void>;
   before(async () => {
     const server = new Server({ name: 'http-fixture', version: '2.0.0' });
+    const legacyOnly = new Server(
+      { name: 'legacy-fixture', version: '1.0.0' },
+      { revisions: LEGACY_REVISIONS },
+    );
+    legacyOnly.registerTool('greet', { description: 'Greets.' }, () => 'hello from the past');
+    const legacyMcp = toNodeListener(createHttpHandler(legacyOnly, { endpoint: '/legacy' }));
     server.registerTool('greet', { description: 'Greets.' }, () => 'hello over http');
     const handler = createHttpHandler(server);
     const mcp = toNodeListener(handler);
@@ -34,7 +44,8 @@ describe('switchboard against an HTTP server', () => {
         res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"bad token"}');
         return;
       }
-      mcp(req, res);
+      if (req.url?.startsWith('/legacy')) legacyMcp(req, res);
+      else mcp(req, res);
     });
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
@@ -88,6 +99,19 @@ describe('switchboard against an HTTP server', () => {
     assert.equal(deletes.length, 1);
     assert.equal(deletes[0]!.headers['mcp-session-id'], sessionId);
     assert.equal(seen.at(-1)!.method, 'DELETE', 'the session ended last');
+  });
+
+  test('what an endpoint speaks is remembered between runs: a legacy one is probed once', async () => {
+    const env = { ...CLI_ENV, XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'switchboard-era-')) };
+    const probes = () => seen.filter((r) => r.headers['mcp-method'] === 'server/discover').length;
+    seen.length = 0;
+    const first = await runCli(['call', `${origin}/legacy`, 'greet'], { env });
+    assert.equal(first.stdout, 'hello from the past\n', first.stderr);
+    assert.equal(probes(), 1);
+    const second = await runCli(['call', `${origin}/legacy`, 'greet', '--verbose'], { env });
+    assert.equal(second.stdout, 'hello from the past\n', second.stderr);
+    assert.match(second.stderr, /over Streamable HTTP, protocol 2025-11-25 \(legacy era\)/);
+    assert.equal(probes(), 1, 'the second run did not probe');
   });
 
   test('a /sse URL is served over HTTP+SSE', async () => {

@@ -14,6 +14,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import type { Channel, ChannelSink, FrameInfo } from '../../engine/channel.js';
 import { SwitchboardError } from '../../protocol/errors.js';
+import type { Era } from '../../protocol/revisions.js';
 import { formatBytes } from '../../util/bytes.js';
 import { childEnv } from './child-env.js';
 import { FrameWriter, reportSendErrorOnStderr, type SendErrorHandler } from './frame-writer.js';
@@ -49,6 +50,11 @@ export interface StdioClientChannelOptions {
    * connection closes with a TRANSPORT error. Default 64 MiB.
    */
   maxQueuedBytes?: number;
+  /**
+   * The era this server is known to speak (e.g. remembered from an earlier run): `auto` negotiation
+   * then starts with its handshake instead of probing the other era first.
+   */
+  preferredEra?: Era;
   /** Told about a frame refused because it contains a raw newline. Default: a line on stderr. */
   onSendError?: SendErrorHandler;
 }
@@ -115,6 +121,11 @@ export class StdioClientChannel implements Channel {
   /** The child's process id, once spawned. */
   get pid(): number | undefined {
     return this.#child?.pid;
+  }
+
+  /** See {@link StdioClientChannelOptions.preferredEra}. */
+  get preferredEra(): Era | undefined {
+    return this.#options.preferredEra;
   }
 
   /** How the child ended, once it has. */
