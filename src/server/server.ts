@@ -206,6 +206,8 @@ export interface LegacySession {
 
 export class Server {
   readonly info: Implementation;
+  /** `serverInfo` as every result but discover's carries it: `name` and `version` only. */
+  private readonly briefInfo: Implementation;
   private readonly options: ServerOptions;
   private readonly pageSize: number;
   /** @internal See {@link ServerOptions.maxBatchLength}. */
@@ -254,6 +256,7 @@ export class Server {
       );
     }
     this.info = info;
+    this.briefInfo = Object.freeze({ name: info.name, version: info.version });
     this.options = options;
     this.pageSize = options.pageSize ?? 100;
     if (!Number.isInteger(this.pageSize) || this.pageSize < 1) {
@@ -705,7 +708,9 @@ export class Server {
       else if (failure) throw failure.error;
     }
     return encodeResult(method, result, ctx, {
-      serverInfo: this.info,
+      // The whole Implementation once, where the client reads it (discover); name and version,
+      // which is what the spec asks of serverInfo, on every other result.
+      serverInfo: method === 'server/discover' ? this.info : this.briefInfo,
       cache: spec.cacheable ? this.cacheHintFor(method, result, ctx) : undefined,
     });
   }
