@@ -4,6 +4,7 @@
  * says what to do. Checked on the Node adapter (real loopback) and on the bare fetch handler.
  */
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createHttpHandler } from '../../../src/transports/http/server/handler.js';
 import {
@@ -101,6 +102,47 @@ describe('defaults on a loopback server', () => {
     });
     assert.equal(streamed.status, 413);
     assert.match(parse(streamed.body).error.message, /maxBodyBytes/);
+  });
+
+  test('a large body gets its 413 while the client is still sending (no EPIPE), declared or chunked', async () => {
+    const big = await startServer(makeServer(), { maxBodyBytes: 64 * 1024 });
+    try {
+      for (const chunked of [false, true]) {
+        // What a blocking client does (Python's urllib, say): the whole 16 MiB body in one write,
+        // the answer read only after it. Closing on it mid-upload is an EPIPE, not a 413.
+        const size = 16 * 1024 * 1024;
+        const socket = connect(big.port, '127.0.0.1');
+        const head = [
+          'POST /mcp HTTP/1.1',
+          'Host: 127.0.0.1',
+          'Content-Type: application/json',
+          'Accept: application/json, text/event-stream',
+          chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${size}`,
+          '',
+          '',
+        ].join('\r\n');
+        const body = Buffer.alloc(size, 'x');
+        const framed = chunked
+          ? Buffer.concat([Buffer.from(`${size.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')])
+          : body;
+        let received = '';
+        let failure: string | undefined;
+        socket.setEncoding('utf8');
+        socket.on('data', (text: string) => (received += text));
+        socket.on('error', (error: NodeJS.ErrnoException) => (failure = error.code ?? error.message));
+        socket.write(Buffer.concat([Buffer.from(head), framed]));
+        await new Promise((resolve) => socket.once('close', resolve));
+        assert.equal(
+          failure,
+          undefined,
+          `chunked=${chunked}: the client got ${failure} (received ${JSON.stringify(received.slice(0, 60))})`,
+        );
+        assert.match(received, /^HTTP\/1\.1 413 /);
+        assert.match(received, /65536 bytes/);
+      }
+    } finally {
+      await big.close();
+    }
   });
 
   test('a body that is not JSON by Content-Type → 415', async () => {
