@@ -151,8 +151,6 @@ export {
 export type { TaskHandoff } from './server/task-handoff.js';
 export type { StructuredToolReturn, ToolArgs, ToolConfig, ToolHandler, ToolReturn } from './server/tools.js';
 export { UriTemplate } from './server/uri-template.js';
-// Through entry.ts: a stdio server must not pay for loading the HTTP server (see entry.ts).
-export { createHttpHandler } from './transports/http/server/entry.js';
 export {
   type EventStore,
   MemoryEventStore,
@@ -160,5 +158,10 @@ export {
   type Replay,
   type StoredEvent,
 } from './transports/http/server/event-store.js';
-export type { HttpFetchOptions, HttpHandler } from './transports/http/server/handler.js';
+// handler.ts loads the HTTP server itself when the first handler is made (a stdio server never does).
+export {
+  createHttpHandler,
+  type HttpFetchOptions,
+  type HttpHandler,
+} from './transports/http/server/handler.js';
 export type { HttpHandlerOptions, ResponseMode } from './transports/http/server/options.js';

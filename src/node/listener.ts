@@ -2,15 +2,20 @@
  * `toNodeListener(handler)`: mounts an MCP HTTP handler on `node:http` and the frameworks built on it
  * (Express, Fastify with `reply.hijack()`, Koa's `ctx.req`/`ctx.res`...).
  *
- * For a handler made by `createHttpHandler` the listener talks to its core directly (no WHATWG
- * objects); any other `{ fetch }` handler is served through a `Request`/`Response` conversion.
+ * Two routes, chosen once when the listener is made: a handler made by `createHttpHandler` is served
+ * through its `serveExchange` (the Node request read directly, no WHATWG objects, and a body an
+ * upstream parser left in `req.body` taken as is); any other `{ fetch }` handler through a
+ * `Request`/`Response` conversion.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { ErrorCode } from '../protocol/errors.js';
-import { loadedHandlerOf } from '../transports/http/server/entry.js';
 import { errorReply, type HttpReply } from '../transports/http/server/exchange.js';
-import { coreOf, type HandlerCore, type HttpHandler } from '../transports/http/server/handler.js';
+import {
+  type HttpHandler,
+  isMcpHttpHandler,
+  type McpHttpHandler,
+} from '../transports/http/server/handler.js';
 import { type DecoratedRequest, NodeExchange, writeReply } from './exchange.js';
 
 /** A `node:http` request listener; Express may pass `next`, which is never called (every request is answered). */
@@ -21,29 +26,16 @@ export type NodeListener = (
 ) => void;
 
 export function toNodeListener(handler: HttpHandler): NodeListener {
-  const core = coreOf(handler);
-  if (core) return (req, res) => serveByCore(core, req, res);
-  const loading = loadedHandlerOf(handler);
-  if (loading) {
-    // Built before the HTTP server was loaded: this import loaded it; serve the real handler's core
-    // once it is there (a microtask, for the requests that arrive first).
-    const real = loading.then(coreOf);
-    return (req, res) => {
-      real.then(
-        (loaded) => (loaded ? serveByCore(loaded, req, res) : viaFetchOrFail(handler, req, res)),
-        () => viaFetchOrFail(handler, req, res),
-      );
-    };
-  }
+  if (isMcpHttpHandler(handler)) return (req, res) => serveExchange(handler, req, res);
   return (req, res) => viaFetchOrFail(handler, req, res);
 }
 
-function serveByCore(core: HandlerCore, req: IncomingMessage, res: ServerResponse): void {
-  const reply = core.handle(new NodeExchange(req, res));
+function serveExchange(handler: McpHttpHandler, req: IncomingMessage, res: ServerResponse): void {
+  const reply = handler.serveExchange(new NodeExchange(req, res));
   if (reply instanceof Promise) {
     reply.then(
       (value) => writeReply(res, value),
-      (error) => fail(res, core.failure(error)),
+      (error) => fail(res, handler.failure(error)),
     );
   } else {
     writeReply(res, reply);

@@ -5,7 +5,7 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SwitchboardError } from '../protocol/errors.js';
-import { coreOf, type HttpHandler } from '../transports/http/server/handler.js';
+import { type HttpHandler, isMcpHttpHandler } from '../transports/http/server/handler.js';
 import { toNodeListener } from './listener.js';
 
 export interface ServeOptions {
@@ -71,7 +71,7 @@ export async function serve(handler: HttpHandler, options: ServeOptions = {}): P
     : address.address.includes(':')
       ? `[${address.address}]`
       : address.address;
-  const url = `http://${shown}:${address.port}${coreOf(handler)?.options.endpoint ?? ''}`;
+  const url = `http://${shown}:${address.port}${isMcpHttpHandler(handler) ? handler.endpoint : ''}`;
   let closing: Promise<void> | undefined;
   return {
     url,

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Server } from '../../../src/server/server.js';
 import { MemoryEventStore } from '../../../src/transports/http/server/event-store.js';
-import { coreOf } from '../../../src/transports/http/server/handler.js';
+import type { McpHttpHandler } from '../../../src/transports/http/server/handler.js';
 import {
   ACCEPT_BOTH,
   assertError,
@@ -504,9 +504,9 @@ describe('session bounds', () => {
     try {
       const { sessionId } = await initialize(server.url, '2025-06-18');
       // Watch the registry, not the session: a request would count as activity.
-      const core = coreOf(server.handler)!;
-      assert.equal(core.sessionCount, 1);
-      await eventually(() => core.sessionCount === 0, 'the idle session expired');
+      const handler = server.handler as McpHttpHandler;
+      assert.equal(handler.sessionCount, 1);
+      await eventually(() => handler.sessionCount === 0, 'the idle session expired');
       const reply = await post(
         server.url,
         { jsonrpc: '2.0', id: 1, method: 'ping' },

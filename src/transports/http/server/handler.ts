@@ -1,34 +1,26 @@
 /**
- * `createHttpHandler(server)`: one `fetch`-style handler that serves MCP over HTTP in both eras.
+ * `createHttpHandler(server)`: one `fetch`-style handler that serves MCP over HTTP in both eras (what
+ * it routes where: see handler-core.ts).
  *
- * On the MCP endpoint (default `/mcp`), a request is routed by what it carries:
- * - a body whose params `_meta` holds `io.modelcontextprotocol/protocolVersion` is a 2026-07-28
- *   request: stateless, answered on its own POST (an `Mcp-Session-Id` header is ignored);
- * - `initialize` opens a legacy Streamable HTTP session (2025-03-26 .. 2025-11-25);
- * - an `Mcp-Session-Id` header addresses that session (POST, GET stream, DELETE);
- * - anything else is refused with a message saying which of the above to do.
- * The deprecated HTTP+SSE transport (2024-11-05) has its own paths (`GET /sse`, `POST /messages`).
+ * A handler is this module's {@link McpHttpHandler}. It serves requests two ways, both explicit:
+ * - `fetch(Request)`, for every runtime with the Fetch API;
+ * - {@link McpHttpHandler.serveExchange}, the runtime-neutral {@link HttpExchange} in, its
+ *   {@link HttpReply} out, for adapters that skip WHATWG objects: `toNodeListener` serves a handler
+ *   that has it that way (reading `IncomingMessage` directly, and a body an upstream parser left in
+ *   `req.body`), and any other `{ fetch }` handler through `Request`/`Response`.
  *
- * Before routing, every request passes the Host/Origin check (403), and bodies the content-type
- * (415), size (413) and JSON (400) checks. Every error reply carries a JSON-RPC error body.
+ * The routing itself (handler-core.ts and the dozen modules behind it) is loaded when the first handler is
+ * made, with a dynamic import: a stdio server never runs it, and in Node every module loaded
+ * lengthens its cold start. Options are checked here, at once, so a configuration error is thrown by
+ * `createHttpHandler` and not by the first request. Requests that arrive before the core is loaded
+ * wait for it; after that, each is served with no extra step.
  */
 import type { AuthInfo } from '../../../engine/channel.js';
 import { ErrorCode } from '../../../protocol/errors.js';
-import { classify, type JsonRpcRequest } from '../../../protocol/jsonrpc.js';
-import { META } from '../../../protocol/meta.js';
-import { isModernRevision, MODERN_REVISIONS } from '../../../protocol/revisions.js';
 import type { Server } from '../../../server/server.js';
-import { provideHttpHandler } from './entry.js';
-import { acceptedReply, errorReply, type HttpExchange, type HttpReply } from './exchange.js';
-import { FetchExchange, toResponse } from './fetch-exchange.js';
-import { SseSession } from './legacy-sse.js';
-import { type ModernCall, type ModernScope, serveModernRequest } from './modern.js';
-import { checkAccept, checkJsonContentType, REPLY_TYPES, SSE_TYPE, withJsonBody } from './negotiation.js';
-import { type HttpHandlerOptions, type ResolvedOptions, resolveOptions } from './options.js';
-import { OriginGuard } from './security.js';
-import { StreamableSession } from './session.js';
-import { newSessionId, type RegisteredSession, SessionRegistry, type SessionScope } from './sessions.js';
-import { KeepAlive, type StreamPolicy } from './sse.js';
+import { errorReply, type HttpExchange, type HttpReply } from './exchange.js';
+import type { HandlerCore } from './handler-core.js';
+import { type HttpHandlerOptions, resolveOptions } from './options.js';
 
 /** What the code mounting a handler knows about a request that the request itself does not say. */
 export interface HttpFetchOptions {
@@ -47,86 +39,55 @@ export interface HttpHandler {
   close(): Promise<void>;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** The body is a 2026-07-28 message: its params `_meta` names a protocol version. */
-function hasModernEnvelope(message: Record<string, unknown>): boolean {
-  const params = message.params;
-  return isObject(params) && isObject(params._meta) && META.protocolVersion in params._meta;
-}
-
-const cores = new WeakMap<HttpHandler, HandlerCore>();
-
-/** @internal The core behind a handler made by {@link createHttpHandler} (the Node fast path uses it). */
-export const coreOf = (handler: HttpHandler): HandlerCore | undefined => cores.get(handler);
-
+/** Serves `server` over HTTP (see the module comment). */
 export function createHttpHandler(server: Server, options: HttpHandlerOptions = {}): HttpHandler {
-  const core = new HandlerCore(server, resolveOptions(options));
-  const handler: HttpHandler = {
-    fetch: (request, fetchOptions) =>
-      Promise.resolve(core.handle(new FetchExchange(request, fetchOptions?.auth))).then(toResponse, (error) =>
-        toResponse(core.failure(error)),
-      ),
-    close: () => core.close(),
-  };
-  cores.set(handler, core);
-  return handler;
+  return new McpHttpHandler(server, options);
 }
 
-// The `switchboard` entry builds handlers through entry.ts, which does not import this module.
-provideHttpHandler(createHttpHandler);
+/** @internal Whether `handler` was made by {@link createHttpHandler} (and so serves exchanges). */
+export const isMcpHttpHandler = (handler: HttpHandler): handler is McpHttpHandler =>
+  typeof (handler as Partial<McpHttpHandler>).serveExchange === 'function';
 
-/** @internal Routing and bookkeeping shared by every adapter. */
-export class HandlerCore {
-  readonly options: ResolvedOptions;
-  readonly #streams: StreamPolicy;
-  readonly #sessions: SessionRegistry;
-  readonly #modern: ModernScope;
-  readonly #scope: SessionScope;
-  readonly #guard: OriginGuard;
-  #closed = false;
+/** @internal The handler {@link createHttpHandler} makes. */
+export class McpHttpHandler implements HttpHandler {
+  /** The MCP endpoint's path (`options.endpoint`). */
+  readonly endpoint: string;
+  #core: HandlerCore | undefined;
+  readonly #loading: Promise<HandlerCore>;
 
-  constructor(server: Server, options: ResolvedOptions) {
-    this.options = options;
-    this.#guard = new OriginGuard(options.policy);
-    this.#streams = {
-      keepAlive: options.keepAliveMs > 0 ? new KeepAlive(options.keepAliveMs) : undefined,
-      maxBufferedBytes: options.maxStreamBufferBytes,
-      onerror: options.onerror,
-    };
-    this.#sessions = new SessionRegistry(options.maxSessions, options.sessionIdleTimeoutMs, options.onerror);
-    this.#modern = { server, options, streams: this.#streams, inFlight: new Set<ModernCall>() };
-    const sessions = this.#sessions;
-    this.#scope = {
-      server,
-      options,
-      streams: this.#streams,
-      closed: (session: RegisteredSession) => sessions.remove(session),
-    };
+  constructor(server: Server, options: HttpHandlerOptions) {
+    const resolved = resolveOptions(options);
+    this.endpoint = resolved.endpoint;
+    this.#loading = import('./handler-core.js').then(({ HandlerCore }) => {
+      this.#core = new HandlerCore(server, resolved);
+      return this.#core;
+    });
   }
 
-  /** Open legacy sessions (both legacy transports). */
+  /** Open legacy sessions (both legacy transports); 0 until the core is loaded. */
   get sessionCount(): number {
-    return this.#sessions.size;
+    return this.#core?.sessionCount ?? 0;
+  }
+
+  fetch(request: Request, options?: HttpFetchOptions): Promise<Response> {
+    const auth = options?.auth;
+    const core = this.#core;
+    return core ? core.fetch(request, auth) : this.#loading.then((loaded) => loaded.fetch(request, auth));
   }
 
   /**
-   * Serves one exchange: the reply, or a promise of it when the body must be read or the request
-   * served asynchronously. Never throws; the promise rejects only on a bug, which the adapter turns
-   * into {@link failure} (one promise less per request than catching here).
+   * Serves one exchange: its reply, or a promise of it when the body must be read or the request is
+   * served asynchronously. The promise rejects only on a bug: answer with {@link failure} then (one
+   * promise less per request than catching here).
    */
-  handle(exchange: HttpExchange): HttpReply | Promise<HttpReply> {
-    try {
-      return this.#route(exchange);
-    } catch (error) {
-      return this.failure(error);
-    }
+  serveExchange(exchange: HttpExchange): HttpReply | Promise<HttpReply> {
+    const core = this.#core;
+    return core ? core.handle(exchange) : this.#loading.then((loaded) => loaded.handle(exchange));
   }
 
-  /** The 500 reply for an unexpected error (reported to `onerror`). */
+  /** The 500 reply for an unexpected error while serving an exchange (reported to `onerror`). */
   failure(error: unknown): HttpReply {
-    this.options.onerror(error instanceof Error ? error : new Error(String(error)));
+    if (this.#core) return this.#core.failure(error);
     return errorReply(
       500,
       `Internal error while serving the request: ${(error as Error)?.message ?? error}`,
@@ -136,239 +97,10 @@ export class HandlerCore {
     );
   }
 
-  async close(): Promise<void> {
-    this.#closed = true;
-    // Listen streams that came through this handler end gracefully (their closing result) before
-    // everything still in flight is cut.
-    const inFlight: ReadonlySet<unknown> = this.#modern.inFlight;
-    await this.#modern.server.notifications.endListens((link) => inFlight.has(link));
-    for (const call of [...this.#modern.inFlight]) call.shutdown();
-    await this.#sessions.closeAll();
-    this.#streams.keepAlive?.stop();
-  }
-
-  #route(exchange: HttpExchange): Promise<HttpReply> | HttpReply {
-    if (this.#closed) {
-      return errorReply(503, 'The server is shutting down; try again later.', {
-        code: ErrorCode.InternalError,
-      });
-    }
-    const forbidden = this.#guard.check(exchange);
-    if (forbidden) return errorReply(403, forbidden);
-    const { endpoint, sseEndpoint, messagesEndpoint } = this.options;
-    let path = exchange.path;
-    if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
-    const method = exchange.method;
-    if (path === endpoint) {
-      if (method === 'POST') return this.#post(exchange);
-      if (method === 'GET') return this.#get(exchange);
-      if (method === 'DELETE') return this.#delete(exchange);
-      return this.#notAllowed(method, this.options.legacySessions ? 'GET, POST, DELETE' : 'POST');
-    }
-    if (sseEndpoint !== undefined) {
-      if (path === sseEndpoint)
-        return method === 'GET' ? this.#openSse(exchange) : this.#notAllowed(method, 'GET');
-      if (path === messagesEndpoint) {
-        return method === 'POST' ? this.#postMessage(exchange) : this.#notAllowed(method, 'POST');
-      }
-    }
-    return errorReply(
-      404,
-      `Not Found: ${path} is not an MCP endpoint of this server. Send MCP requests to ${endpoint}.`,
-    );
-  }
-
-  #notAllowed(method: string, allow: string): HttpReply {
-    return errorReply(405, `Method Not Allowed: ${method} is not served here; use ${allow}.`, {
-      headers: { allow },
-    });
-  }
-
-  // --- the MCP endpoint --------------------------------------------------------------------------
-
-  #post(exchange: HttpExchange): Promise<HttpReply> | HttpReply {
-    return (
-      checkJsonContentType(exchange) ??
-      withJsonBody(exchange, this.options.maxBodyBytes, (message) => this.#dispatch(exchange, message))
-    );
-  }
-
-  /** Routes a POST by its body (see the module comment). */
-  #dispatch(exchange: HttpExchange, message: unknown): Promise<HttpReply> | HttpReply {
-    const sessionId = exchange.header('mcp-session-id');
-    if (Array.isArray(message)) {
-      if (sessionId === undefined) {
-        return errorReply(
-          400,
-          'Bad Request: JSON-RPC batches exist only in protocol 2025-03-26, inside a session: initialize first (not in a batch), then send batches with the Mcp-Session-Id it returned. Otherwise send one message per POST.',
-        );
-      }
-      return this.#sessionPost(exchange, sessionId, message);
-    }
-    if (!isObject(message)) {
-      return errorReply(400, 'Invalid Request: the body must be one JSON-RPC message (a JSON object).');
-    }
-    if (hasModernEnvelope(message)) return this.#modernPost(exchange, message);
-    if (message.method === 'initialize') return this.#initialize(exchange, message);
-    if (sessionId !== undefined) return this.#sessionPost(exchange, sessionId, message);
-    const c = classify(message);
-    if (c.kind === 'invalid') return errorReply(400, `Invalid Request: ${c.reason}.`, { id: c.id });
-    const version = exchange.header('mcp-protocol-version');
-    if (c.kind === 'request' && isModernRevision(version)) {
-      return errorReply(
-        400,
-        `Invalid params: the request has no _meta["${META.protocolVersion}"]. Protocol ${version} requests must carry the _meta envelope (protocolVersion, clientCapabilities) in params.`,
-        { code: ErrorCode.InvalidParams, id: c.message.id },
-      );
-    }
-    return errorReply(
-      400,
-      `Bad Request: no Mcp-Session-Id header. Legacy clients (up to 2025-11-25) must send initialize first, then the Mcp-Session-Id it returned with every request; 2026-07-28 clients must put _meta["${META.protocolVersion}"] in every request.`,
-      { id: c.kind === 'request' ? c.message.id : null },
-    );
-  }
-
-  #modernPost(exchange: HttpExchange, message: Record<string, unknown>): Promise<HttpReply> | HttpReply {
-    const c = classify(message);
-    switch (c.kind) {
-      case 'request':
-        return serveModernRequest(this.#modern, exchange, c.message);
-      case 'notification':
-        // 2026-07-28 defines no client notification over HTTP (closing a stream is the cancellation).
-        return acceptedReply();
-      case 'result':
-      case 'error':
-        return errorReply(
-          400,
-          'Bad Request: 2026-07-28 clients send no JSON-RPC responses; answer input requests by retrying the original request with inputResponses.',
-        );
-      case 'invalid':
-        return errorReply(400, `Invalid Request: ${c.reason}.`, { id: c.id });
-    }
-  }
-
-  async #initialize(exchange: HttpExchange, message: Record<string, unknown>): Promise<HttpReply> {
-    const c = classify(message);
-    if (c.kind !== 'request') {
-      return errorReply(
-        400,
-        `Invalid Request: initialize must be a JSON-RPC request with an id${c.kind === 'invalid' ? ` (${c.reason})` : ''}.`,
-        { id: c.kind === 'invalid' ? c.id : null },
-      );
-    }
-    const request = c.message as JsonRpcRequest;
-    if (!this.options.legacySessions) {
-      const requested = request.params?.protocolVersion;
-      return errorReply(
-        400,
-        `This endpoint serves only protocol ${MODERN_REVISIONS.join(', ')}, which has no initialize: send server/discover with _meta["${META.protocolVersion}"].`,
-        {
-          code: ErrorCode.UnsupportedProtocolVersion,
-          id: request.id,
-          data: {
-            supported: [...MODERN_REVISIONS],
-            requested: typeof requested === 'string' ? requested : '',
-          },
-        },
-      );
-    }
-    const notAcceptable = checkAccept(exchange, REPLY_TYPES[this.options.responseMode]);
-    if (notAcceptable) return notAcceptable;
-    if (!this.#sessions.reserve()) {
-      return errorReply(
-        503,
-        `Service Unavailable: this server already holds its maximum of ${this.options.maxSessions} sessions, all in use. Try again later, or end unused sessions with DELETE.`,
-        { code: ErrorCode.InternalError, id: request.id, headers: { 'retry-after': '5' } },
-      );
-    }
-    const session = new StreamableSession(this.#scope, newSessionId());
-    this.#sessions.add(session);
-    const reply = await session.post(exchange, message);
-    if (session.revision !== undefined) return reply;
-    // initialize failed: the session never started, so do not hand out its id.
-    await session.terminate();
-    const { 'mcp-session-id': _dropped, ...headers } = reply.headers;
-    return { ...reply, headers };
-  }
-
-  #lookup(sessionId: string, kind: RegisteredSession['kind']): RegisteredSession | HttpReply {
-    const session = this.#sessions.get(sessionId);
-    if (session && session.kind === kind) return session;
-    return errorReply(
-      404,
-      kind === 'streamable'
-        ? `Session not found: ${JSON.stringify(sessionId)} is unknown, expired or ended. Start a new session with initialize (without Mcp-Session-Id).`
-        : `Session not found: ${JSON.stringify(sessionId)} is unknown or its stream closed. Open a new stream with GET ${this.options.sseEndpoint}.`,
-    );
-  }
-
-  #sessionPost(exchange: HttpExchange, sessionId: string, message: unknown): Promise<HttpReply> | HttpReply {
-    const found = this.#lookup(sessionId, 'streamable');
-    if (!(found instanceof StreamableSession)) return found as HttpReply;
-    return found.checkProtocolVersion(exchange) ?? found.post(exchange, message);
-  }
-
-  #get(exchange: HttpExchange): Promise<HttpReply> | HttpReply {
-    const sessionId = exchange.header('mcp-session-id');
-    if (sessionId === undefined || !this.options.legacySessions) {
-      return errorReply(
-        405,
-        'Method Not Allowed: GET opens the stream of a legacy session (send its Mcp-Session-Id). Protocol 2026-07-28 has no GET stream: POST subscriptions/listen to receive change notifications.',
-        { headers: { allow: this.options.legacySessions ? 'GET, POST, DELETE' : 'POST' } },
-      );
-    }
-    const found = this.#lookup(sessionId, 'streamable');
-    if (!(found instanceof StreamableSession)) return found as HttpReply;
-    return checkAccept(exchange, [SSE_TYPE]) ?? found.checkProtocolVersion(exchange) ?? found.get(exchange);
-  }
-
-  async #delete(exchange: HttpExchange): Promise<HttpReply> {
-    const sessionId = exchange.header('mcp-session-id');
-    if (sessionId === undefined || !this.options.legacySessions) {
-      return errorReply(
-        405,
-        'Method Not Allowed: DELETE ends a legacy session (send its Mcp-Session-Id). Protocol 2026-07-28 has no sessions to end.',
-        { headers: { allow: this.options.legacySessions ? 'GET, POST, DELETE' : 'POST' } },
-      );
-    }
-    const found = this.#lookup(sessionId, 'streamable');
-    if (!(found instanceof StreamableSession)) return found as HttpReply;
-    const mismatch = found.checkProtocolVersion(exchange);
-    if (mismatch) return mismatch;
-    await found.terminate();
-    return { status: 200, headers: {} };
-  }
-
-  // --- HTTP+SSE (2024-11-05) ---------------------------------------------------------------------
-
-  #openSse(exchange: HttpExchange): HttpReply {
-    const notAcceptable = checkAccept(exchange, [SSE_TYPE]);
-    if (notAcceptable) return notAcceptable;
-    if (!this.#sessions.reserve()) {
-      return errorReply(
-        503,
-        `Service Unavailable: this server already holds its maximum of ${this.options.maxSessions} sessions, all in use. Try again later.`,
-        { code: ErrorCode.InternalError, headers: { 'retry-after': '5' } },
-      );
-    }
-    const session = new SseSession(this.#scope, newSessionId());
-    this.#sessions.add(session);
-    return session.reply;
-  }
-
-  #postMessage(exchange: HttpExchange): Promise<HttpReply> | HttpReply {
-    const sessionId = new URLSearchParams(exchange.query).get('sessionId');
-    if (sessionId === null) {
-      return errorReply(
-        400,
-        `Bad Request: no sessionId in the query. POST to the URL the endpoint event of GET ${this.options.sseEndpoint} announced.`,
-      );
-    }
-    const found = this.#lookup(sessionId, 'sse');
-    if (!(found instanceof SseSession)) return found as HttpReply;
-    return (
-      checkJsonContentType(exchange) ??
-      withJsonBody(exchange, this.options.maxBodyBytes, (message) => found.post(exchange, message))
-    );
+  close(): Promise<void> {
+    // Closed before the core was loaded: it closes as soon as it is, before any request reaches it
+    // (those wait on the same promise, after this), so they get the closed core's 503.
+    const core = this.#core;
+    return core ? core.close() : this.#loading.then((loaded) => loaded.close());
   }
 }

@@ -1,15 +1,19 @@
 /**
- * `createHttpHandler` from the `switchboard` entry does not import the HTTP server (a stdio server
- * would pay for loading it): until something has loaded the implementation, the handler loads it on
- * its first request. This file must not import handler.js (nor the helpers, which do) before the
- * tests that need it not loaded.
+ * The handler `createHttpHandler` makes: it loads the HTTP server's core itself (a stdio server never
+ * pays for it), checks its options at once, and serves both `fetch` and the Node adapter's exchanges,
+ * also while the core is still loading.
  */
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { Server } from '../../../src/server/server.js';
-import { createHttpHandler } from '../../../src/transports/http/server/entry.js';
+import type { HttpExchange } from '../../../src/transports/http/server/exchange.js';
+import {
+  createHttpHandler,
+  isMcpHttpHandler,
+  type McpHttpHandler,
+} from '../../../src/transports/http/server/handler.js';
 
 function server(): Server {
   const s = new Server({ name: 'entry', version: '1.0.0' });
@@ -22,7 +26,7 @@ function server(): Server {
   return s;
 }
 
-// Built before anything loaded the implementation; the last test mounts it on Node.
+// Made before anything loaded the core; the last test mounts it on Node.
 const early = createHttpHandler(server());
 
 const call = (tool = 'echo') =>
@@ -51,16 +55,17 @@ const call = (tool = 'echo') =>
     }),
   });
 
-test('before the implementation is loaded: options are checked at once, the first request loads it', async () => {
+test('options are checked at once; requests and close() made while the core loads wait for it', async () => {
   assert.throws(() => createHttpHandler(server(), { maxBodyBytes: -1 }), { code: 'CONFIG' });
   const handler = createHttpHandler(server());
   const closedEarly = createHttpHandler(server());
-  await closedEarly.close();
+  const closing = closedEarly.close();
   const response = await handler.fetch(call());
   assert.equal(response.status, 200);
   const body = (await response.json()) as { result: { content: unknown } };
   assert.deepEqual(body.result.content, [{ type: 'text', text: 'hi' }]);
-  assert.equal((await closedEarly.fetch(call())).status, 503, 'closed before its first request');
+  assert.equal((await closedEarly.fetch(call())).status, 503, 'closed before its core was loaded');
+  await closing;
   const who = await handler.fetch(call('whoami'), { auth: { subject: 'alice' } });
   const whoBody = (await who.json()) as { result: { content: unknown } };
   assert.deepEqual(
@@ -68,27 +73,39 @@ test('before the implementation is loaded: options are checked at once, the firs
     [{ type: 'text', text: 'alice' }],
     'fetch options reach the handler',
   );
-  const { coreOf } = await import('../../../src/transports/http/server/handler.js');
-  assert.equal(coreOf(handler), undefined, 'built before the implementation was loaded');
   await handler.close();
 });
 
-test('once loaded, handlers are built by the implementation itself (the Node fast path finds their core)', async () => {
-  const { coreOf } = await import('../../../src/transports/http/server/handler.js');
-  const handler = createHttpHandler(server());
-  assert.ok(coreOf(handler), 'a real handler, with its core');
-  assert.equal((await handler.fetch(call())).status, 200);
+test('a handler made by createHttpHandler serves exchanges, also before its core is loaded', async () => {
+  const handler = createHttpHandler(server(), { endpoint: '/rpc' });
+  assert.ok(isMcpHttpHandler(handler));
+  assert.equal(isMcpHttpHandler({ fetch: async () => new Response(), close: async () => {} }), false);
+  assert.equal((handler as McpHttpHandler).endpoint, '/rpc', 'known before the core is loaded');
+  const exchange: HttpExchange = {
+    method: 'GET',
+    path: '/elsewhere',
+    query: '',
+    header: (name) => (name === 'host' ? '127.0.0.1' : undefined),
+    headers: () => ({ host: '127.0.0.1' }),
+    readBody: () => Promise.resolve({ kind: 'text', text: '' }),
+    localAddress: '127.0.0.1',
+    auth: undefined,
+    onClientGone: () => {},
+  };
+  const first = handler.serveExchange(exchange);
+  assert.ok(first instanceof Promise, 'the core is still loading: the reply waits for it');
+  assert.equal((await first).status, 404);
+  const second = handler.serveExchange(exchange);
+  assert.ok(!(second instanceof Promise), 'loaded: served synchronously');
+  assert.equal(second.status, 404);
   await handler.close();
 });
 
-test('a handler built before the implementation, mounted with toNodeListener, is served by the fast path', async () => {
-  // Importing the Node adapter loads the implementation.
+test('mounted with toNodeListener, the handler is served by the Node path (an upstream req.body works)', async () => {
   const { toNodeListener } = await import('../../../src/node/listener.js');
-  const { coreOf } = await import('../../../src/transports/http/server/handler.js');
-  assert.equal(coreOf(early), undefined, 'built before the implementation was loaded');
   const listener = toNodeListener(early);
-  // A body parser in front (express.json()) has read the stream: only the Node fast path, which
-  // takes req.body, can serve this; the Request/Response path would find the stream empty.
+  // A body parser in front (express.json()) has read the stream: only the Node path, which takes
+  // req.body, can serve this; the Request/Response path would find the stream empty.
   const http = createServer(async (req: IncomingMessage & { body?: unknown }, res) => {
     let text = '';
     for await (const chunk of req) text += chunk;

@@ -1,0 +1,344 @@
+/**
+ * The HTTP server's core: routing and bookkeeping for one handler, shared by every adapter (the
+ * handler's own `fetch`, and `toNodeListener`). `handler.ts` loads this module when the first
+ * handler is made, so a program that never serves HTTP never loads it.
+ *
+ * On the MCP endpoint (default `/mcp`), a request is routed by what it carries:
+ * - a body whose params `_meta` holds `io.modelcontextprotocol/protocolVersion` is a 2026-07-28
+ *   request: stateless, answered on its own POST (an `Mcp-Session-Id` header is ignored);
+ * - `initialize` opens a legacy Streamable HTTP session (2025-03-26 .. 2025-11-25);
+ * - an `Mcp-Session-Id` header addresses that session (POST, GET stream, DELETE);
+ * - anything else is refused with a message saying which of the above to do.
+ * The deprecated HTTP+SSE transport (2024-11-05) has its own paths (`GET /sse`, `POST /messages`).
+ *
+ * Before routing, every request passes the Host/Origin check (403), and bodies the content-type
+ * (415), size (413) and JSON (400) checks. Every error reply carries a JSON-RPC error body.
+ */
+import type { AuthInfo } from '../../../engine/channel.js';
+import { ErrorCode } from '../../../protocol/errors.js';
+import { classify, type JsonRpcRequest } from '../../../protocol/jsonrpc.js';
+import { META } from '../../../protocol/meta.js';
+import { isModernRevision, MODERN_REVISIONS } from '../../../protocol/revisions.js';
+import type { Server } from '../../../server/server.js';
+import { acceptedReply, errorReply, type HttpExchange, type HttpReply } from './exchange.js';
+import { FetchExchange, toResponse } from './fetch-exchange.js';
+import { SseSession } from './legacy-sse.js';
+import { type ModernCall, type ModernScope, serveModernRequest } from './modern.js';
+import { checkAccept, checkJsonContentType, REPLY_TYPES, SSE_TYPE, withJsonBody } from './negotiation.js';
+import type { ResolvedOptions } from './options.js';
+import { OriginGuard } from './security.js';
+import { StreamableSession } from './session.js';
+import { newSessionId, type RegisteredSession, SessionRegistry, type SessionScope } from './sessions.js';
+import { KeepAlive, type StreamPolicy } from './sse.js';
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The body is a 2026-07-28 message: its params `_meta` names a protocol version. */
+function hasModernEnvelope(message: Record<string, unknown>): boolean {
+  const params = message.params;
+  return isObject(params) && isObject(params._meta) && META.protocolVersion in params._meta;
+}
+
+/** @internal Routing and bookkeeping shared by every adapter. */
+export class HandlerCore {
+  readonly options: ResolvedOptions;
+  readonly #streams: StreamPolicy;
+  readonly #sessions: SessionRegistry;
+  readonly #modern: ModernScope;
+  readonly #scope: SessionScope;
+  readonly #guard: OriginGuard;
+  #closed = false;
+
+  constructor(server: Server, options: ResolvedOptions) {
+    this.options = options;
+    this.#guard = new OriginGuard(options.policy);
+    this.#streams = {
+      keepAlive: options.keepAliveMs > 0 ? new KeepAlive(options.keepAliveMs) : undefined,
+      maxBufferedBytes: options.maxStreamBufferBytes,
+      onerror: options.onerror,
+    };
+    this.#sessions = new SessionRegistry(options.maxSessions, options.sessionIdleTimeoutMs, options.onerror);
+    this.#modern = { server, options, streams: this.#streams, inFlight: new Set<ModernCall>() };
+    const sessions = this.#sessions;
+    this.#scope = {
+      server,
+      options,
+      streams: this.#streams,
+      closed: (session: RegisteredSession) => sessions.remove(session),
+    };
+  }
+
+  /** Open legacy sessions (both legacy transports). */
+  get sessionCount(): number {
+    return this.#sessions.size;
+  }
+
+  /**
+   * Serves one exchange: the reply, or a promise of it when the body must be read or the request
+   * served asynchronously. Never throws; the promise rejects only on a bug, which the adapter turns
+   * into {@link failure} (one promise less per request than catching here).
+   */
+  handle(exchange: HttpExchange): HttpReply | Promise<HttpReply> {
+    try {
+      return this.#route(exchange);
+    } catch (error) {
+      return this.failure(error);
+    }
+  }
+
+  /** Serves a WHATWG `Request` (the handler's `fetch`). Never rejects. */
+  fetch(request: Request, auth: AuthInfo | undefined): Promise<Response> {
+    return Promise.resolve(this.handle(new FetchExchange(request, auth))).then(toResponse, (error) =>
+      toResponse(this.failure(error)),
+    );
+  }
+
+  /** The 500 reply for an unexpected error (reported to `onerror`). */
+  failure(error: unknown): HttpReply {
+    this.options.onerror(error instanceof Error ? error : new Error(String(error)));
+    return errorReply(
+      500,
+      `Internal error while serving the request: ${(error as Error)?.message ?? error}`,
+      {
+        code: ErrorCode.InternalError,
+      },
+    );
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    // Listen streams that came through this handler end gracefully (their closing result) before
+    // everything still in flight is cut.
+    const inFlight: ReadonlySet<unknown> = this.#modern.inFlight;
+    await this.#modern.server.notifications.endListens((link) => inFlight.has(link));
+    for (const call of [...this.#modern.inFlight]) call.shutdown();
+    await this.#sessions.closeAll();
+    this.#streams.keepAlive?.stop();
+  }
+
+  #route(exchange: HttpExchange): Promise<HttpReply> | HttpReply {
+    if (this.#closed) {
+      return errorReply(503, 'The server is shutting down; try again later.', {
+        code: ErrorCode.InternalError,
+      });
+    }
+    const forbidden = this.#guard.check(exchange);
+    if (forbidden) return errorReply(403, forbidden);
+    const { endpoint, sseEndpoint, messagesEndpoint } = this.options;
+    let path = exchange.path;
+    if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+    const method = exchange.method;
+    if (path === endpoint) {
+      if (method === 'POST') return this.#post(exchange);
+      if (method === 'GET') return this.#get(exchange);
+      if (method === 'DELETE') return this.#delete(exchange);
+      return this.#notAllowed(method, this.options.legacySessions ? 'GET, POST, DELETE' : 'POST');
+    }
+    if (sseEndpoint !== undefined) {
+      if (path === sseEndpoint)
+        return method === 'GET' ? this.#openSse(exchange) : this.#notAllowed(method, 'GET');
+      if (path === messagesEndpoint) {
+        return method === 'POST' ? this.#postMessage(exchange) : this.#notAllowed(method, 'POST');
+      }
+    }
+    return errorReply(
+      404,
+      `Not Found: ${path} is not an MCP endpoint of this server. Send MCP requests to ${endpoint}.`,
+    );
+  }
+
+  #notAllowed(method: string, allow: string): HttpReply {
+    return errorReply(405, `Method Not Allowed: ${method} is not served here; use ${allow}.`, {
+      headers: { allow },
+    });
+  }
+
+  // --- the MCP endpoint --------------------------------------------------------------------------
+
+  #post(exchange: HttpExchange): Promise<HttpReply> | HttpReply {
+    return (
+      checkJsonContentType(exchange) ??
+      withJsonBody(exchange, this.options.maxBodyBytes, (message) => this.#dispatch(exchange, message))
+    );
+  }
+
+  /** Routes a POST by its body (see the module comment). */
+  #dispatch(exchange: HttpExchange, message: unknown): Promise<HttpReply> | HttpReply {
+    const sessionId = exchange.header('mcp-session-id');
+    if (Array.isArray(message)) {
+      if (sessionId === undefined) {
+        return errorReply(
+          400,
+          'Bad Request: JSON-RPC batches exist only in protocol 2025-03-26, inside a session: initialize first (not in a batch), then send batches with the Mcp-Session-Id it returned. Otherwise send one message per POST.',
+        );
+      }
+      return this.#sessionPost(exchange, sessionId, message);
+    }
+    if (!isObject(message)) {
+      return errorReply(400, 'Invalid Request: the body must be one JSON-RPC message (a JSON object).');
+    }
+    if (hasModernEnvelope(message)) return this.#modernPost(exchange, message);
+    if (message.method === 'initialize') return this.#initialize(exchange, message);
+    if (sessionId !== undefined) return this.#sessionPost(exchange, sessionId, message);
+    const c = classify(message);
+    if (c.kind === 'invalid') return errorReply(400, `Invalid Request: ${c.reason}.`, { id: c.id });
+    const version = exchange.header('mcp-protocol-version');
+    if (c.kind === 'request' && isModernRevision(version)) {
+      return errorReply(
+        400,
+        `Invalid params: the request has no _meta["${META.protocolVersion}"]. Protocol ${version} requests must carry the _meta envelope (protocolVersion, clientCapabilities) in params.`,
+        { code: ErrorCode.InvalidParams, id: c.message.id },
+      );
+    }
+    return errorReply(
+      400,
+      `Bad Request: no Mcp-Session-Id header. Legacy clients (up to 2025-11-25) must send initialize first, then the Mcp-Session-Id it returned with every request; 2026-07-28 clients must put _meta["${META.protocolVersion}"] in every request.`,
+      { id: c.kind === 'request' ? c.message.id : null },
+    );
+  }
+
+  #modernPost(exchange: HttpExchange, message: Record<string, unknown>): Promise<HttpReply> | HttpReply {
+    const c = classify(message);
+    switch (c.kind) {
+      case 'request':
+        return serveModernRequest(this.#modern, exchange, c.message);
+      case 'notification':
+        // 2026-07-28 defines no client notification over HTTP (closing a stream is the cancellation).
+        return acceptedReply();
+      case 'result':
+      case 'error':
+        return errorReply(
+          400,
+          'Bad Request: 2026-07-28 clients send no JSON-RPC responses; answer input requests by retrying the original request with inputResponses.',
+        );
+      case 'invalid':
+        return errorReply(400, `Invalid Request: ${c.reason}.`, { id: c.id });
+    }
+  }
+
+  async #initialize(exchange: HttpExchange, message: Record<string, unknown>): Promise<HttpReply> {
+    const c = classify(message);
+    if (c.kind !== 'request') {
+      return errorReply(
+        400,
+        `Invalid Request: initialize must be a JSON-RPC request with an id${c.kind === 'invalid' ? ` (${c.reason})` : ''}.`,
+        { id: c.kind === 'invalid' ? c.id : null },
+      );
+    }
+    const request = c.message as JsonRpcRequest;
+    if (!this.options.legacySessions) {
+      const requested = request.params?.protocolVersion;
+      return errorReply(
+        400,
+        `This endpoint serves only protocol ${MODERN_REVISIONS.join(', ')}, which has no initialize: send server/discover with _meta["${META.protocolVersion}"].`,
+        {
+          code: ErrorCode.UnsupportedProtocolVersion,
+          id: request.id,
+          data: {
+            supported: [...MODERN_REVISIONS],
+            requested: typeof requested === 'string' ? requested : '',
+          },
+        },
+      );
+    }
+    const notAcceptable = checkAccept(exchange, REPLY_TYPES[this.options.responseMode]);
+    if (notAcceptable) return notAcceptable;
+    if (!this.#sessions.reserve()) {
+      return errorReply(
+        503,
+        `Service Unavailable: this server already holds its maximum of ${this.options.maxSessions} sessions, all in use. Try again later, or end unused sessions with DELETE.`,
+        { code: ErrorCode.InternalError, id: request.id, headers: { 'retry-after': '5' } },
+      );
+    }
+    const session = new StreamableSession(this.#scope, newSessionId());
+    this.#sessions.add(session);
+    const reply = await session.post(exchange, message);
+    if (session.revision !== undefined) return reply;
+    // initialize failed: the session never started, so do not hand out its id.
+    await session.terminate();
+    const { 'mcp-session-id': _dropped, ...headers } = reply.headers;
+    return { ...reply, headers };
+  }
+
+  #lookup(sessionId: string, kind: RegisteredSession['kind']): RegisteredSession | HttpReply {
+    const session = this.#sessions.get(sessionId);
+    if (session && session.kind === kind) return session;
+    return errorReply(
+      404,
+      kind === 'streamable'
+        ? `Session not found: ${JSON.stringify(sessionId)} is unknown, expired or ended. Start a new session with initialize (without Mcp-Session-Id).`
+        : `Session not found: ${JSON.stringify(sessionId)} is unknown or its stream closed. Open a new stream with GET ${this.options.sseEndpoint}.`,
+    );
+  }
+
+  #sessionPost(exchange: HttpExchange, sessionId: string, message: unknown): Promise<HttpReply> | HttpReply {
+    const found = this.#lookup(sessionId, 'streamable');
+    if (!(found instanceof StreamableSession)) return found as HttpReply;
+    return found.checkProtocolVersion(exchange) ?? found.post(exchange, message);
+  }
+
+  #get(exchange: HttpExchange): Promise<HttpReply> | HttpReply {
+    const sessionId = exchange.header('mcp-session-id');
+    if (sessionId === undefined || !this.options.legacySessions) {
+      return errorReply(
+        405,
+        'Method Not Allowed: GET opens the stream of a legacy session (send its Mcp-Session-Id). Protocol 2026-07-28 has no GET stream: POST subscriptions/listen to receive change notifications.',
+        { headers: { allow: this.options.legacySessions ? 'GET, POST, DELETE' : 'POST' } },
+      );
+    }
+    const found = this.#lookup(sessionId, 'streamable');
+    if (!(found instanceof StreamableSession)) return found as HttpReply;
+    return checkAccept(exchange, [SSE_TYPE]) ?? found.checkProtocolVersion(exchange) ?? found.get(exchange);
+  }
+
+  async #delete(exchange: HttpExchange): Promise<HttpReply> {
+    const sessionId = exchange.header('mcp-session-id');
+    if (sessionId === undefined || !this.options.legacySessions) {
+      return errorReply(
+        405,
+        'Method Not Allowed: DELETE ends a legacy session (send its Mcp-Session-Id). Protocol 2026-07-28 has no sessions to end.',
+        { headers: { allow: this.options.legacySessions ? 'GET, POST, DELETE' : 'POST' } },
+      );
+    }
+    const found = this.#lookup(sessionId, 'streamable');
+    if (!(found instanceof StreamableSession)) return found as HttpReply;
+    const mismatch = found.checkProtocolVersion(exchange);
+    if (mismatch) return mismatch;
+    await found.terminate();
+    return { status: 200, headers: {} };
+  }
+
+  // --- HTTP+SSE (2024-11-05) ---------------------------------------------------------------------
+
+  #openSse(exchange: HttpExchange): HttpReply {
+    const notAcceptable = checkAccept(exchange, [SSE_TYPE]);
+    if (notAcceptable) return notAcceptable;
+    if (!this.#sessions.reserve()) {
+      return errorReply(
+        503,
+        `Service Unavailable: this server already holds its maximum of ${this.options.maxSessions} sessions, all in use. Try again later.`,
+        { code: ErrorCode.InternalError, headers: { 'retry-after': '5' } },
+      );
+    }
+    const session = new SseSession(this.#scope, newSessionId());
+    this.#sessions.add(session);
+    return session.reply;
+  }
+
+  #postMessage(exchange: HttpExchange): Promise<HttpReply> | HttpReply {
+    const sessionId = new URLSearchParams(exchange.query).get('sessionId');
+    if (sessionId === null) {
+      return errorReply(
+        400,
+        `Bad Request: no sessionId in the query. POST to the URL the endpoint event of GET ${this.options.sseEndpoint} announced.`,
+      );
+    }
+    const found = this.#lookup(sessionId, 'sse');
+    if (!(found instanceof SseSession)) return found as HttpReply;
+    return (
+      checkJsonContentType(exchange) ??
+      withJsonBody(exchange, this.options.maxBodyBytes, (message) => found.post(exchange, message))
+    );
+  }
+}
