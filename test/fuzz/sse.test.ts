@@ -40,7 +40,8 @@ function reference(bytes: Uint8Array): Seen {
     let value = colon === -1 ? '' : line.slice(colon + 1);
     if (value.startsWith(' ')) value = value.slice(1);
     if (field === 'data') data += `${value}\n`;
-    else if (field === 'event') event = value === '' ? undefined : value; // empty: the default type
+    else if (field === 'event')
+      event = value === '' ? undefined : value; // empty: the default type
     else if (field === 'retry' && /^\d+$/.test(value)) seen.retries.push(Number(value));
   }
   return seen;

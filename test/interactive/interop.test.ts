@@ -24,7 +24,6 @@ import { serveStdio as v2ServeStdio } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
 import { Client } from '../../src/client/client.js';
 import type { Revision } from '../../src/protocol/revisions.js';
-import { Server } from '../../src/server/server.js';
 import { bridge } from '../helpers/official.js';
 import { ONBOARDED, onboardingServer } from './fixtures/onboarding-server.js';
 
