@@ -8,6 +8,8 @@
  * Messages say what went wrong and what to do. No "MCP error -32602:" prefixes are added: the code is
  * a property, not part of the text.
  */
+
+import { clip } from '../util/clip.js';
 import type { JsonRpcErrorObject } from './jsonrpc.js';
 
 export const ErrorCode = {
@@ -52,7 +54,7 @@ export class ProtocolError extends Error {
 export const invalidParams = (message: string, data?: unknown) =>
   new ProtocolError(ErrorCode.InvalidParams, message, data);
 export const methodNotFound = (method: string, hint?: string) =>
-  new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${method}${hint ? `. ${hint}` : ''}`);
+  new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${clip(method)}${hint ? `. ${hint}` : ''}`);
 export const invalidRequest = (message: string) => new ProtocolError(ErrorCode.InvalidRequest, message);
 
 /** Stable codes for failures that happen locally rather than at the peer. */
