@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { JsonLineDecoder } from '../../src/transports/stdio/framing.js';
+import { cut } from '../helpers/cut.js';
 
 type Out = { message: unknown } | { malformed: number };
 
@@ -57,19 +58,6 @@ function reference(bytes: Uint8Array, max = Number.POSITIVE_INFINITY): Out[] {
     }
   }
   return out;
-}
-
-/** `bytes` cut at the given offsets (sorted, deduplicated, in range). */
-function cut(bytes: Uint8Array, offsets: number[]): Uint8Array[] {
-  const points = [...new Set(offsets.map((o) => o % (bytes.length + 1)))].sort((a, b) => a - b);
-  const pieces: Uint8Array[] = [];
-  let from = 0;
-  for (const at of points) {
-    pieces.push(bytes.slice(from, at));
-    from = at;
-  }
-  pieces.push(bytes.slice(from));
-  return pieces;
 }
 
 const encoder = new TextEncoder();

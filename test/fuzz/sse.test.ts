@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { readEventStream } from '../../src/transports/http/client/sse-reader.js';
+import { cut } from '../helpers/cut.js';
 
 interface Seen {
   events: { event: string | undefined; data: string }[];
@@ -69,18 +70,6 @@ async function read(chunks: Uint8Array[]): Promise<Seen> {
   return seen;
 }
 
-function cut(bytes: Uint8Array, offsets: number[]): Uint8Array[] {
-  const points = [...new Set(offsets.map((o) => o % (bytes.length + 1)))].sort((a, b) => a - b);
-  const pieces: Uint8Array[] = [];
-  let from = 0;
-  for (const at of points) {
-    pieces.push(bytes.slice(from, at));
-    from = at;
-  }
-  pieces.push(bytes.slice(from));
-  return pieces.filter((p) => p.length > 0);
-}
-
 const encoder = new TextEncoder();
 const lineEnd = fc.constantFrom('\n', '\r\n', '\r');
 /** Field values without line breaks: what one SSE line can carry. */
@@ -113,7 +102,7 @@ describe('readEventStream (property)', () => {
             text += end;
           }
           const bytes = encoder.encode(text);
-          assert.deepEqual(await read(cut(bytes, offsets)), reference(bytes));
+          assert.deepEqual(await read(cut(bytes, offsets).filter((p) => p.length > 0)), reference(bytes));
         },
       ),
       { numRuns: 300 },
@@ -131,7 +120,7 @@ describe('readEventStream (property)', () => {
         fc.array(fc.nat(), { maxLength: 30 }),
         async (raw, offsets) => {
           const bytes = Uint8Array.from(raw);
-          assert.deepEqual(await read(cut(bytes, offsets)), reference(bytes));
+          assert.deepEqual(await read(cut(bytes, offsets).filter((p) => p.length > 0)), reference(bytes));
         },
       ),
       { numRuns: 500 },
