@@ -151,6 +151,7 @@ export {
 export type { TaskHandoff } from './server/task-handoff.js';
 export type { StructuredToolReturn, ToolArgs, ToolConfig, ToolHandler, ToolReturn } from './server/tools.js';
 export { UriTemplate } from './server/uri-template.js';
+export type { Logger } from './util/logger.js';
 export {
   type EventStore,
   MemoryEventStore,

@@ -8,6 +8,8 @@
  * Messages say what went wrong and what to do. No "MCP error -32602:" prefixes are added: the code is
  * a property, not part of the text.
  */
+
+import { errorMessage } from '../util/guards.js';
 import type { JsonRpcErrorObject } from './jsonrpc.js';
 
 export const ErrorCode = {
@@ -99,6 +101,6 @@ export class SwitchboardError extends Error {
 /** Turns anything thrown by a handler into the error object sent to the peer. */
 export function toErrorObject(error: unknown): JsonRpcErrorObject {
   if (error instanceof ProtocolError) return error.toObject();
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return { code: ErrorCode.InternalError, message: message || 'Internal error' };
 }
