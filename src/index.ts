@@ -151,7 +151,6 @@ export {
 export type { TaskHandoff } from './server/task-handoff.js';
 export type { StructuredToolReturn, ToolArgs, ToolConfig, ToolHandler, ToolReturn } from './server/tools.js';
 export { UriTemplate } from './server/uri-template.js';
-export type { Logger } from './util/logger.js';
 export {
   type EventStore,
   MemoryEventStore,
@@ -166,3 +165,4 @@ export {
   type HttpHandler,
 } from './transports/http/server/handler.js';
 export type { HttpHandlerOptions, ResponseMode } from './transports/http/server/options.js';
+export type { Logger } from './util/logger.js';

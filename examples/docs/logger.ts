@@ -13,10 +13,7 @@ server.registerTool('work', {}, (_args, ctx) => {
   return 'done';
 });
 
-const client = new Client(
-  { name: 'docs', version: '1.0.0' },
-  { logLevel: 'info', logger: logger('client') },
-);
+const client = new Client({ name: 'docs', version: '1.0.0' }, { logLevel: 'info', logger: logger('client') });
 // A listener that throws breaks no call: the client's logger hears about it.
 client.onLog(() => {
   throw new Error('the log listener has a bug');
