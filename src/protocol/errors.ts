@@ -9,6 +9,7 @@
  * a property, not part of the text.
  */
 
+import { clip } from '../util/clip.js';
 import { errorMessage } from '../util/guards.js';
 import type { JsonRpcErrorObject } from './jsonrpc.js';
 
@@ -54,7 +55,7 @@ export class ProtocolError extends Error {
 export const invalidParams = (message: string, data?: unknown) =>
   new ProtocolError(ErrorCode.InvalidParams, message, data);
 export const methodNotFound = (method: string, hint?: string) =>
-  new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${method}${hint ? `. ${hint}` : ''}`);
+  new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${clip(method)}${hint ? `. ${hint}` : ''}`);
 export const invalidRequest = (message: string) => new ProtocolError(ErrorCode.InvalidRequest, message);
 
 /** Stable codes for failures that happen locally rather than at the peer. */

@@ -94,7 +94,7 @@ import {
   type ToolHandler,
   unknownTool,
 } from './tools.js';
-import { UriTemplateIndex } from './uri-template.js';
+import { climbingVariable, UriTemplateIndex } from './uri-template.js';
 import { UrlElicitationTracker } from './url-elicitations.js';
 
 export interface ServerOptions {
@@ -947,6 +947,12 @@ export class Server {
     } else {
       const match = this.templateIndex().match(uri);
       if (!match || !this.visible('resourceTemplates', match.value.descriptor, ctx)) throw notFound();
+      const climbing = climbingVariable(match.variables);
+      if (climbing !== undefined) {
+        throw invalidParams(
+          `Refused ${JSON.stringify(uri)}: its "${climbing}" is ${JSON.stringify(match.variables[climbing])}, which has a ".." path segment (directly or percent-encoded). Resource URIs may not climb out of their template; send a normalized URI.`,
+        );
+      }
       const template = match.value;
       result = normalizeReadResult(
         await template.read(uri, match.variables, ctx),

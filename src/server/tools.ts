@@ -27,6 +27,7 @@ import {
   type SchemaLike,
   type ValidationResult,
 } from '../schema/index.js';
+import { clip } from '../util/clip.js';
 import { errorMessage, isPromiseLike } from '../util/guards.js';
 import type { RequestContext } from './context.js';
 import { InputRequiredError } from './input.js';
@@ -125,7 +126,9 @@ export function buildToolEntry(
 }
 
 export const unknownTool = (name: string) =>
-  invalidParams(`Unknown tool: ${JSON.stringify(name)}. Call tools/list for the available tools.`, { name });
+  invalidParams(`Unknown tool: ${JSON.stringify(clip(name))}. Call tools/list for the available tools.`, {
+    name: clip(name),
+  });
 
 /** What one `tools/call` comes to: a result, or work the handler handed off to a task. */
 export type CallToolOutcome = CallToolResult | TaskHandoff;

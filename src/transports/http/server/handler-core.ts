@@ -20,6 +20,7 @@ import { classify, type JsonRpcRequest } from '../../../protocol/jsonrpc.js';
 import { META } from '../../../protocol/meta.js';
 import { isModernRevision, MODERN_REVISIONS } from '../../../protocol/revisions.js';
 import type { Server } from '../../../server/server.js';
+import { clip } from '../../../util/clip.js';
 import { asError, isPlainObject } from '../../../util/guards.js';
 import { acceptedReply, errorReply, type HttpExchange, type HttpReply } from './exchange.js';
 import { FetchExchange, toResponse } from './fetch-exchange.js';
@@ -265,8 +266,8 @@ export class HandlerCore {
     return errorReply(
       404,
       kind === 'streamable'
-        ? `Session not found: ${JSON.stringify(sessionId)} is unknown, expired or ended. Start a new session with initialize (without Mcp-Session-Id).`
-        : `Session not found: ${JSON.stringify(sessionId)} is unknown or its stream closed. Open a new stream with GET ${this.options.sseEndpoint}.`,
+        ? `Session not found: ${JSON.stringify(clip(sessionId))} is unknown, expired or ended. Start a new session with initialize (without Mcp-Session-Id).`
+        : `Session not found: ${JSON.stringify(clip(sessionId))} is unknown or its stream closed. Open a new stream with GET ${this.options.sseEndpoint}.`,
     );
   }
 

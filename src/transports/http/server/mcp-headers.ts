@@ -10,6 +10,7 @@ import { decodeHeaderValue, type HeaderParam, scanToolHeaders } from '../../../p
 import { META } from '../../../protocol/meta.js';
 import { methodSpec } from '../../../protocol/methods.js';
 import type { Tool } from '../../../protocol/types.js';
+import { clip } from '../../../util/clip.js';
 import { isPlainObject } from '../../../util/guards.js';
 import type { HttpExchange } from './exchange.js';
 
@@ -87,7 +88,7 @@ export function checkMirroredHeaders(
   const methodHeader = requireHeader(exchange, 'mcp-method', 'Mcp-Method', method);
   if (methodHeader !== method) {
     throw mismatch(
-      `Mcp-Method header ${JSON.stringify(methodHeader)} does not match the body's method ${JSON.stringify(method)}; send the same method in both.`,
+      `Mcp-Method header ${JSON.stringify(clip(methodHeader))} does not match the body's method ${JSON.stringify(clip(method))}; send the same method in both.`,
     );
   }
   const nameParam = methodSpec(method)?.nameParam;

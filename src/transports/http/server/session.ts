@@ -17,6 +17,7 @@ import { ErrorCode } from '../../../protocol/errors.js';
 import { isRequestId, type RequestId } from '../../../protocol/jsonrpc.js';
 import { isLegacyRevision, type LegacyRevision } from '../../../protocol/revisions.js';
 import type { ServerConnection } from '../../../server/connection.js';
+import { clip } from '../../../util/clip.js';
 import { asError, isPlainObject } from '../../../util/guards.js';
 import { formatEventId, parseEventId, type Replay } from './event-store.js';
 import {
@@ -465,7 +466,7 @@ export class StreamableSession implements Channel {
       return errorReply(
         400,
         store
-          ? `Cannot resume: Last-Event-ID ${JSON.stringify(lastEventId)} names no stream of this session. Send an event id this session sent, or GET without Last-Event-ID.`
+          ? `Cannot resume: Last-Event-ID ${JSON.stringify(clip(lastEventId))} names no stream of this session. Send an event id this session sent, or GET without Last-Event-ID.`
           : 'Cannot resume: this server keeps no events (eventStore: false). GET without Last-Event-ID to open a new stream.',
         { headers: this.headers },
       );
