@@ -10,6 +10,7 @@ import { nodeFetch } from '../node/fetch.js';
 import { endpointKey, type HttpEra, recallEra, rememberEra } from '../transports/http/client/era-cache.js';
 import { StreamableHttpClientChannel } from '../transports/http/client/streamable-channel.js';
 import { StdioClientChannel } from '../transports/stdio/client-channel.js';
+import { lineLogger } from '../util/logger.js';
 import { packageFile } from '../util/package-file.js';
 import { EraMemory } from './era-memory.js';
 import type { CliOptions } from './invocation.js';
@@ -50,6 +51,9 @@ export function createSession(
 ): Session {
   // Only a negotiated era is worth remembering: a --protocol choice says nothing about the server.
   const negotiated = options.protocol === 'auto';
+  // What concerns no single call (a tool the HTTP channel dropped for an invalid x-mcp-header, a
+  // malformed frame) is worth seeing even without --verbose; the channels use the client's logger.
+  const logger = lineLogger(report);
   const client = new Client(
     { name: 'switchboard-cli', version: cliVersion() },
     {
@@ -58,6 +62,7 @@ export function createSession(
       probeTimeoutMs: Math.min(PROBE_TIMEOUT_MS, options.timeoutMs),
       // One command, one answer: never serve a result from the 2026-07-28 cache.
       cache: false,
+      logger,
     },
   );
   if (target.kind === 'http') {
@@ -73,8 +78,6 @@ export function createSession(
         fetch: nodeFetch,
         headers: options.headers,
         bearerToken: options.bearer,
-        // E.g. a tool dropped for an invalid x-mcp-header: worth seeing even without --verbose.
-        onwarning: (message) => report(`switchboard: warning: ${message}\n`),
       }));
     return {
       client,
