@@ -165,3 +165,4 @@ export {
   type HttpHandler,
 } from './transports/http/server/handler.js';
 export type { HttpHandlerOptions, ResponseMode } from './transports/http/server/options.js';
+export type { Logger } from './util/logger.js';

@@ -58,7 +58,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (options.verbose) {
       const info = client.serverInfo;
       io.err(
-        `switchboard: connected to ${info ? `${info.name} ${info.version}` : 'the server'} over protocol ${client.revision} (${client.era} era)\n`,
+        `switchboard: connected to ${info ? `${info.name} ${info.version}` : 'the server'} over ${session.transport()}, protocol ${client.revision} (${client.era} era)\n`,
       );
     }
     const ctx: CommandContext = {
@@ -84,6 +84,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       action,
       timeoutMs: options.timeoutMs,
       verbose: options.verbose,
+      protocol: options.protocol,
       stderrTail: session.stderrTail(),
     })}\n`,
   );

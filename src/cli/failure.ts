@@ -3,6 +3,8 @@
  * in terms of the CLI's own options rather than the library's.
  */
 import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
+import type { Revision } from '../protocol/revisions.js';
+import { errorMessage } from '../util/guards.js';
 
 const CODE_NAMES: Record<number, string> = Object.fromEntries(
   Object.entries(ErrorCode).map(([name, code]) => [
@@ -16,25 +18,25 @@ export interface FailureContext {
   readonly action: string;
   readonly timeoutMs: number;
   readonly verbose: boolean;
+  /** How the protocol was chosen (`--protocol`, `--legacy`, or neither). */
+  readonly protocol: 'auto' | 'legacy' | Revision;
   /** The last lines the server wrote to stderr. */
   readonly stderrTail: string;
 }
 
 export function describeFailure(error: unknown, context: FailureContext): string {
   let reason: string;
-  let showTail = true;
+  // The server's stderr explains a server that went silent; one that answered said what it had to
+  // (and a closed connection's message quotes the stderr already).
+  let showTail = false;
   if (error instanceof ProtocolError) {
-    const name = CODE_NAMES[error.code];
-    reason = `the server answered with error ${error.code}${name ? ` (${name})` : ''}: ${error.message}`;
-    // Caller mistakes (unknown method, bad params) are explained by the message itself.
-    showTail = error.code === ErrorCode.InternalError;
+    reason = `the server answered with error ${describeCode(error)}: ${error.message}`;
     if (error.code === ErrorCode.MethodNotFound) reason += ' The server may not offer this feature.';
   } else if (error instanceof SwitchboardError) {
     reason = localReason(error, context);
-    // The explanation of a closed connection already quotes the server's stderr (or says it was empty).
-    showTail = !CLOSED_CODES.has(error.code);
+    showTail = error.code === 'TIMEOUT';
   } else {
-    reason = error instanceof Error ? error.message : String(error);
+    reason = errorMessage(error);
   }
   let text = `switchboard: could not ${context.action}: ${reason}`;
   const tail = context.stderrTail;
@@ -42,7 +44,10 @@ export function describeFailure(error: unknown, context: FailureContext): string
   return text;
 }
 
-const CLOSED_CODES: ReadonlySet<string> = new Set(['CONNECTION_CLOSED', 'NOT_CONNECTED', 'TRANSPORT']);
+const describeCode = (error: ProtocolError): string => {
+  const name = CODE_NAMES[error.code];
+  return `${error.code}${name ? ` (${name})` : ''}`;
+};
 
 function localReason(error: SwitchboardError, context: FailureContext): string {
   // Closing errors wrap what actually happened (a spawn failure, the process exiting): say that.
@@ -57,8 +62,28 @@ function localReason(error: SwitchboardError, context: FailureContext): string {
     case 'NOT_CONNECTED':
       return cause ? cause.message : error.message;
     case 'NEGOTIATION_FAILED':
-      return `${error.message} Choose the protocol yourself with --legacy or --protocol <revision>.`;
+      return negotiationReason(error, context.protocol);
     default:
       return error.message;
   }
+}
+
+/** A failed handshake, in terms of the CLI's options (the library's advice names its own). */
+function negotiationReason(error: SwitchboardError, protocol: FailureContext['protocol']): string {
+  const refusal = error.cause instanceof ProtocolError ? error.cause : undefined;
+  if (!refusal) {
+    const advice =
+      protocol === 'auto'
+        ? 'Choose the protocol yourself with --legacy or --protocol <revision>.'
+        : `Leave out ${protocol === 'legacy' ? '--legacy' : '--protocol'} to let the CLI negotiate.`;
+    return `${error.message} ${advice}`;
+  }
+  const why = `${describeCode(refusal)}: ${refusal.message}`;
+  if (protocol === 'auto') {
+    return `the server answered neither server/discover nor initialize (${why}). Check that the command or URL is an MCP server.`;
+  }
+  if (protocol === 'legacy') {
+    return `the server refused the legacy handshake, initialize (${why}). Leave out --legacy: it may speak only protocol 2026-07-28.`;
+  }
+  return `the server does not speak protocol ${protocol}: it refused the handshake (${why}). Leave out --protocol to let the CLI find a revision you both speak.`;
 }

@@ -7,9 +7,12 @@ import { readFileSync } from 'node:fs';
 import { Client, type VersionNegotiation } from '../client/client.js';
 import type { Channel } from '../engine/channel.js';
 import { nodeFetch } from '../node/fetch.js';
+import { endpointKey, type HttpEra, recallEra, rememberEra } from '../transports/http/client/era-cache.js';
 import { StreamableHttpClientChannel } from '../transports/http/client/streamable-channel.js';
 import { StdioClientChannel } from '../transports/stdio/client-channel.js';
+import { lineLogger } from '../util/logger.js';
 import { packageFile } from '../util/package-file.js';
+import { EraMemory } from './era-memory.js';
 import type { CliOptions } from './invocation.js';
 import type { Target } from './target.js';
 
@@ -22,6 +25,8 @@ export interface Session {
   connect(): Promise<void>;
   /** The last lines the server wrote to stderr (empty over transports without one). */
   stderrTail(): string;
+  /** The transport in use: `stdio`, `Streamable HTTP` or `HTTP+SSE`. */
+  transport(): string;
   /** Disconnects and, for stdio, waits for the server process to exit. */
   close(): Promise<void>;
 }
@@ -34,8 +39,21 @@ export function cliVersion(): string {
   return pkg.version ?? '0.0.0';
 }
 
-/** `report` prints to the user's stderr (escaped by the caller): warnings, and with `--verbose` the server's stderr. */
-export function createSession(target: Target, options: CliOptions, report: (text: string) => void): Session {
+/**
+ * `report` prints to the user's stderr (escaped by the caller): warnings, and with `--verbose` the
+ * server's stderr. `memory` keeps what each server spoke between runs (used when the era is negotiated).
+ */
+export function createSession(
+  target: Target,
+  options: CliOptions,
+  report: (text: string) => void,
+  memory: EraMemory = EraMemory.forUser(),
+): Session {
+  // Only a negotiated era is worth remembering: a --protocol choice says nothing about the server.
+  const negotiated = options.protocol === 'auto';
+  // What concerns no single call (a tool the HTTP channel dropped for an invalid x-mcp-header, a
+  // malformed frame) is worth seeing even without --verbose; the channels use the client's logger.
+  const logger = lineLogger(report);
   const client = new Client(
     { name: 'switchboard-cli', version: cliVersion() },
     {
@@ -44,22 +62,39 @@ export function createSession(target: Target, options: CliOptions, report: (text
       probeTimeoutMs: Math.min(PROBE_TIMEOUT_MS, options.timeoutMs),
       // One command, one answer: never serve a result from the 2026-07-28 cache.
       cache: false,
+      logger,
     },
   );
   if (target.kind === 'http') {
+    // The HTTP channel has its own per-endpoint memory (in this process): seed it, and keep what it learns.
+    const endpoint = endpointKey(target.url);
+    const server = `http ${endpoint}`;
+    const known = negotiated ? memory.recall(server) : undefined;
+    if (known !== undefined && isHttpEra(known)) rememberEra(endpoint, known);
+    let channel: StreamableHttpClientChannel | undefined;
     const open = (): Channel =>
-      new StreamableHttpClientChannel(target.url, {
+      (channel = new StreamableHttpClientChannel(target.url, {
         // node:http keep-alive: several times cheaper per request than Node 20's global fetch.
         fetch: nodeFetch,
         headers: options.headers,
         bearerToken: options.bearer,
-        // E.g. a tool dropped for an invalid x-mcp-header: worth seeing even without --verbose.
-        onwarning: (message) => report(`switchboard: warning: ${message}\n`),
-      });
-    return { client, connect: () => client.connect(open), stderrTail: () => '', close: () => client.close() };
+      }));
+    return {
+      client,
+      async connect() {
+        await client.connect(open);
+        const learned = recallEra(endpoint);
+        if (negotiated && learned !== undefined && learned !== known) memory.remember(server, learned);
+      },
+      stderrTail: () => '',
+      transport: () => (channel?.activeTransport === 'sse' ? 'HTTP+SSE' : 'Streamable HTTP'),
+      close: () => client.close(),
+    };
   }
   // `auto` may need a second process when a legacy server hangs up on the server/discover probe,
   // so the client gets a factory; the session reports on whichever process is current.
+  const server = `stdio ${JSON.stringify([process.cwd(), target.command, ...target.args])}`;
+  const known = negotiated ? memory.recall(server) : undefined;
   let channel: StdioClientChannel | undefined;
   const open = () => {
     channel = new StdioClientChannel({
@@ -67,13 +102,18 @@ export function createSession(target: Target, options: CliOptions, report: (text
       args: target.args,
       inheritEnv: true,
       stderr: options.verbose ? report : 'pipe',
+      preferredEra: known === 'legacy' || known === 'modern' ? known : undefined,
     });
     return channel;
   };
   return {
     client,
-    connect: () => client.connect(open),
+    async connect() {
+      await client.connect(open);
+      if (negotiated && client.era !== known) memory.remember(server, client.era);
+    },
     stderrTail: () => channel?.stderrTail() ?? '',
+    transport: () => 'stdio',
     close: () => client.close(),
   };
 }
@@ -81,3 +121,6 @@ export function createSession(target: Target, options: CliOptions, report: (text
 function negotiation(protocol: CliOptions['protocol']): VersionNegotiation {
   return protocol === 'auto' || protocol === 'legacy' ? protocol : { pin: protocol };
 }
+
+const isHttpEra = (era: string): era is HttpEra =>
+  era === 'modern' || era === 'streamable-legacy' || era === 'sse';

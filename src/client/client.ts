@@ -57,6 +57,8 @@ import type {
 } from '../protocol/types.js';
 import { type CompiledSchema, compileSchema, formatIssues } from '../schema/index.js';
 import { loadLinearPatterns, mayHavePatterns } from '../schema/linear-pattern.js';
+import { asError, isPlainObject } from '../util/guards.js';
+import { type Logger, withOnerror } from '../util/logger.js';
 import { ResultCache } from './cache.js';
 import {
   type ElicitationHandler,
@@ -90,7 +92,13 @@ export interface ClientOptions {
   maxPages?: number;
   /** Cache cacheable 2026-07-28 results per their `ttlMs`. Default true. */
   cache?: boolean;
-  /** Problems that concern no single call (malformed frames, a failing notification listener). */
+  /**
+   * Where problems go that concern no single call (a malformed frame, a failing listener, an output
+   * schema that cannot be compiled, a tool an HTTP channel dropped): `console`, or any
+   * {@link Logger}. The channels this client connects use it too, unless given their own. Default: silent.
+   */
+  logger?: Logger;
+  /** Receives the errors the logger would (kept from before `logger`; both are called when both are given). */
   onerror?: (error: Error) => void;
   /**
    * Ask the server for log messages at this level and above: on 2026-07-28 every request carries
@@ -166,6 +174,7 @@ interface Negotiated {
 export class Client {
   readonly info: Implementation;
   private readonly options: ClientOptions;
+  private readonly logger: Logger;
   private peer: Peer | undefined;
   private negotiated: Negotiated | undefined;
   private envelope: Meta | undefined;
@@ -194,6 +203,7 @@ export class Client {
     }
     this.info = info;
     this.options = options;
+    this.logger = withOnerror(options.logger, options.onerror);
     this.cache = options.cache === false ? undefined : new ResultCache();
     this.chain = (method, params, ctx) => this.send(method, params, ctx.options);
     this.logLevel = options.logLevel;
@@ -206,7 +216,7 @@ export class Client {
       request: (method, params, callOptions) => this.request(method, params, callOptions),
       notify: (method, params) => this.peer?.notify(method, params),
       ackTimeoutMs: options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-      report: (error) => this.options.onerror?.(error),
+      report: (error) => this.logger.error(error),
     });
   }
 
@@ -263,12 +273,15 @@ export class Client {
         request: (request) => this.onRequest(request),
         notification: (n, extra) => this.onNotification(n, extra),
         batch: () => this.batchVerdict(),
-        error: (error) => this.options.onerror?.(error),
+        error: (error) => this.logger.error(error),
         closed: () => {
           if (this.peer === peer) this.subscriptions.disconnected();
         },
       },
-      { timeoutMs: this.options.timeoutMs },
+      {
+        timeoutMs: this.options.timeoutMs,
+        logger: this.options.logger || this.options.onerror ? this.logger : undefined,
+      },
     );
     this.peer = peer;
     peer.start();
@@ -415,7 +428,7 @@ export class Client {
     if (this.logLevel !== undefined && this.negotiated.capabilities.logging) {
       // A log level is a preference, not a reason to fail the connection.
       await this.peer!.request('logging/setLevel', { level: this.logLevel }).catch((error: unknown) =>
-        this.options.onerror?.(error instanceof Error ? error : new Error(String(error))),
+        this.logger.error(asError(error)),
       );
     }
   }
@@ -590,7 +603,7 @@ export class Client {
       try {
         listener(notification.params ?? {}, extra);
       } catch (error) {
-        this.options.onerror?.(error instanceof Error ? error : new Error(String(error)));
+        this.logger.error(asError(error));
       }
     }
   }
@@ -1004,7 +1017,7 @@ export class Client {
       // A schema we cannot compile must not break listing; the result simply goes unchecked.
       this.outputValidators.delete(tool.name);
       this.outputSchemaJson.delete(tool.name);
-      this.options.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      this.logger.error(asError(error));
     }
   }
 
@@ -1041,9 +1054,6 @@ function handshakeRefused(method: string, revision: Revision, error: unknown, ad
 }
 
 const NEVER_ABORTED = new AbortController().signal;
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function asListResult<K extends string>(
   page: Record<string, unknown>,

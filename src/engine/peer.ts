@@ -16,6 +16,8 @@ import {
   type RequestId,
 } from '../protocol/jsonrpc.js';
 import { type Deferred, deferred } from '../util/deferred.js';
+import { asError, isPlainObject, isPromiseLike } from '../util/guards.js';
+import type { Logger } from '../util/logger.js';
 import type { Channel, ChannelSink, FrameInfo, InboundExtra } from './channel.js';
 import { RawJson } from './raw-json.js';
 
@@ -85,6 +87,8 @@ export interface PeerHandlers {
 export interface PeerOptions {
   /** Default timeout for outgoing requests. */
   timeoutMs?: number;
+  /** The owner's logger, handed to the channel (see {@link ChannelSink.logger}). */
+  logger?: Logger;
 }
 
 interface PendingCall {
@@ -165,6 +169,8 @@ export class Peer {
   private readonly channel: Channel;
   private readonly handlers: PeerHandlers;
   private readonly defaultTimeoutMs: number;
+  /** @internal See {@link PeerOptions.logger}. */
+  readonly logger: Logger | undefined;
   private nextId = 1;
   /**
    * Outgoing calls awaiting their answer, and those of them that asked for progress: made by the
@@ -183,6 +189,7 @@ export class Peer {
     this.channel = channel;
     this.handlers = handlers;
     this.defaultTimeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.logger = options.logger;
   }
 
   get closed(): boolean {
@@ -470,7 +477,7 @@ export class Peer {
     try {
       this.handlers.notification(message, extra);
     } catch (error) {
-      this.handlers.error?.(error instanceof Error ? error : new Error(String(error)));
+      this.handlers.error?.(asError(error));
     }
   }
 
@@ -487,7 +494,7 @@ export class Peer {
     try {
       call.onprogress?.(update);
     } catch (error) {
-      this.handlers.error?.(error instanceof Error ? error : new Error(String(error)));
+      this.handlers.error?.(asError(error));
     }
   }
 
@@ -515,7 +522,7 @@ export class Peer {
       this.finish(request, undefined, error);
       return;
     }
-    if (isThenable(outcome)) {
+    if (isPromiseLike(outcome)) {
       outcome.then(
         (result) => this.finish(request, result, undefined),
         (error) => this.finish(request, undefined, error ?? new Error('Request handler failed')),
@@ -562,7 +569,7 @@ export class Peer {
    * with -32600 under its id, a response fails the call it answers, anything else is reported.
    */
   private refuseTooDeep(value: unknown): void {
-    const message = isPlainRecord(value) ? value : undefined;
+    const message = isPlainObject(value) ? value : undefined;
     const id = message && isRequestId(message.id) ? message.id : undefined;
     if (id !== undefined && typeof message?.method === 'string') {
       const error = new ProtocolError(
@@ -623,13 +630,6 @@ const BATCH_SLICE = 64;
 const scheduleTurn: (task: () => void) => void =
   typeof setImmediate === 'function' ? (task) => setImmediate(task) : (task) => setTimeout(task, 0);
 
-const isPlainRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
-}
-
 function abortError(method: string, reason: unknown): SwitchboardError {
   const why = reason instanceof Error ? reason.message : reason === undefined ? '' : String(reason);
   return new SwitchboardError('ABORTED', `Request '${method}' was aborted${why ? `: ${why}` : ''}.`, {
@@ -666,6 +666,10 @@ export function errorFrame(id: RequestId | null, error: JsonRpcErrorObject): str
  */
 class PeerSink implements ChannelSink {
   constructor(private readonly peer: Peer) {}
+
+  get logger(): Logger | undefined {
+    return this.peer.logger;
+  }
 
   message(value: unknown, extra?: InboundExtra): void {
     this.peer.receive(value, extra);

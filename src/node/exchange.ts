@@ -64,7 +64,12 @@ export class NodeExchange implements HttpExchange {
   readBody(maxBytes: number): Promise<BodyRead> {
     const req = this.req;
     if (req.body !== undefined) return Promise.resolve(preParsed(req.body, maxBytes));
-    if (Number(req.headers['content-length']) > maxBytes) return Promise.resolve({ kind: 'too-large' });
+    const declared = Number(req.headers['content-length']);
+    if (declared > maxBytes) {
+      // Beyond what is worth reading to its end, the client gets the 413 and a closed connection.
+      if (declared > DISCARD_LIMIT) return Promise.resolve({ kind: 'too-large' });
+      return discardRest(req, 0);
+    }
     return new Promise((resolve) => {
       // Three listeners, never removed (they go with the request): this runs on every POST.
       const chunks: Buffer[] = [];
@@ -76,7 +81,8 @@ export class NodeExchange implements HttpExchange {
         size += buffer.length;
         if (size > maxBytes) {
           settled = true;
-          resolve({ kind: 'too-large' });
+          chunks.length = 0;
+          resolve(discardRest(req, size));
         } else chunks.push(buffer);
       });
       req.on('end', () => {
@@ -105,6 +111,34 @@ export class NodeExchange implements HttpExchange {
       if (!res.writableFinished) listener();
     });
   }
+}
+
+/**
+ * A body over the cap is still read to its end (and dropped) when it is no larger than this, before
+ * the 413 goes out: a client that writes its whole body before reading the answer (Python's urllib,
+ * say) would otherwise see its upload cut (EPIPE) instead of the status. Beyond it, it is cut.
+ */
+const DISCARD_LIMIT = 64 * 1024 * 1024;
+
+/** Reads and drops the rest of a body already `seen` bytes in; too-large once it ended (or the limit passed). */
+function discardRest(req: IncomingMessage, seen: number): Promise<BodyRead> {
+  return new Promise((resolve) => {
+    let size = seen;
+    const done = () => {
+      req.off('data', onData);
+      req.off('end', done);
+      req.off('error', done);
+      resolve({ kind: 'too-large' });
+    };
+    const onData = (chunk: Buffer | string) => {
+      size += chunk.length;
+      if (size > DISCARD_LIMIT) done();
+    };
+    req.on('data', onData);
+    req.once('end', done);
+    req.once('error', done);
+    req.resume();
+  });
 }
 
 function preParsed(body: unknown, maxBytes: number): BodyRead {

@@ -6,6 +6,7 @@
  */
 import { childPath, preview } from '../schema/issues.js';
 import type { Issue } from '../schema/types.js';
+import { isPlainObject } from '../util/guards.js';
 import { SwitchboardError } from './errors.js';
 import type { RevisionFeatures } from './revisions.js';
 import type { ElicitFieldSchema, ElicitFormSchema, ElicitParams, ElicitValue } from './types.js';
@@ -71,7 +72,6 @@ export interface CheckFormSchemaOptions {
 }
 
 type Obj = Record<string, unknown>;
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const configError = (where: string, path: string, problem: string) =>
   new SwitchboardError(
@@ -87,7 +87,7 @@ const configError = (where: string, path: string, problem: string) =>
  */
 export function checkFormSchema(schema: unknown, options: CheckFormSchemaOptions): ElicitFormSchema {
   const { where } = options;
-  if (!isObject(schema) || schema.type !== 'object' || !isObject(schema.properties)) {
+  if (!isPlainObject(schema) || schema.type !== 'object' || !isPlainObject(schema.properties)) {
     throw configError(where, 'the schema', 'must be { type: "object", properties: { ... } }');
   }
   for (const key of options.lenient ? [] : Object.keys(schema)) {
@@ -117,7 +117,7 @@ function checkField(field: unknown, path: string, options: CheckFormSchemaOption
   const fail = (problem: string): never => {
     throw configError(where, `field "${path}"`, problem);
   };
-  if (!isObject(field)) return fail('must be a schema object');
+  if (!isPlainObject(field)) return fail('must be a schema object');
   let source = field;
   if (options.exported && 'pattern' in source && 'format' in source) {
     const { pattern: _pattern, ...rest } = source;
@@ -205,7 +205,7 @@ function choicesOf(field: Obj, fail: (problem: string) => never): string[] | und
       list.length === 0 ||
       list.some(
         (o) =>
-          !isObject(o) ||
+          !isPlainObject(o) ||
           typeof o.const !== 'string' ||
           typeof o.title !== 'string' ||
           Object.keys(o).length !== 2,
@@ -235,10 +235,10 @@ function choicesOf(field: Obj, fail: (problem: string) => never): string[] | und
   }
   if (field.type !== 'array') return undefined;
   const items = field.items;
-  if (isObject(items) && items.type === 'string' && Object.keys(items).length === 2 && 'enum' in items) {
+  if (isPlainObject(items) && items.type === 'string' && Object.keys(items).length === 2 && 'enum' in items) {
     return plain(items.enum, 'items.enum');
   }
-  if (isObject(items) && Object.keys(items).length === 1 && 'anyOf' in items) {
+  if (isPlainObject(items) && Object.keys(items).length === 1 && 'anyOf' in items) {
     return titled(items.anyOf, 'items.anyOf');
   }
   return fail(
@@ -395,7 +395,7 @@ export function checkElicitContent(
 ): { content: Record<string, ElicitValue>; issues: Issue[] } {
   const issues: Issue[] = [];
   const out: Record<string, ElicitValue> = {};
-  if (content !== undefined && !isObject(content)) {
+  if (content !== undefined && !isPlainObject(content)) {
     return {
       content: out,
       issues: [{ path: '$', message: `expected an object, received ${preview(content)}` }],

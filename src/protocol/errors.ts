@@ -8,6 +8,9 @@
  * Messages say what went wrong and what to do. No "MCP error -32602:" prefixes are added: the code is
  * a property, not part of the text.
  */
+
+import { clip } from '../util/clip.js';
+import { errorMessage } from '../util/guards.js';
 import type { JsonRpcErrorObject } from './jsonrpc.js';
 
 export const ErrorCode = {
@@ -52,7 +55,7 @@ export class ProtocolError extends Error {
 export const invalidParams = (message: string, data?: unknown) =>
   new ProtocolError(ErrorCode.InvalidParams, message, data);
 export const methodNotFound = (method: string, hint?: string) =>
-  new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${method}${hint ? `. ${hint}` : ''}`);
+  new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${clip(method)}${hint ? `. ${hint}` : ''}`);
 export const invalidRequest = (message: string) => new ProtocolError(ErrorCode.InvalidRequest, message);
 
 /** Stable codes for failures that happen locally rather than at the peer. */
@@ -99,6 +102,6 @@ export class SwitchboardError extends Error {
 /** Turns anything thrown by a handler into the error object sent to the peer. */
 export function toErrorObject(error: unknown): JsonRpcErrorObject {
   if (error instanceof ProtocolError) return error.toObject();
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return { code: ErrorCode.InternalError, message: message || 'Internal error' };
 }

@@ -6,6 +6,8 @@
  * - how params and results are fitted to a revision (no field the revision lacks);
  * - the shape check of an answer, whichever side receives it.
  */
+
+import { isPlainObject } from '../util/guards.js';
 import { encodeContentBlock, encodeTool } from './codec.js';
 import { encodeElicitParams } from './elicitation.js';
 import { SwitchboardError } from './errors.js';
@@ -36,7 +38,6 @@ export interface InputRequestTypes {
 }
 
 type Obj = Record<string, unknown>;
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 // --- capabilities ----------------------------------------------------------------------------------
 
@@ -181,15 +182,15 @@ function withoutMeta(value: Obj): Obj {
 const ROLES: readonly unknown[] = ['user', 'assistant'];
 const ACTIONS: readonly unknown[] = ['accept', 'decline', 'cancel'];
 
-const isBlock = (v: unknown) => isObject(v) && typeof v.type === 'string';
+const isBlock = (v: unknown) => isPlainObject(v) && typeof v.type === 'string';
 
 /** What is wrong with `value` as the result of `method`, or undefined when it has the right shape. */
 export function inputResultProblem(method: InputMethod, value: unknown): string | undefined {
-  if (!isObject(value)) return 'it is not an object';
+  if (!isPlainObject(value)) return 'it is not an object';
   switch (method) {
     case 'elicitation/create':
       if (!ACTIONS.includes(value.action)) return '"action" must be "accept", "decline" or "cancel"';
-      if (value.content !== undefined && !isObject(value.content)) return '"content" must be an object';
+      if (value.content !== undefined && !isPlainObject(value.content)) return '"content" must be an object';
       return undefined;
     case 'sampling/createMessage': {
       if (!ROLES.includes(value.role)) return '"role" must be "user" or "assistant"';
@@ -204,7 +205,9 @@ export function inputResultProblem(method: InputMethod, value: unknown): string 
         Array.isArray(roots) &&
         roots.every(
           (r) =>
-            isObject(r) && typeof r.uri === 'string' && (r.name === undefined || typeof r.name === 'string'),
+            isPlainObject(r) &&
+            typeof r.uri === 'string' &&
+            (r.name === undefined || typeof r.name === 'string'),
         );
       return ok ? undefined : '"roots" must be an array of { uri: string, name?: string }';
     }
@@ -214,8 +217,8 @@ export function inputResultProblem(method: InputMethod, value: unknown): string 
 /** What is wrong with `value` as the params of `method` (a client checks what a server asks). */
 export function inputParamsProblem(method: InputMethod, value: unknown): string | undefined {
   if (method === 'roots/list')
-    return value === undefined || isObject(value) ? undefined : 'params must be an object';
-  if (!isObject(value)) return 'params must be an object';
+    return value === undefined || isPlainObject(value) ? undefined : 'params must be an object';
+  if (!isPlainObject(value)) return 'params must be an object';
   if (method === 'sampling/createMessage') {
     if (!Array.isArray(value.messages)) return '"messages" must be an array';
     if (typeof value.maxTokens !== 'number') return '"maxTokens" must be a number';
@@ -224,5 +227,5 @@ export function inputParamsProblem(method: InputMethod, value: unknown): string 
   if (typeof value.message !== 'string') return '"message" must be a string';
   if (value.mode === 'url') return typeof value.url === 'string' ? undefined : '"url" must be a string';
   if (value.mode !== undefined && value.mode !== 'form') return '"mode" must be "form" or "url"';
-  return isObject(value.requestedSchema) ? undefined : '"requestedSchema" must be an object';
+  return isPlainObject(value.requestedSchema) ? undefined : '"requestedSchema" must be an object';
 }

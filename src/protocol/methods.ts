@@ -4,6 +4,8 @@
  * `input_required`; plus a hand-written check of its params. Dispatch consults this table once per
  * request, before any handler or middleware runs, so handlers only ever see well-formed params.
  */
+
+import { isPlainObject } from '../util/guards.js';
 import { invalidParams } from './errors.js';
 import type { Params } from './jsonrpc.js';
 import { featuresOf, type Revision } from './revisions.js';
@@ -33,8 +35,6 @@ const always = () => true;
 const fail = (method: string, problem: string): never => {
   throw invalidParams(`Invalid params for '${method}': ${problem}.`);
 };
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function requireString(params: Params, key: string, method: string): void {
   if (typeof params[key] !== 'string') fail(method, `"${key}" must be a string`);

@@ -15,8 +15,9 @@ import {
 } from '@cfworker/json-schema';
 import { SwitchboardError } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/types.js';
+import { errorMessage } from '../util/guards.js';
 import { compileFastPath } from './fast-path.js';
-import { childPath, errorMessage, issueText } from './issues.js';
+import { childPath, issueText } from './issues.js';
 import type { LinearPatterns, PatternTest } from './linear-pattern.js';
 import type {
   Issue,

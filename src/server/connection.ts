@@ -5,9 +5,9 @@
  */
 import type { Channel, InboundExtra } from '../engine/channel.js';
 import { type InboundRequest, Peer, type PeerHandlers } from '../engine/peer.js';
+import { hasModernEnvelope } from '../protocol/envelope.js';
 import { ErrorCode, invalidRequest, ProtocolError } from '../protocol/errors.js';
 import type { JsonRpcNotification, Params } from '../protocol/jsonrpc.js';
-import { META } from '../protocol/meta.js';
 import type { LoggingLevel } from '../protocol/types.js';
 import { type Deferred, deferred } from '../util/deferred.js';
 import type { RequestLink } from './context.js';
@@ -120,7 +120,7 @@ export class ServerConnection implements NotificationSubscriber {
     channel: Channel,
   ) {
     server.notifications.add(this);
-    this.peer = new Peer(channel, new ConnectionHandlers(this));
+    this.peer = new Peer(channel, new ConnectionHandlers(this), { logger: server.configuredLogger });
   }
 
   /** Settles once the connection has closed, for whatever reason. */
@@ -165,7 +165,7 @@ export class ServerConnection implements NotificationSubscriber {
   /** @internal */
   onRequest(request: InboundRequest): Promise<unknown> | unknown {
     const params = request.params ?? EMPTY;
-    if (!isModernEnvelope(params)) {
+    if (!hasModernEnvelope(params)) {
       if (request.method === 'initialize') return this.initialize(params);
       // The one request a legacy client may send before initializing.
       if (request.method === 'ping' && !this.legacy) return EMPTY;
@@ -217,9 +217,3 @@ export class ServerConnection implements NotificationSubscriber {
       : 'JSON-RPC batches are only allowed after initialize negotiated protocol revision 2025-03-26 (and initialize itself must not be batched). Send messages one at a time.';
   }
 }
-
-const isModernEnvelope = (params: Params): boolean => {
-  const meta = params._meta;
-  // A `_meta` that is not an object is refused with -32602 by the server's params check.
-  return typeof meta === 'object' && meta !== null && META.protocolVersion in meta;
-};

@@ -25,6 +25,7 @@ import {
 } from '../protocol/types.js';
 import { formatIssues } from '../schema/issues.js';
 import type { InferInput, StandardJsonSchema } from '../schema/types.js';
+import { asError } from '../util/guards.js';
 import { prepareForm } from './elicit-form.js';
 import {
   capabilityError,
@@ -248,7 +249,7 @@ export class RequestContext {
         safe = redact(data, level, logger);
       } catch (error) {
         // Fail closed: a message that could not be redacted is not sent.
-        this.services.reportError?.(error instanceof Error ? error : new Error(String(error)));
+        this.services.reportError?.(asError(error));
         return;
       }
     }

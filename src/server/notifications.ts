@@ -28,6 +28,7 @@ import {
   SUBSCRIPTIONS_ACKNOWLEDGED,
 } from '../protocol/notifications.js';
 import type { ServerCapabilities } from '../protocol/types.js';
+import { asError } from '../util/guards.js';
 import type { RequestContext, RequestLink } from './context.js';
 
 /** URIs one legacy connection or one listen stream may follow: bounds what a client can make us hold. */
@@ -187,7 +188,7 @@ export class NotificationHub {
       try {
         subscriber.deliver(method, params);
       } catch (error) {
-        this.options.report(error instanceof Error ? error : new Error(String(error)));
+        this.options.report(asError(error));
       }
     }
   }

@@ -18,6 +18,7 @@ import {
   type InferInput,
   type SchemaLike,
 } from '../schema/index.js';
+import { clip } from '../util/clip.js';
 import type { Completer } from './completion.js';
 import type { RequestContext } from './context.js';
 
@@ -102,9 +103,10 @@ export function buildPromptEntry(
 }
 
 export const unknownPrompt = (name: string) =>
-  invalidParams(`Unknown prompt: ${JSON.stringify(name)}. Call prompts/list for the available prompts.`, {
-    name,
-  });
+  invalidParams(
+    `Unknown prompt: ${JSON.stringify(clip(name))}. Call prompts/list for the available prompts.`,
+    { name: clip(name) },
+  );
 
 export async function getPrompt(
   entry: PromptEntry,

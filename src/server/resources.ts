@@ -13,6 +13,7 @@ import type {
   ResourceContents,
   ResourceTemplate,
 } from '../protocol/types.js';
+import { clip } from '../util/clip.js';
 import type { Completer } from './completion.js';
 import { resourceContents } from './content.js';
 import type { RequestContext } from './context.js';
@@ -112,8 +113,8 @@ export function buildTemplateEntry(
 export const resourceNotFound = (uri: string, code: number) =>
   new ProtocolError(
     code,
-    `Resource not found: ${uri}. Call resources/list or resources/templates/list for what exists.`,
-    { uri },
+    `Resource not found: ${clip(uri, 200)}. Call resources/list or resources/templates/list for what exists.`,
+    { uri: clip(uri, 200) },
   );
 
 /** Turns whatever a read handler returned into a `ReadResourceResult` (undefined: not found). */

@@ -9,6 +9,7 @@ import { compose, type MethodHandler, type Middleware } from '../engine/middlewa
 import { ServerTasks, type TaskServerOptions } from '../extensions/tasks/server.js';
 import type { TaskStore } from '../extensions/tasks/store.js';
 import { encodeImplementation, encodeServerCapabilities } from '../protocol/codec.js';
+import { envelopeCapabilities } from '../protocol/envelope.js';
 import {
   ErrorCode,
   invalidParams,
@@ -47,12 +48,14 @@ import {
   type Tool,
 } from '../protocol/types.js';
 import type { SchemaLike } from '../schema/index.js';
+import { asError } from '../util/guards.js';
+import { type Logger, withOnerror } from '../util/logger.js';
 import { randomUuid } from '../util/random-id.js';
 import { type Completer, completerFor, runCompleter } from './completion.js';
 import { ServerConnection } from './connection.js';
 import { type ClientView, type ContextServices, RequestContext, type RequestLink } from './context.js';
 import { encodeResult, markMemoizable } from './encode.js';
-import { createHandle, type Handle } from './handles.js';
+import { type Handle, type ItemKind, registerItem } from './handles.js';
 import { Mrtr, type MrtrRound } from './mrtr.js';
 import { checkName } from './names.js';
 import { NotificationHub, updateLegacySubscription } from './notifications.js';
@@ -91,7 +94,7 @@ import {
   type ToolHandler,
   unknownTool,
 } from './tools.js';
-import { UriTemplateIndex } from './uri-template.js';
+import { climbingVariable, UriTemplateIndex } from './uri-template.js';
 import { UrlElicitationTracker } from './url-elicitations.js';
 
 export interface ServerOptions {
@@ -105,7 +108,14 @@ export interface ServerOptions {
   revisions?: readonly Revision[];
   /** 2026-07-28 cache hint on `server/discover` and list results. Default `{ ttlMs: 60000, cacheScope: 'public' }`. */
   listCache?: CacheHint;
-  /** Problems that concern no single request: malformed frames, a failing notification handler. Default: stderr-free no-op. */
+  /**
+   * Where problems go that concern no single request (a malformed frame, a failing listener or
+   * store, a client that stopped reading): `console`, or any {@link Logger}. The HTTP handler and the
+   * channels this server serves use it too, unless given their own. Default: silent (a stdio
+   * channel then writes its own problems to stderr, the MCP place for a stdio server's logs).
+   */
+  logger?: Logger;
+  /** Receives the errors the logger would (kept from before `logger`; both are called when both are given). */
   onerror?: (error: Error) => void;
   /** 2026-07-28 `subscriptions/listen` streams held open at once, over every connection. Default 10 000. */
   maxSubscriptions?: number;
@@ -206,15 +216,23 @@ export interface LegacySession {
 
 export class Server {
   readonly info: Implementation;
+  /** `serverInfo` as every result but discover's carries it: `name` and `version` only. */
+  private readonly briefInfo: Implementation;
   private readonly options: ServerOptions;
+  /** @internal See {@link ServerOptions.logger}. */
+  readonly logger: Logger;
+  /** @internal The logger the user configured (logger or onerror), handed to channels; undefined when none. */
+  readonly configuredLogger: Logger | undefined;
   private readonly pageSize: number;
   /** @internal See {@link ServerOptions.maxBatchLength}. */
   readonly maxBatchLength: number;
   private readonly served: ReadonlySet<Revision>;
-  private readonly tools: Registry<ToolEntry>;
-  private readonly prompts: Registry<PromptEntry>;
-  private readonly resources: Registry<ResourceEntry>;
-  private readonly templates: Registry<TemplateEntry>;
+  private readonly tools = new Registry<ToolEntry>('tool', () => this.listChanged('tools'));
+  private readonly prompts = new Registry<PromptEntry>('prompt', () => this.listChanged('prompts'));
+  private readonly resources = new Registry<ResourceEntry>('resource', () => this.listChanged('resources'));
+  private readonly templates = new Registry<TemplateEntry>('resource template', () =>
+    this.listChanged('resources'),
+  );
   private readonly middleware: Middleware<RequestContext>[] = [];
   private chain: MethodHandler<RequestContext>;
   private readonly connections = new Set<ServerConnection>();
@@ -226,6 +244,41 @@ export class Server {
   private readonly listFilters = new Map<ListKind, ((item: any, ctx: RequestContext) => boolean)[]>();
   private readonly mrtr: Mrtr;
   private readonly services: ContextServices;
+  /** How each kind of item is registered (see handles.ts). */
+  private readonly kinds = {
+    tool: {
+      registry: this.tools,
+      keyProperty: 'name',
+      fnProperty: 'handler',
+      checkKey: (name) => checkName('tool', name),
+      build: ({ key, config, fn }) => {
+        const entry = buildToolEntry(key, config, fn as ToolEntry['handler']);
+        this.enableTasksFor(config);
+        return entry;
+      },
+    } satisfies ItemKind<ToolConfig<any, any>, ToolHandler<any, any>, ToolEntry>,
+    prompt: {
+      registry: this.prompts,
+      keyProperty: 'name',
+      fnProperty: 'handler',
+      checkKey: (name) => checkName('prompt', name),
+      build: ({ key, config, fn }) => buildPromptEntry(key, config, fn as PromptEntry['handler']),
+    } satisfies ItemKind<PromptConfig<any>, PromptHandler<any>, PromptEntry>,
+    resource: {
+      registry: this.resources,
+      keyProperty: 'uri',
+      fnProperty: 'read',
+      checkKey: checkUri,
+      build: ({ name, key, config, fn }) => buildResourceEntry(name, key, config, fn),
+    } satisfies ItemKind<ResourceConfig, ResourceReader, ResourceEntry>,
+    template: {
+      registry: this.templates,
+      keyProperty: 'uriTemplate',
+      fnProperty: 'read',
+      checkKey: (uriTemplate) => uriTemplate,
+      build: ({ name, key, config, fn }) => buildTemplateEntry(name, key, config, fn),
+    } satisfies ItemKind<ResourceTemplateConfig, TemplateReader, TemplateEntry>,
+  };
   /** Tasks, once turned on (the `tasks` option, or a tool that may run as a task). */
   private taskService: ServerTasks | undefined;
   private offeredCache:
@@ -254,7 +307,10 @@ export class Server {
       );
     }
     this.info = info;
+    this.briefInfo = Object.freeze({ name: info.name, version: info.version });
     this.options = options;
+    this.logger = withOnerror(options.logger, options.onerror);
+    this.configuredLogger = options.logger || options.onerror ? this.logger : undefined;
     this.pageSize = options.pageSize ?? 100;
     if (!Number.isInteger(this.pageSize) || this.pageSize < 1) {
       throw new SwitchboardError('CONFIG', `pageSize must be a positive integer, got ${options.pageSize}.`);
@@ -279,10 +335,6 @@ export class Server {
       maxListens: options.maxSubscriptions,
       report: (error) => this.reportError(error),
     });
-    this.tools = new Registry('tool', () => this.listChanged('tools'));
-    this.prompts = new Registry('prompt', () => this.listChanged('prompts'));
-    this.resources = new Registry('resource', () => this.listChanged('resources'));
-    this.templates = new Registry('resource template', () => this.listChanged('resources'));
     this.chain = (method, params, ctx) => this.core(method, params, ctx);
     this.mrtr = new Mrtr({
       sealer: new RequestStateSealer(options.requestStateKey),
@@ -330,49 +382,16 @@ export class Server {
     config: ToolConfig<In, Out>,
     handler: ToolHandler<NoInfer<In>, NoInfer<Out>>,
   ): ToolHandle {
-    checkName('tool', name);
-    const definition = { config: config as ToolConfig<any, any>, handler: handler as ToolHandler<any, any> };
-    this.tools.add(name, buildToolEntry(name, definition.config, definition.handler as ToolEntry['handler']));
-    this.enableTasksFor(config);
-    return createHandle(
-      this.tools,
-      'name',
-      { key: name, definition },
-      (current, key, changes: ToolChanges) => {
-        const { name: newName, handler: newHandler, ...rest } = changes;
-        const next = checkName('tool', newName ?? key);
-        const updated = { config: { ...current.config, ...rest }, handler: newHandler ?? current.handler };
-        const entry = buildToolEntry(next, updated.config, updated.handler as ToolEntry['handler']);
-        this.enableTasksFor(updated.config);
-        return { key: next, definition: updated, entry };
-      },
-    );
+    return registerItem(this.kinds.tool, {
+      name,
+      key: name,
+      config: config as ToolConfig<any, any>,
+      fn: handler as ToolHandler<any, any>,
+    });
   }
 
   registerResource(name: string, uri: string, config: ResourceConfig, read: ResourceReader): ResourceHandle {
-    checkUri(uri);
-    this.resources.add(uri, buildResourceEntry(name, uri, config, read));
-    const definition = { name, config, read };
-    return createHandle(
-      this.resources,
-      'uri',
-      { key: uri, definition },
-      (current, key, changes: ResourceChanges) => {
-        const { name: newName, uri: newUri, read: newRead, ...rest } = changes;
-        const next = newUri ?? key;
-        checkUri(next);
-        const updated = {
-          name: newName ?? current.name,
-          config: { ...current.config, ...rest },
-          read: newRead ?? current.read,
-        };
-        return {
-          key: next,
-          definition: updated,
-          entry: buildResourceEntry(updated.name, next, updated.config, updated.read),
-        };
-      },
-    );
+    return registerItem(this.kinds.resource, { name, key: uri, config, fn: read });
   }
 
   registerResourceTemplate(
@@ -381,27 +400,7 @@ export class Server {
     config: ResourceTemplateConfig,
     read: TemplateReader,
   ): ResourceTemplateHandle {
-    this.templates.add(uriTemplate, buildTemplateEntry(name, uriTemplate, config, read));
-    const definition = { name, config, read };
-    return createHandle(
-      this.templates,
-      'uriTemplate',
-      { key: uriTemplate, definition },
-      (current, key, changes: ResourceTemplateChanges) => {
-        const { name: newName, uriTemplate: newTemplate, read: newRead, ...rest } = changes;
-        const next = newTemplate ?? key;
-        const updated = {
-          name: newName ?? current.name,
-          config: { ...current.config, ...rest },
-          read: newRead ?? current.read,
-        };
-        return {
-          key: next,
-          definition: updated,
-          entry: buildTemplateEntry(updated.name, next, updated.config, updated.read),
-        };
-      },
-    );
+    return registerItem(this.kinds.template, { name, key: uriTemplate, config, fn: read });
   }
 
   registerPrompt<Args extends SchemaLike | undefined = undefined>(
@@ -409,27 +408,12 @@ export class Server {
     config: PromptConfig<Args>,
     handler: PromptHandler<NoInfer<Args>>,
   ): PromptHandle {
-    checkName('prompt', name);
-    const definition = { config: config as PromptConfig<any>, handler: handler as PromptHandler<any> };
-    this.prompts.add(
+    return registerItem(this.kinds.prompt, {
       name,
-      buildPromptEntry(name, definition.config, definition.handler as PromptEntry['handler']),
-    );
-    return createHandle(
-      this.prompts,
-      'name',
-      { key: name, definition },
-      (current, key, changes: PromptChanges) => {
-        const { name: newName, handler: newHandler, ...rest } = changes;
-        const next = checkName('prompt', newName ?? key);
-        const updated = { config: { ...current.config, ...rest }, handler: newHandler ?? current.handler };
-        return {
-          key: next,
-          definition: updated,
-          entry: buildPromptEntry(next, updated.config, updated.handler as PromptEntry['handler']),
-        };
-      },
-    );
+      key: name,
+      config: config as PromptConfig<any>,
+      fn: handler as PromptHandler<any>,
+    });
   }
 
   // --- middleware --------------------------------------------------------------------------------
@@ -492,7 +476,7 @@ export class Server {
       try {
         listener(payload);
       } catch (error) {
-        this.reportError(error instanceof Error ? error : new Error(String(error)));
+        this.reportError(asError(error));
       }
     }
   }
@@ -555,7 +539,7 @@ export class Server {
 
   /** @internal */
   reportError(error: Error): void {
-    this.options.onerror?.(error);
+    this.logger.error(error);
   }
 
   /** Capabilities derived from what is registered, plus those given in the options. */
@@ -705,7 +689,9 @@ export class Server {
       else if (failure) throw failure.error;
     }
     return encodeResult(method, result, ctx, {
-      serverInfo: this.info,
+      // The whole Implementation once, where the client reads it (discover); name and version,
+      // which is what the spec asks of serverInfo, on every other result.
+      serverInfo: method === 'server/discover' ? this.info : this.briefInfo,
       cache: spec.cacheable ? this.cacheHintFor(method, result, ctx) : undefined,
     });
   }
@@ -724,12 +710,8 @@ export class Server {
         { supported, requested: typeof requested === 'string' ? requested : String(requested) },
       );
     }
-    const capabilities = meta[META.clientCapabilities];
-    if (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities)) {
-      throw invalidParams(
-        `Missing _meta["${META.clientCapabilities}"]: every 2026-07-28 request must declare the client's capabilities ({} for none).`,
-      );
-    }
+    const capabilities = envelopeCapabilities(meta);
+    if (capabilities instanceof ProtocolError) throw capabilities;
     const level = meta[META.logLevel];
     if (level !== undefined && !LOGGING_LEVELS.includes(level as never)) {
       throw invalidParams(
@@ -740,7 +722,7 @@ export class Server {
       revision: requested,
       client: {
         info: meta[META.clientInfo] as Implementation | undefined,
-        capabilities: capabilities as ClientCapabilities,
+        capabilities,
       },
     };
   }
@@ -965,6 +947,12 @@ export class Server {
     } else {
       const match = this.templateIndex().match(uri);
       if (!match || !this.visible('resourceTemplates', match.value.descriptor, ctx)) throw notFound();
+      const climbing = climbingVariable(match.variables);
+      if (climbing !== undefined) {
+        throw invalidParams(
+          `Refused ${JSON.stringify(uri)}: its "${climbing}" is ${JSON.stringify(match.variables[climbing])}, which has a ".." path segment (directly or percent-encoded). Resource URIs may not climb out of their template; send a normalized URI.`,
+        );
+      }
       const template = match.value;
       result = normalizeReadResult(
         await template.read(uri, match.variables, ctx),
@@ -1031,11 +1019,12 @@ const readCacheHints = new WeakMap<object, Partial<CacheHint>>();
 /** List results per registry page (pages are per-version objects, so this never goes stale). */
 const pageResults = new WeakMap<object, Record<string, unknown>>();
 
-function checkUri(uri: unknown): void {
+function checkUri(uri: string): string {
   if (typeof uri !== 'string' || !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(uri)) {
     throw new SwitchboardError(
       'CONFIG',
       `Invalid resource URI ${JSON.stringify(uri)}: use an absolute URI with a scheme, e.g. "file:///notes.txt" or "config://app".`,
     );
   }
+  return uri;
 }

@@ -27,6 +27,8 @@ import {
   type SchemaLike,
   type ValidationResult,
 } from '../schema/index.js';
+import { clip } from '../util/clip.js';
+import { errorMessage, isPromiseLike } from '../util/guards.js';
 import type { RequestContext } from './context.js';
 import { InputRequiredError } from './input.js';
 import { TaskHandoff } from './task-handoff.js';
@@ -124,7 +126,9 @@ export function buildToolEntry(
 }
 
 export const unknownTool = (name: string) =>
-  invalidParams(`Unknown tool: ${JSON.stringify(name)}. Call tools/list for the available tools.`, { name });
+  invalidParams(`Unknown tool: ${JSON.stringify(clip(name))}. Call tools/list for the available tools.`, {
+    name: clip(name),
+  });
 
 /** What one `tools/call` comes to: a result, or work the handler handed off to a task. */
 export type CallToolOutcome = CallToolResult | TaskHandoff;
@@ -145,7 +149,7 @@ export function callTool(
   const value: unknown = args ?? {};
   if (!entry.input) return runHandler(entry, () => entry.handler(value, ctx));
   const verdict = entry.input.validate(value);
-  return isPromise(verdict)
+  return isPromiseLike(verdict)
     ? verdict.then((v) => afterValidation(entry, v, ctx))
     : afterValidation(entry, verdict, ctx);
 }
@@ -195,7 +199,7 @@ function runHandler(entry: ToolEntry, run: () => unknown): CallToolOutcome | Pro
   } catch (error) {
     return toolFailure(entry, error);
   }
-  if (isPromise(returned)) {
+  if (isPromiseLike(returned)) {
     return Promise.resolve(returned).then(
       (r) => finishCall(entry, r),
       (error: unknown) => toolFailure(entry, error),
@@ -210,7 +214,7 @@ function runHandler(entry: ToolEntry, run: () => unknown): CallToolOutcome | Pro
  */
 function toolFailure(entry: ToolEntry, error: unknown): CallToolResult {
   if (error instanceof ProtocolError || error instanceof InputRequiredError) throw error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return {
     content: [{ type: 'text', text: message || `Tool "${entry.descriptor.name}" failed.` }],
     isError: true,
@@ -224,10 +228,6 @@ function finishCall(entry: ToolEntry, returned: unknown): CallToolOutcome | Prom
   if (!entry.output || result.isError) return result;
   const checked = checkStructuredOutput(entry.output, result, name);
   return checked === undefined ? result : checked.then(() => result);
-}
-
-function isPromise<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 function normalizeToolResult(returned: unknown, name: string): CallToolResult {
@@ -269,7 +269,7 @@ function checkStructuredOutput(
     );
   }
   const verdict = output.validate(result.structuredContent);
-  if (!isPromise(verdict)) {
+  if (!isPromiseLike(verdict)) {
     rejectInvalidOutput(verdict, name);
     return undefined;
   }

@@ -160,6 +160,20 @@ export class UriTemplate {
   }
 }
 
+/**
+ * The first variable whose decoded value has a `..` path segment (`..`, `../x`, `a/..`, with `/` or
+ * `\` as separator), or undefined. Matching decodes `%2e%2e%2f` into `../`, which a handler that
+ * builds a file path from the value would follow out of its directory: the server refuses such URIs.
+ */
+export function climbingVariable(variables: MatchedVariables): string | undefined {
+  for (const [name, value] of Object.entries(variables)) {
+    for (const item of typeof value === 'string' ? [value] : value) {
+      if (item.split(/[/\\]/).includes('..')) return name;
+    }
+  }
+  return undefined;
+}
+
 /** The template that matched a URI, and the variables it extracted. */
 export interface TemplateMatch {
   readonly template: UriTemplate;

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { runCli as runCliInProcess } from '../../src/cli/cli.js';
-import { fixtureTarget, fixtureWords, runCli } from './run-cli.js';
+import { CLI_ENV, fixtureTarget, fixtureWords, runCli } from './run-cli.js';
 
 const target = fixtureTarget();
 
@@ -263,11 +265,14 @@ inline text
   test('era negotiation: auto falls back to legacy; --legacy and --protocol choose', async () => {
     const fallback = await runCli(['tools', fixtureTarget('legacy-only'), '--verbose']);
     assert.equal(fallback.code, 0);
-    assert.match(fallback.stderr, /connected to cli-fixture 1\.2\.3 over protocol 2025-11-25 \(legacy era\)/);
+    assert.match(
+      fallback.stderr,
+      /connected to cli-fixture 1\.2\.3 over stdio, protocol 2025-11-25 \(legacy era\)/,
+    );
     const modern = await runCli(['tools', target, '--verbose']);
-    assert.match(modern.stderr, /over protocol 2026-07-28 \(modern era\)/);
+    assert.match(modern.stderr, /over stdio, protocol 2026-07-28 \(modern era\)/);
     const legacy = await runCli(['tools', target, '--legacy', '--verbose']);
-    assert.match(legacy.stderr, /over protocol 2025-11-25 \(legacy era\)/);
+    assert.match(legacy.stderr, /over stdio, protocol 2025-11-25 \(legacy era\)/);
     const pinned = await runCli([
       'call',
       target,
@@ -279,12 +284,50 @@ inline text
       '--verbose',
     ]);
     assert.equal(pinned.code, 0);
-    assert.match(pinned.stderr, /over protocol 2024-11-05 \(legacy era\)/);
+    assert.match(pinned.stderr, /over stdio, protocol 2024-11-05 \(legacy era\)/);
     // 2024-11-05 has no structured content: the server sent it as text.
     assert.equal(pinned.stdout, '{"sum":2}\n');
     const impossible = await runCli(['tools', fixtureTarget('legacy-only'), '--protocol', '2026-07-28']);
     assert.equal(impossible.code, 1);
     assert.match(impossible.stderr, /^switchboard: could not connect to .*-32022/);
+    assert.match(impossible.stderr, /does not speak protocol 2026-07-28.*Leave out --protocol/);
+    assert.doesNotMatch(impossible.stderr, /version "auto"|version: /);
+  });
+
+  test('an answer that is an error (the server lives on) does not quote its stderr', async () => {
+    const chatty = fixtureTarget('chatty');
+    const missing = await runCli(['read', chatty, 'file:///missing.txt']);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /^switchboard: could not read .*Resource not found/);
+    assert.doesNotMatch(missing.stderr, /stderr|fixture: started/);
+    const unknown = await runCli(['call', chatty, 'nope']);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /has no tool "nope"/);
+    assert.doesNotMatch(unknown.stderr, /stderr|fixture: started/);
+  });
+
+  test('the era of a server is remembered between runs: a legacy server is probed only once', async () => {
+    const env = { ...CLI_ENV, XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'switchboard-era-')) };
+    const legacy = fixtureTarget('legacy-logged');
+    const first = await runCli(['tools', legacy, '--verbose'], { env });
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stderr, /probed with server\/discover/);
+    const file = join(env.XDG_CACHE_HOME, 'switchboard', 'eras.json');
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { servers: Record<string, { era: string }> };
+    assert.deepEqual(
+      Object.values(saved.servers).map((s) => s.era),
+      ['legacy'],
+    );
+    const second = await runCli(['tools', legacy, '--verbose'], { env });
+    assert.equal(second.code, 0, second.stderr);
+    assert.doesNotMatch(second.stderr, /probed/);
+    assert.match(second.stderr, /over stdio, protocol 2025-11-25 \(legacy era\)/);
+    // A corrupt file is ignored and rewritten.
+    writeFileSync(file, '{not json');
+    const third = await runCli(['tools', legacy, '--verbose'], { env });
+    assert.equal(third.code, 0, third.stderr);
+    assert.match(third.stderr, /probed/);
+    assert.equal(Object.keys(JSON.parse(readFileSync(file, 'utf8')).servers).length, 1);
   });
 
   test('the server stderr is shown only with --verbose, or when something fails', async () => {

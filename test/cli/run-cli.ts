@@ -1,6 +1,8 @@
 /** Runs the built `switchboard` CLI as a child process, as a user would: the bundled bin of package.json. */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repo = new URL('../../../', import.meta.url);
@@ -23,12 +25,24 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runCli(args: readonly string[], options: { cwd?: string } = {}): Promise<CliRun> {
+/**
+ * The environment the CLI runs in: ours, with a cache directory of this test process's own, so what
+ * the CLI remembers between runs (docs/cli.md) neither leaks into the user's cache nor between files.
+ */
+export const CLI_ENV: NodeJS.ProcessEnv = {
+  ...process.env,
+  XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'switchboard-cli-cache-')),
+};
+
+export function runCli(
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<CliRun> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [CLI, ...args],
-      { cwd: options.cwd, timeout: 30_000 },
+      { cwd: options.cwd, timeout: 30_000, env: options.env ?? CLI_ENV },
       (error, stdout, stderr) => {
         const code = error ? ((error as { code?: unknown }).code as number | null) : 0;
         resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });

@@ -222,7 +222,9 @@ for (const revision of REVISIONS) {
       const result = await pair.client.callTool('everything', { n: 21 });
       assert.deepEqual(result.content, expectedBlocks(revision));
       assert.deepEqual(result.structuredContent, f.structured ? { doubled: 42 } : undefined);
-      const serverInfo = f.modern ? { 'io.modelcontextprotocol/serverInfo': pair.client.serverInfo } : {};
+      // A result names the server by name and version only; discover gave the whole Implementation.
+      const { name, version } = pair.client.serverInfo!;
+      const serverInfo = f.modern ? { 'io.modelcontextprotocol/serverInfo': { name, version } } : {};
       assert.deepEqual(result._meta, { ...META, ...serverInfo });
       pair.assertClean();
       await pair.close();

@@ -60,6 +60,8 @@ function makeServer(options: ConstructorParameters<typeof Server>[1] = {}) {
 }
 
 const SERVER_INFO_META = { [META.serverInfo]: INFO };
+/** What every other result carries: what the spec asks of serverInfo (name and version), no more. */
+const BRIEF_INFO_META = { [META.serverInfo]: { name: INFO.name, version: INFO.version } };
 
 describe('server/discover', () => {
   test('answers versions, capabilities, instructions, cache hints and serverInfo', async () => {
@@ -241,7 +243,8 @@ describe('results', () => {
       const wire = await openWire(makeServer(), { check: true });
       const { result } = await wire.modern(method, params);
       assert.equal(result.resultType, 'complete');
-      assert.deepEqual(result._meta, SERVER_INFO_META);
+      // The whole Implementation (title, icons...) once, in the discover result; name and version elsewhere.
+      assert.deepEqual(result._meta, method === 'server/discover' ? SERVER_INFO_META : BRIEF_INFO_META);
       if (cacheable) {
         assert.equal(typeof result.ttlMs, 'number');
         assert.equal(result.cacheScope, 'public');

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { splitCommandLine } from '../../src/cli/command-line.js';
-import { CLI } from '../cli/run-cli.js';
+import { CLI, CLI_ENV } from '../cli/run-cli.js';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -39,8 +39,11 @@ function sessions(markdown: string): Step[] {
 
 function run(words: string[]): Promise<string> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...words], { cwd: repo, timeout: 30_000 }, (_error, stdout, stderr) =>
-      resolve(stderr + stdout),
+    execFile(
+      process.execPath,
+      [CLI, ...words],
+      { cwd: repo, timeout: 30_000, env: CLI_ENV },
+      (_error, stdout, stderr) => resolve(stderr + stdout),
     );
   });
 }

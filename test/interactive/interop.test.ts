@@ -24,50 +24,12 @@ import { serveStdio as v2ServeStdio } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
 import { Client } from '../../src/client/client.js';
 import type { Revision } from '../../src/protocol/revisions.js';
-import { Server } from '../../src/server/server.js';
 import { bridge } from '../helpers/official.js';
+import { ONBOARDED, onboardingServer } from './fixtures/onboarding-server.js';
 
 const textOf = (result: unknown) => (result as { content: { text: string }[] }).content[0]!.text;
 
-/** A Switchboard server whose tool needs all three kinds of input. */
-function onboardingServer(log: string[]) {
-  const server = new Server({ name: 'switchboard-onboarding', version: '1.0.0' });
-  server.registerTool(
-    'onboard',
-    { description: 'Needs a name, a poem and the roots' },
-    async (_args, ctx) => {
-      log.push(`run ${ctx.revision}`);
-      const who = await ctx.elicit({
-        message: 'Your name and color?',
-        requestedSchema: {
-          type: 'object',
-          properties: {
-            name: { type: 'string', minLength: 1 },
-            color: {
-              type: 'string',
-              oneOf: [
-                { const: '#f00', title: 'Red' },
-                { const: '#00f', title: 'Blue' },
-              ],
-            },
-          },
-          required: ['name', 'color'],
-        },
-      });
-      if (who.action !== 'accept') return `no (${who.action})`;
-      const poem = await ctx.sample({
-        messages: [{ role: 'user', content: { type: 'text', text: `A poem for ${who.content.name}` } }],
-        maxTokens: 30,
-      });
-      const roots = await ctx.listRoots();
-      const line = Array.isArray(poem.content) ? poem.content[0] : poem.content;
-      return `${who.content.name}/${who.content.color}/${line?.type === 'text' ? line.text : '?'}/${roots.map((r) => r.uri).join(',')}`;
-    },
-  );
-  return server;
-}
-
-const EXPECTED = 'Ada/#00f/roses are red/file:///home/ada';
+const EXPECTED = ONBOARDED;
 
 describe('official clients → Switchboard server', () => {
   test('v1 client (legacy, 2025-11-25) answers server→client requests', async () => {

@@ -23,6 +23,7 @@ import {
   type InputSource,
   type LinkInput,
 } from '../../server/input.js';
+import { asError } from '../../util/guards.js';
 import type { TaskRecord, TaskStore } from './store.js';
 import { isTerminalStatus, type TaskStatus, withRelatedTask } from './types.js';
 
@@ -284,5 +285,3 @@ export class LegacyTaskInput implements InputSource {
     return this.inner.invalidAnswer(message);
   }
 }
-
-export const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));

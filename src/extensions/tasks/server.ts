@@ -34,15 +34,9 @@ import type { ListenTopic, NotificationHub } from '../../server/notifications.js
 import { digest } from '../../server/request-state.js';
 import type { TaskHandoff } from '../../server/task-handoff.js';
 import { callTool, completeInline, type ToolEntry } from '../../server/tools.js';
+import { asError, isPlainObject } from '../../util/guards.js';
 import { MemoryTaskStore } from './memory-store.js';
-import {
-  asError,
-  LegacyTaskInput,
-  ModernTaskInput,
-  RunningTask,
-  TaskLink,
-  type TaskRuntime,
-} from './running.js';
+import { LegacyTaskInput, ModernTaskInput, RunningTask, TaskLink, type TaskRuntime } from './running.js';
 import { type TaskPatch, type TaskRecord, type TaskStore, taskDetails } from './store.js';
 import {
   declaresTasks,
@@ -572,7 +566,7 @@ export class ServerTasks implements TaskRuntime {
 
 /** 2025-11-25 `params.task`: an object with an optional `ttl` (ms). */
 function taskTtl(task: unknown): number | undefined {
-  if (typeof task !== 'object' || task === null || Array.isArray(task)) {
+  if (!isPlainObject(task)) {
     throw invalidParams(
       'Invalid params for \'tools/call\': "task" must be an object such as { "ttl": 60000 }.',
     );

@@ -9,6 +9,7 @@
  */
 import type { ChannelSink } from '../../engine/channel.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../../protocol/errors.js';
+import { headOf } from '../../util/clip.js';
 
 /** Default cap on one inbound message: 32 MiB (the official SDK stops at 10 MB). */
 export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
@@ -230,10 +231,7 @@ const UNSAFE_IN_MESSAGES = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\
 
 /** A short, quoted, escaped start of `text`, safe to put in an error message or a terminal. */
 function preview(text: string): string {
-  let head = text.slice(0, PREVIEW_CHARS);
-  // Never end on half a surrogate pair.
-  const last = head.charCodeAt(head.length - 1);
-  if (head.length < text.length && last >= 0xd800 && last <= 0xdbff) head = head.slice(0, -1);
+  const head = headOf(text, PREVIEW_CHARS);
   const quoted = JSON.stringify(head).replace(
     UNSAFE_IN_MESSAGES,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,

@@ -121,6 +121,24 @@ describe('x-mcp-header on a modern server', () => {
     await conn.close();
   });
 
+  test("the dropped tools' warnings reach the Client's logger when the channel has none", async () => {
+    const server = await raw(
+      modern((request, res) => {
+        json(res, 200, modernResult(request.body.id, { tools: TOOLS, ttlMs: 60_000, cacheScope: 'public' }));
+      }),
+    );
+    const warnings: string[] = [];
+    const conn = await connectHttp(
+      server.url,
+      { logger: { error: () => {}, warn: (message) => warnings.push(message) } },
+      { onwarning: undefined },
+    );
+    await conn.client.listTools();
+    assert.equal(warnings.length, 6);
+    assert.deepEqual(conn.warnings, []);
+    await conn.close();
+  });
+
   test('Mcp-Name of a non-ASCII tool name or URI is Base64-encoded', async () => {
     const server = await raw(
       modern((request, res) => json(res, 200, modernResult(request.body.id, { content: [] }))),

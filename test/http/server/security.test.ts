@@ -4,16 +4,20 @@
  * says what to do. Checked on the Node adapter (real loopback) and on the bare fetch handler.
  */
 import assert from 'node:assert/strict';
+import { get as httpGet } from 'node:http';
+import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createHttpHandler } from '../../../src/transports/http/server/handler.js';
 import {
   ACCEPT_BOTH,
   assertError,
+  initialize,
   makeServer,
   modernHeaders,
   modernRequest,
   post,
   rawRequest,
+  sessionHeaders,
   startServer,
   type TestServer,
 } from './helpers.js';
@@ -103,6 +107,47 @@ describe('defaults on a loopback server', () => {
     assert.match(parse(streamed.body).error.message, /maxBodyBytes/);
   });
 
+  test('a large body gets its 413 while the client is still sending (no EPIPE), declared or chunked', async () => {
+    const big = await startServer(makeServer(), { maxBodyBytes: 64 * 1024 });
+    try {
+      for (const chunked of [false, true]) {
+        // What a blocking client does (Python's urllib, say): the whole 16 MiB body in one write,
+        // the answer read only after it. Closing on it mid-upload is an EPIPE, not a 413.
+        const size = 16 * 1024 * 1024;
+        const socket = connect(big.port, '127.0.0.1');
+        const head = [
+          'POST /mcp HTTP/1.1',
+          'Host: 127.0.0.1',
+          'Content-Type: application/json',
+          'Accept: application/json, text/event-stream',
+          chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${size}`,
+          '',
+          '',
+        ].join('\r\n');
+        const body = Buffer.alloc(size, 'x');
+        const framed = chunked
+          ? Buffer.concat([Buffer.from(`${size.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')])
+          : body;
+        let received = '';
+        let failure: string | undefined;
+        socket.setEncoding('utf8');
+        socket.on('data', (text: string) => (received += text));
+        socket.on('error', (error: NodeJS.ErrnoException) => (failure = error.code ?? error.message));
+        socket.write(Buffer.concat([Buffer.from(head), framed]));
+        await new Promise((resolve) => socket.once('close', resolve));
+        assert.equal(
+          failure,
+          undefined,
+          `chunked=${chunked}: the client got ${failure} (received ${JSON.stringify(received.slice(0, 60))})`,
+        );
+        assert.match(received, /^HTTP\/1\.1 413 /);
+        assert.match(received, /65536 bytes/);
+      }
+    } finally {
+      await big.close();
+    }
+  });
+
   test('a body that is not JSON by Content-Type → 415', async () => {
     const reply = await post(server.url, listBody, {
       ...modernHeaders('tools/list'),
@@ -130,6 +175,122 @@ describe('defaults on a loopback server', () => {
     }
   });
 });
+
+describe('every body path: modern POST, legacy session POST, HTTP+SSE /messages', () => {
+  let server: TestServer;
+  /** Each path: where it POSTs, the headers of a valid request there, and a valid body. */
+  let paths: {
+    name: string;
+    path: string;
+    headers: Record<string, string>;
+    body: string;
+    replies: boolean;
+  }[];
+  let sse: { destroy(): void };
+  before(async () => {
+    server = await startServer(makeServer(), { maxBodyBytes: 1024 });
+    const { sessionId } = await initialize(server.url, '2025-11-25');
+    const stream = await openSse(server.port);
+    sse = stream;
+    const ping = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping' });
+    paths = [
+      {
+        name: 'modern POST',
+        path: '/mcp',
+        headers: modernHeaders('tools/list'),
+        body: listBody,
+        replies: true,
+      },
+      {
+        name: 'legacy session POST',
+        path: '/mcp',
+        headers: sessionHeaders(sessionId, '2025-11-25'),
+        body: ping,
+        replies: true,
+      },
+      {
+        name: 'HTTP+SSE /messages',
+        path: stream.postPath,
+        headers: { 'content-type': 'application/json' },
+        body: ping,
+        replies: false,
+      },
+    ];
+  });
+  after(async () => {
+    sse.destroy();
+    await server.close();
+  });
+
+  const send = (path: string, headers: Record<string, string>, body: string) =>
+    rawRequest(server.port, { path, headers: { host: `127.0.0.1:${server.port}`, ...headers }, body });
+
+  test('each path serves a valid request (the baseline the refusals below differ from)', async () => {
+    for (const p of paths) {
+      const reply = await send(p.path, p.headers, p.body);
+      assert.equal(reply.status, p.replies ? 200 : 202, `${p.name}: ${reply.body}`);
+    }
+  });
+
+  test('413 for a body over the cap, declared or chunked', async () => {
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(2000) } });
+    for (const p of paths) {
+      for (const headers of [p.headers, { ...p.headers, 'transfer-encoding': 'chunked' }]) {
+        const reply = await send(p.path, headers, big);
+        assert.equal(reply.status, 413, `${p.name}: ${reply.body}`);
+        assert.match(parse(reply.body).error.message, /maxBodyBytes/);
+      }
+    }
+  });
+
+  test('415 for a body that is not JSON by Content-Type', async () => {
+    for (const p of paths) {
+      const reply = await send(p.path, { ...p.headers, 'content-type': 'text/plain' }, p.body);
+      assert.equal(reply.status, 415, p.name);
+      assert.match(parse(reply.body).error.message, /application\/json/);
+    }
+  });
+
+  test('406 where a reply is negotiated; /messages answers on the stream, whatever Accept says', async () => {
+    for (const p of paths) {
+      const reply = await send(p.path, { ...p.headers, accept: 'text/html' }, p.body);
+      if (p.replies) {
+        assert.equal(reply.status, 406, p.name);
+        assert.match(parse(reply.body).error.message, /application\/json and text\/event-stream/);
+      } else assert.equal(reply.status, 202, p.name);
+    }
+  });
+
+  test('403 for a foreign Origin or a rebinding Host, on each path', async () => {
+    for (const p of paths) {
+      const origin = await send(p.path, { ...p.headers, origin: 'https://evil.example' }, p.body);
+      assert.equal(origin.status, 403, p.name);
+      assert.match(parse(origin.body).error.message, /allowedOrigins/);
+      const host = await send(p.path, { ...p.headers, host: `evil.example:${server.port}` }, p.body);
+      assert.equal(host.status, 403, p.name);
+      assert.match(parse(host.body).error.message, /allowedHosts/);
+    }
+  });
+});
+
+/** Opens GET /sse and reads its endpoint event; the stream stays open until `destroy()`. */
+async function openSse(port: number): Promise<{ postPath: string; destroy(): void }> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet(
+      { host: '127.0.0.1', port, path: '/sse', headers: { accept: 'text/event-stream' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+          const match = /data: (\/messages\?sessionId=\w+)/.exec(text);
+          if (match) resolve({ postPath: match[1]!, destroy: () => res.destroy() });
+        });
+      },
+    );
+    req.on('error', reject);
+  });
+}
 
 describe('configured allowlists', () => {
   test('allowedHosts and allowedOrigins replace the defaults', async () => {

@@ -5,8 +5,9 @@
  * handed to the engine.
  */
 import type { RequestId } from '../../../protocol/jsonrpc.js';
+import { isPlainObject } from '../../../util/guards.js';
 import type { ResponseLike } from './fetch-like.js';
-import { answers, isObject, type Json } from './frame-info.js';
+import { answers, type Json } from './frame-info.js';
 import { rpcErrorIn } from './http-errors.js';
 import { type HttpIo, sleep } from './options.js';
 import { messageData, readEventStream } from './sse-reader.js';
@@ -147,7 +148,7 @@ export async function postForAnswer(
   }
   let found: Json | undefined;
   const take = (value: unknown) => {
-    if (!found && isObject(value) && answers(value, id)) found = value;
+    if (!found && isPlainObject(value) && answers(value, id)) found = value;
   };
   if (isEventStream(response)) {
     await readEventStream(

@@ -4,6 +4,7 @@
  * warnings.
  */
 import { SwitchboardError } from '../../../protocol/errors.js';
+import type { Logger } from '../../../util/logger.js';
 import type { Cancellation } from './cancellation.js';
 import type { FetchLike, RequestInitLike, ResponseLike } from './fetch-like.js';
 import { displayUrl } from './http-errors.js';
@@ -45,7 +46,12 @@ export interface HttpClientChannelOptions {
   reconnect?: ReconnectOptions;
   /** Largest message accepted, in characters. Default 32 Mi. */
   maxMessageBytes?: number;
-  /** Problems worth knowing that fail no call (an invalid tool dropped, a stream given up). Default: console.warn. */
+  /**
+   * Where problems go that fail no call (an invalid tool dropped, a stream given up): its `warn`.
+   * Default: the logger of the Client this channel connects, if it was given one, else silent.
+   */
+  logger?: Logger;
+  /** Told about the same problems instead of the logger (kept from before `logger`). */
   onwarning?: (message: string) => void;
 }
 
@@ -65,7 +71,8 @@ export class HttpIo {
   readonly #options: HttpClientChannelOptions;
   /** The headers when neither they nor the token are computed per request. */
   readonly #fixed: Record<string, string> | undefined;
-  readonly #onwarning: (message: string) => void;
+  /** The owner's logger, adopted when the channel starts (see `adopt`). */
+  #inherited: Logger | undefined;
 
   constructor(url: string | URL, options: HttpClientChannelOptions, channel: string) {
     let parsed: URL;
@@ -104,7 +111,6 @@ export class HttpIo {
       maxDelayMs: options.reconnect?.maxDelayMs ?? 30_000,
       maxAttempts: options.reconnect?.maxAttempts ?? 5,
     };
-    this.#onwarning = options.onwarning ?? ((message) => console.warn(`[switchboard] ${message}`));
     const { headers, bearerToken } = options;
     this.#fixed =
       typeof headers === 'function' || typeof bearerToken === 'function'
@@ -159,9 +165,16 @@ export class HttpIo {
     });
   }
 
+  /** Takes the logger of the Client this channel serves (used when the options name none). */
+  adopt(logger: Logger | undefined): void {
+    this.#inherited = logger;
+  }
+
   warn(message: string): void {
+    const { onwarning, logger } = this.#options;
     try {
-      this.#onwarning(message);
+      if (onwarning) onwarning(message);
+      else (logger ?? this.#inherited)?.warn(message);
     } catch {
       // A throwing warning callback must not break the channel.
     }

@@ -56,6 +56,7 @@ export class SseClientChannel implements Channel {
   start(sink: ChannelSink): void {
     if (this.#sink) return;
     this.#sink = sink;
+    this.#io.adopt(sink.logger);
     if (this.#finished) {
       queueMicrotask(() => sink.closed());
       return;

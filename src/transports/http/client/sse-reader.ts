@@ -49,16 +49,24 @@ export async function readEventStream(
   });
   const decoder = new TextDecoder();
   const reader = body.getReader();
+  // A CR that ends a chunk may be half of a CRLF, so the parser waits for what follows; at the end
+  // of the body nothing follows, and the CR ends its line (an LF after it changes nothing else).
+  let endsWithCr = false;
+  const feed = (text: string) => {
+    if (text === '') return;
+    parser.feed(text);
+    endsWithCr = text.endsWith('\r');
+  };
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       if (value === undefined || value.byteLength === 0) continue;
-      parser.feed(decoder.decode(value, { stream: true }));
+      feed(decoder.decode(value, { stream: true }));
       if (overflow) throw overflow;
     }
-    const tail = decoder.decode();
-    if (tail) parser.feed(tail);
+    feed(decoder.decode());
+    if (endsWithCr) parser.feed('\n');
   } catch (error) {
     await reader.cancel(error).catch(() => undefined);
     throw error;

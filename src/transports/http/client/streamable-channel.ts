@@ -27,6 +27,7 @@ import { encodeHeaderValue } from '../../../protocol/mcp-headers.js';
 import { META } from '../../../protocol/meta.js';
 import { methodSpec } from '../../../protocol/methods.js';
 import type { Era } from '../../../protocol/revisions.js';
+import { isPlainObject } from '../../../util/guards.js';
 import { Cancellation } from './cancellation.js';
 import { endpointKey, forgetEra, type HttpEra, recallEra, rememberEra } from './era-cache.js';
 import {
@@ -38,7 +39,7 @@ import {
   postForAnswer,
 } from './event-streams.js';
 import type { ResponseLike } from './fetch-like.js';
-import { answers, frameInfoOf, isObject, type Json } from './frame-info.js';
+import { answers, frameInfoOf, type Json } from './frame-info.js';
 import {
   badResponseError,
   describeCause,
@@ -160,6 +161,11 @@ export class StreamableHttpClientChannel implements Channel {
     return era === undefined ? undefined : era === 'modern' ? 'modern' : 'legacy';
   }
 
+  /** The transport in use now: `sse` once the channel moved to (or was pinned to) HTTP+SSE. */
+  get activeTransport(): 'streamable' | 'sse' {
+    return this.#sse ? 'sse' : 'streamable';
+  }
+
   /** The legacy session id, while a session is open. */
   get sessionId(): string | undefined {
     return this.#legacy?.sessionId;
@@ -168,6 +174,7 @@ export class StreamableHttpClientChannel implements Channel {
   start(sink: ChannelSink): void {
     if (this.#sink) return;
     this.#sink = sink;
+    this.#io.adopt(sink.logger);
     if (this.#finished) queueMicrotask(() => sink.closed());
     else if (this.#transport === 'sse') this.#useSse([], 'pinned');
   }
@@ -462,7 +469,7 @@ export class StreamableHttpClientChannel implements Channel {
     if (exchange && !exchange.answered && answers(value, exchange.info.id)) {
       exchange.answered = true;
       const result = (value as { result?: unknown }).result;
-      if (isObject(result)) this.#learn(exchange, result);
+      if (isPlainObject(result)) this.#learn(exchange, result);
     }
     this.#sink?.message(value);
   }
@@ -605,8 +612,10 @@ export class StreamableHttpClientChannel implements Channel {
       headers['content-type'] = 'application/json';
       const { response, message } = await this.#call(frame, id, headers);
       const result = message.result;
-      if (!isObject(result) || typeof result.protocolVersion !== 'string') {
-        throw new Error(isObject(message.error) ? String(message.error.message) : 'no initialize result');
+      if (!isPlainObject(result) || typeof result.protocolVersion !== 'string') {
+        throw new Error(
+          isPlainObject(message.error) ? String(message.error.message) : 'no initialize result',
+        );
       }
       legacy.sessionId = this.#sessionIdOf(response);
       legacy.protocolVersion = result.protocolVersion;
@@ -645,7 +654,7 @@ export class StreamableHttpClientChannel implements Channel {
     const params = exchange.info.params ?? {};
     const name = params.name;
     const meta = params._meta;
-    if (typeof name !== 'string' || !isObject(meta)) return false;
+    if (typeof name !== 'string' || !isPlainObject(meta)) return false;
     const envelope: Json = {};
     for (const key of [META.protocolVersion, META.clientCapabilities, META.clientInfo]) {
       if (key in meta) envelope[key] = meta[key];
@@ -661,9 +670,9 @@ export class StreamableHttpClientChannel implements Channel {
         const frame = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: listParams });
         const { message } = await this.#call(frame, id, headers);
         const result = message.result;
-        if (!isObject(result) || !Array.isArray(result.tools)) return false;
+        if (!isPlainObject(result) || !Array.isArray(result.tools)) return false;
         for (const warning of this.#tools.learn(result)) this.#io.warn(warning);
-        if (result.tools.some((tool) => isObject(tool) && tool.name === name)) return true;
+        if (result.tools.some((tool) => isPlainObject(tool) && tool.name === name)) return true;
         if (typeof result.nextCursor !== 'string') return false;
         cursor = result.nextCursor;
       }
@@ -712,7 +721,7 @@ export class StreamableHttpClientChannel implements Channel {
         if (this.#sse !== sse) return;
         if (this.#sseInitializeId !== undefined && answers(value, this.#sseInitializeId)) {
           this.#sseInitializeId = undefined;
-          if (isObject((value as Json).result)) this.#remember('sse');
+          if (isPlainObject((value as Json).result)) this.#remember('sse');
         }
         this.#sink?.message(value);
       },
@@ -720,6 +729,7 @@ export class StreamableHttpClientChannel implements Channel {
       closed: (error) => {
         if (this.#sse === sse && (connected || why === 'pinned')) this.#finish(error);
       },
+      logger: this.#sink?.logger,
     });
     for (const [frame, info] of backlog) this.send(frame, info);
     sse.connected.then(
@@ -812,7 +822,7 @@ const notStreamable = (status: number) => status === 400 || status === 404 || st
 
 function modernVersionOf(params: Params | undefined): string | undefined {
   const meta = params?._meta;
-  if (!isObject(meta)) return undefined;
+  if (!isPlainObject(meta)) return undefined;
   const version = meta[META.protocolVersion];
   return typeof version === 'string' ? version : undefined;
 }

@@ -20,6 +20,8 @@ import { classify, type JsonRpcRequest } from '../../../protocol/jsonrpc.js';
 import { META } from '../../../protocol/meta.js';
 import { isModernRevision, MODERN_REVISIONS } from '../../../protocol/revisions.js';
 import type { Server } from '../../../server/server.js';
+import { clip } from '../../../util/clip.js';
+import { asError, isPlainObject } from '../../../util/guards.js';
 import { acceptedReply, errorReply, type HttpExchange, type HttpReply } from './exchange.js';
 import { FetchExchange, toResponse } from './fetch-exchange.js';
 import { SseSession } from './legacy-sse.js';
@@ -31,13 +33,10 @@ import { StreamableSession } from './session.js';
 import { newSessionId, type RegisteredSession, SessionRegistry, type SessionScope } from './sessions.js';
 import { KeepAlive, type StreamPolicy } from './sse.js';
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** The body is a 2026-07-28 message: its params `_meta` names a protocol version. */
 function hasModernEnvelope(message: Record<string, unknown>): boolean {
   const params = message.params;
-  return isObject(params) && isObject(params._meta) && META.protocolVersion in params._meta;
+  return isPlainObject(params) && isPlainObject(params._meta) && META.protocolVersion in params._meta;
 }
 
 /** @internal Routing and bookkeeping shared by every adapter. */
@@ -96,7 +95,7 @@ export class HandlerCore {
 
   /** The 500 reply for an unexpected error (reported to `onerror`). */
   failure(error: unknown): HttpReply {
-    this.options.onerror(error instanceof Error ? error : new Error(String(error)));
+    this.options.onerror(asError(error));
     return errorReply(
       500,
       `Internal error while serving the request: ${(error as Error)?.message ?? error}`,
@@ -175,7 +174,7 @@ export class HandlerCore {
       }
       return this.#sessionPost(exchange, sessionId, message);
     }
-    if (!isObject(message)) {
+    if (!isPlainObject(message)) {
       return errorReply(400, 'Invalid Request: the body must be one JSON-RPC message (a JSON object).');
     }
     if (hasModernEnvelope(message)) return this.#modernPost(exchange, message);
@@ -267,8 +266,8 @@ export class HandlerCore {
     return errorReply(
       404,
       kind === 'streamable'
-        ? `Session not found: ${JSON.stringify(sessionId)} is unknown, expired or ended. Start a new session with initialize (without Mcp-Session-Id).`
-        : `Session not found: ${JSON.stringify(sessionId)} is unknown or its stream closed. Open a new stream with GET ${this.options.sseEndpoint}.`,
+        ? `Session not found: ${JSON.stringify(clip(sessionId))} is unknown, expired or ended. Start a new session with initialize (without Mcp-Session-Id).`
+        : `Session not found: ${JSON.stringify(clip(sessionId))} is unknown or its stream closed. Open a new stream with GET ${this.options.sseEndpoint}.`,
     );
   }
 

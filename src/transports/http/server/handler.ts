@@ -56,7 +56,7 @@ export class McpHttpHandler implements HttpHandler {
   readonly #loading: Promise<HandlerCore>;
 
   constructor(server: Server, options: HttpHandlerOptions) {
-    const resolved = resolveOptions(options);
+    const resolved = resolveOptions(options, server.logger);
     this.endpoint = resolved.endpoint;
     this.#loading = import('./handler-core.js').then(({ HandlerCore }) => {
       this.#core = new HandlerCore(server, resolved);

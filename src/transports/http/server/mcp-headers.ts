@@ -10,10 +10,9 @@ import { decodeHeaderValue, type HeaderParam, scanToolHeaders } from '../../../p
 import { META } from '../../../protocol/meta.js';
 import { methodSpec } from '../../../protocol/methods.js';
 import type { Tool } from '../../../protocol/types.js';
+import { clip } from '../../../util/clip.js';
+import { isPlainObject } from '../../../util/guards.js';
 import type { HttpExchange } from './exchange.js';
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const mismatch = (message: string) =>
   new ProtocolError(ErrorCode.HeaderMismatch, `Header mismatch: ${message}`);
@@ -37,7 +36,7 @@ function declarationsOf(tool: Tool): readonly HeaderParam[] {
 function valueAt(root: unknown, path: readonly string[]): unknown {
   let node = root;
   for (const key of path) {
-    if (!isObject(node)) return undefined;
+    if (!isPlainObject(node)) return undefined;
     node = node[key];
   }
   return node;
@@ -89,7 +88,7 @@ export function checkMirroredHeaders(
   const methodHeader = requireHeader(exchange, 'mcp-method', 'Mcp-Method', method);
   if (methodHeader !== method) {
     throw mismatch(
-      `Mcp-Method header ${JSON.stringify(methodHeader)} does not match the body's method ${JSON.stringify(method)}; send the same method in both.`,
+      `Mcp-Method header ${JSON.stringify(clip(methodHeader))} does not match the body's method ${JSON.stringify(clip(method))}; send the same method in both.`,
     );
   }
   const nameParam = methodSpec(method)?.nameParam;

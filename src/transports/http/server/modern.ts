@@ -9,9 +9,9 @@
  */
 import type { InboundExtra } from '../../../engine/channel.js';
 import { errorFrame, notificationFrame, resultFrame } from '../../../engine/peer.js';
+import { envelopeCapabilities } from '../../../protocol/envelope.js';
 import { ErrorCode, ProtocolError, SwitchboardError, toErrorObject } from '../../../protocol/errors.js';
 import type { JsonRpcRequest, Params, RequestId } from '../../../protocol/jsonrpc.js';
-import { META } from '../../../protocol/meta.js';
 import type { RequestLink } from '../../../server/context.js';
 import type { Server } from '../../../server/server.js';
 import { type Deferred, deferred } from '../../../util/deferred.js';
@@ -44,15 +44,9 @@ export function serveModernRequest(
   const { method, id } = request;
   const params = request.params as Params;
   const meta = params._meta as Record<string, unknown>;
-  const capabilities = meta[META.clientCapabilities];
-  if (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities)) {
-    return Promise.resolve(
-      errorReply(
-        400,
-        `Missing _meta["${META.clientCapabilities}"]: every 2026-07-28 request must declare the client's capabilities ({} for none).`,
-        { code: ErrorCode.InvalidParams, id },
-      ),
-    );
+  const capabilities = envelopeCapabilities(meta);
+  if (capabilities instanceof ProtocolError) {
+    return Promise.resolve(errorReply(400, capabilities.message, { code: capabilities.code, id }));
   }
   // A listen stream is SSE whatever the response mode: its notifications are the whole point.
   const { responseMode } = scope.options;

@@ -3,6 +3,7 @@
  * and same-origin Origin checks, a 4 MiB body cap, bounded sessions and event buffers.
  */
 import { SwitchboardError } from '../../../protocol/errors.js';
+import { type Logger, withOnerror } from '../../../util/logger.js';
 import { type EventStore, MemoryEventStore } from './event-store.js';
 import type { OriginPolicy } from './security.js';
 import { DEFAULT_MAX_STREAM_BUFFER_BYTES } from './sse.js';
@@ -51,7 +52,12 @@ export interface HttpHandlerOptions extends OriginPolicy {
    * client reads. Default 8 MiB (8388608).
    */
   maxStreamBufferBytes?: number;
-  /** Problems that concern no single request (an event store failing...). Default: ignored. */
+  /**
+   * Where problems go that concern no single request (an event store failing, a stream cut): its
+   * `error`. Default: the logger of the Server (silent unless it was given one).
+   */
+  logger?: Logger;
+  /** Receives the same errors (kept from before `logger`; both are called when both are given). */
   onerror?: (error: Error) => void;
 }
 
@@ -96,7 +102,8 @@ function path(name: string, value: string | undefined, fallback: string): string
   return value.length > 1 && value.endsWith('/') ? value.slice(0, -1) : value;
 }
 
-export function resolveOptions(options: HttpHandlerOptions): ResolvedOptions {
+/** The options checked, with their defaults; `serverLogger` is the served Server's. */
+export function resolveOptions(options: HttpHandlerOptions, serverLogger: Logger): ResolvedOptions {
   const mode = options.responseMode ?? 'auto';
   if (mode !== 'auto' && mode !== 'json' && mode !== 'sse') {
     throw new SwitchboardError(
@@ -114,6 +121,8 @@ export function resolveOptions(options: HttpHandlerOptions): ResolvedOptions {
       throw new SwitchboardError('CONFIG', `createHttpHandler: ${key} must be an array of strings or 'any'.`);
     }
   }
+  // Called as a method: a logger's `error` may need its `this`.
+  const logger = withOnerror(options.logger, options.onerror, serverLogger);
   return {
     endpoint: path('endpoint', options.endpoint, '/mcp'),
     responseMode: mode,
@@ -132,6 +141,6 @@ export function resolveOptions(options: HttpHandlerOptions): ResolvedOptions {
       DEFAULT_MAX_STREAM_BUFFER_BYTES,
     ),
     policy: { allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins },
-    onerror: options.onerror ?? (() => {}),
+    onerror: (error) => logger.error(error),
   };
 }
