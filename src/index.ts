@@ -53,6 +53,7 @@ export {
   toolVisibility,
   withAppsSupport,
 } from './extensions/apps.js';
+export { Server, type ServerOptions } from './extensions/server.js';
 export { ClientTask, type TaskCallOptions, type TaskWaitOptions } from './extensions/tasks/client.js';
 export { MemoryTaskStore, type MemoryTaskStoreOptions } from './extensions/tasks/memory-store.js';
 export type { TaskServerOptions } from './extensions/tasks/server.js';
@@ -88,6 +89,24 @@ export type {
   RequestId,
 } from './protocol/jsonrpc.js';
 export { META } from './protocol/meta.js';
+export type {
+  CallToolParams,
+  CompleteRequestParams,
+  EmptyResult,
+  GetPromptParams,
+  InitializeRequestParams,
+  InputRoundParams,
+  KnownMethod,
+  ListenParams,
+  McpMethods,
+  PaginatedParams,
+  ParamsOf,
+  ReadResourceParams,
+  RequestParams,
+  ResultOf,
+  SetLevelParams,
+  SubscribeParams,
+} from './protocol/method-map.js';
 export {
   type Era,
   isRevision,
@@ -123,6 +142,12 @@ export {
 export type { Handle } from './server/handles.js';
 export { type InputCallOptions, InputRequiredError } from './server/input.js';
 export type {
+  FallbackLogic,
+  MethodOptions,
+  MethodParams,
+  MethodResult,
+} from './server/methods.js';
+export type {
   PromptArgs,
   PromptArgumentConfig,
   PromptConfig,
@@ -143,9 +168,9 @@ export {
   type PromptHandle,
   type ResourceHandle,
   type ResourceTemplateHandle,
-  Server,
+  ServerCore,
+  type ServerCoreOptions,
   type ServerEvents,
-  type ServerOptions,
   type ToolHandle,
 } from './server/server.js';
 export type { TaskHandoff } from './server/task-handoff.js';

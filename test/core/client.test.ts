@@ -8,6 +8,7 @@ import { describe, mock, test } from 'node:test';
 import { z } from 'zod';
 import { Client, type ClientOptions } from '../../src/client/client.js';
 import type { Channel, ChannelSink, FrameInfo } from '../../src/engine/channel.js';
+import { Server } from '../../src/extensions/server.js';
 import {
   ErrorCode,
   type LocalErrorCode,
@@ -17,7 +18,6 @@ import {
 import { LATEST_LEGACY_REVISION, LEGACY_REVISIONS, type Revision } from '../../src/protocol/revisions.js';
 import type { CallToolResult } from '../../src/protocol/types.js';
 import type { ServerConnection } from '../../src/server/connection.js';
-import { Server } from '../../src/server/server.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';
 import { type Answer, discoverResult, fakeServer, legacyInit } from '../helpers/fake-server.js';
 import { connectPair } from '../helpers/pair.js';

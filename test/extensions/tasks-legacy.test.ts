@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Client } from '../../src/client/client.js';
+import { Server, type ServerOptions } from '../../src/extensions/server.js';
 import { MemoryTaskStore } from '../../src/extensions/tasks/memory-store.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
 import type { Params } from '../../src/protocol/jsonrpc.js';
-import { Server, type ServerOptions } from '../../src/server/server.js';
 import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';

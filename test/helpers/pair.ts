@@ -3,7 +3,7 @@
  * the official schema of the revision in use (strict: no field the revision lacks).
  */
 import { Client, type ClientOptions } from '../../src/client/client.js';
-import type { Server } from '../../src/server/server.js';
+import type { Server } from '../../src/extensions/server.js';
 import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';

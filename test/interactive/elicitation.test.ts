@@ -3,10 +3,10 @@ import { describe, test } from 'node:test';
 import { z } from 'zod';
 import type { Client } from '../../src/client/client.js';
 import { InputHandlers } from '../../src/client/input-handlers.js';
+import { Server } from '../../src/extensions/server.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
 import { featuresOf, type Revision } from '../../src/protocol/revisions.js';
 import type { ElicitParams } from '../../src/protocol/types.js';
-import { Server } from '../../src/server/server.js';
 import { connectPair } from '../helpers/pair.js';
 import { openWire } from '../helpers/wire.js';
 
