@@ -6,12 +6,14 @@
 
 export {
   type CallOptions,
-  Client,
   type ClientCallContext,
-  type ClientOptions,
+  ClientCore,
+  type ClientCoreOptions,
   type ListOptions,
-  type ListToolsOptions,
   type LogMessage,
+  type RequestArgs,
+  type RequestCallOptions,
+  type RequestResult,
   type VersionNegotiation,
 } from './client/client.js';
 export type {
@@ -53,6 +55,7 @@ export {
   toolVisibility,
   withAppsSupport,
 } from './extensions/apps.js';
+export { Client, type ClientOptions, type ListToolsOptions } from './extensions/client.js';
 export { Server, type ServerOptions } from './extensions/server.js';
 export { ClientTask, type TaskCallOptions, type TaskWaitOptions } from './extensions/tasks/client.js';
 export { MemoryTaskStore, type MemoryTaskStoreOptions } from './extensions/tasks/memory-store.js';
@@ -103,6 +106,7 @@ export type {
   ParamsOf,
   ReadResourceParams,
   RequestParams,
+  ResultEnvelope,
   ResultOf,
   SetLevelParams,
   SubscribeParams,

@@ -118,7 +118,14 @@ export type KnownMethod = keyof McpMethods & string;
 /** The params of `M`: its entry in {@link McpMethods}, or any params for a method the map does not know. */
 export type ParamsOf<M extends string> = M extends KnownMethod ? McpMethods[M]['params'] : Params;
 
+/** What 2026-07-28 adds to results on the wire (`request()` hands them over as received). */
+export interface ResultEnvelope {
+  resultType?: string;
+  ttlMs?: number;
+  cacheScope?: 'public' | 'private';
+}
+
 /** The result of `M`: its entry in {@link McpMethods}, or a JSON object for a method the map does not know. */
 export type ResultOf<M extends string> = M extends KnownMethod
-  ? McpMethods[M]['result']
+  ? McpMethods[M]['result'] & ResultEnvelope
   : Record<string, unknown>;

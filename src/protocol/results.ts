@@ -39,7 +39,7 @@ function listOf(key: string, ...fields: string[]): ResultCheck {
       for (const field of fields) stringField(items[i]!, field, method, `${key}[${i}]`);
     }
     const next = result.nextCursor;
-    if (next !== undefined && typeof next !== 'string') fail(method, 'has a non-string "nextCursor"');
+    if (next !== undefined && typeof next !== 'string') fail(method, 'has a non-string nextCursor');
   };
 }
 

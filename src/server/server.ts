@@ -22,7 +22,7 @@ import {
 import type { Params, RequestId } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
 import type { KnownMethod, ParamsOf, ResultOf } from '../protocol/method-map.js';
-import { checkMeta, type MethodSpec, methodSpec } from '../protocol/methods.js';
+import { checkMeta, methodSpec } from '../protocol/methods.js';
 import { LIST_CHANGED, type ListChangedKind, RESOURCE_UPDATED } from '../protocol/notifications.js';
 import {
   featuresOf,

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, mock, test } from 'node:test';
 import { z } from 'zod';
-import { Client, type ClientOptions } from '../../src/client/client.js';
 import type { Channel, ChannelSink, FrameInfo } from '../../src/engine/channel.js';
+import { Client, type ClientOptions } from '../../src/extensions/client.js';
 import { Server } from '../../src/extensions/server.js';
 import {
   ErrorCode,
@@ -287,6 +287,27 @@ describe('INVALID_RESULT and friends (a misbehaving server)', () => {
     );
     await rejectsLocal(c.listTools(), 'INVALID_RESULT', 'tools/list result has no "tools" array');
     await rejectsLocal(c.listResources(), 'INVALID_RESULT', 'non-string nextCursor');
+    await c.close();
+  });
+
+  test('read, prompt and completion results are shape-checked before the caller sees them', async () => {
+    const c = await client(
+      scripted({
+        'resources/read': { result: { contents: [{ uri: 'a://x' }] } },
+        'prompts/get': { result: { messages: [{ role: 'system', content: { type: 'text', text: 'x' } }] } },
+        'completion/complete': { result: { completion: { values: [1, 2] } } },
+      }),
+    );
+    await rejectsLocal(c.readResource('a://x'), 'INVALID_RESULT', 'contents[0]', 'neither a string "text"');
+    await rejectsLocal(c.getPrompt('p'), 'INVALID_RESULT', 'messages[0].role');
+    await rejectsLocal(
+      c.complete({ ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'a', value: '' } }),
+      'INVALID_RESULT',
+      'completion.values',
+    );
+    // A checker that judges results itself gets them as sent.
+    const raw = await c.request('resources/read', { uri: 'a://x' }, { unchecked: true });
+    assert.deepEqual(raw, { contents: [{ uri: 'a://x' }] });
     await c.close();
   });
 

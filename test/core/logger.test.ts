@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, test } from 'node:test';
-import { Client } from '../../src/client/client.js';
 import type { ChannelSink } from '../../src/engine/channel.js';
+import { Client } from '../../src/extensions/client.js';
 import { Server } from '../../src/extensions/server.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';
 import { StdioServerChannel } from '../../src/transports/stdio/server-channel.js';

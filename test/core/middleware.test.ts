@@ -4,8 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Client, type ClientCallContext } from '../../src/client/client.js';
+import type { ClientCallContext } from '../../src/client/client.js';
 import type { Middleware } from '../../src/engine/middleware.js';
+import { Client } from '../../src/extensions/client.js';
 import { Server } from '../../src/extensions/server.js';
 import { ErrorCode, ProtocolError } from '../../src/protocol/errors.js';
 import { featuresOf, REVISIONS } from '../../src/protocol/revisions.js';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Client } from '../../src/client/client.js';
+import type { Client } from '../../src/extensions/client.js';
 import { Server } from '../../src/extensions/server.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
 import type { RequestContext } from '../../src/server/context.js';

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Client, type ClientOptions } from '../../src/client/client.js';
+import { Client, type ClientOptions } from '../../src/extensions/client.js';
 import { Server } from '../../src/extensions/server.js';
 import { TASK_NOTIFICATION } from '../../src/extensions/tasks/types.js';
 import { nodeFetch } from '../../src/node/fetch.js';

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Client } from '../../src/client/client.js';
 import type { AuthInfo, Channel, ChannelSink, FrameInfo } from '../../src/engine/channel.js';
+import { Client } from '../../src/extensions/client.js';
 import { Server, type ServerOptions } from '../../src/extensions/server.js';
 import { MemoryTaskStore } from '../../src/extensions/tasks/memory-store.js';
 import type { NewTask, TaskRecord, TaskStore } from '../../src/extensions/tasks/store.js';

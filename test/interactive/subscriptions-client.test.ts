@@ -5,9 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Client, type ClientOptions, type VersionNegotiation } from '../../src/client/client.js';
+import type { VersionNegotiation } from '../../src/client/client.js';
 import type { Subscription } from '../../src/client/subscriptions.js';
 import type { Channel } from '../../src/engine/channel.js';
+import { Client, type ClientOptions } from '../../src/extensions/client.js';
 import { Server } from '../../src/extensions/server.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
 import { META } from '../../src/protocol/meta.js';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { z } from 'zod';
-import { Client } from '../../../src/client/client.js';
+import { Client } from '../../../src/extensions/client.js';
 import { Server } from '../../../src/extensions/server.js';
 import { nodeFetch } from '../../../src/node/fetch.js';
 import { type RunningServer, serve } from '../../../src/node/serve.js';
