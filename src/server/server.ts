@@ -397,23 +397,9 @@ export class ServerCore {
       return {};
     });
     define('server/discover', () => this.discover(), 'list');
-    define(
-      'tools/list',
-      (params, ctx) =>
-        this.listed('tools', this.tools, params, ctx, (page) => ({
-          tools: page.items.map((e) => e.descriptor),
-        })),
-      'list',
-    );
+    define('tools/list', (params, ctx) => this.listed('tools', this.tools, params, ctx), 'list');
     define('tools/call', (params, ctx) => this.callTool(params, ctx));
-    define(
-      'prompts/list',
-      (params, ctx) =>
-        this.listed('prompts', this.prompts, params, ctx, (page) => ({
-          prompts: page.items.map((e) => e.descriptor),
-        })),
-      'list',
-    );
+    define('prompts/list', (params, ctx) => this.listed('prompts', this.prompts, params, ctx), 'list');
     define('prompts/get', (params, ctx) => {
       const name = params.name as string;
       const entry = this.prompts.get(name);
@@ -423,10 +409,7 @@ export class ServerCore {
     define('resources/list', (params, ctx) => this.listResources(params, ctx), 'list');
     define(
       'resources/templates/list',
-      (params, ctx) =>
-        this.listed('resourceTemplates', this.templates, params, ctx, (page) => ({
-          resourceTemplates: page.items.map((e) => e.descriptor),
-        })),
+      (params, ctx) => this.listed('resourceTemplates', this.templates, params, ctx),
       'list',
     );
     define('resources/read', (params, ctx) => this.readResource(params.uri as string, ctx));
@@ -969,31 +952,28 @@ export class ServerCore {
     registry: Registry<E>,
     params: Params,
     ctx: RequestContext,
-    build: (page: { items: readonly E[] }) => Record<string, unknown>,
   ): Record<string, unknown> {
     const page = registry.page(params.cursor as string | undefined, this.pageSize);
     let result = pageResults.get(page);
     if (!result) {
-      result = build(page);
+      // The kind names the result's list: `{ tools: [...] }`, `{ resourceTemplates: [...] }`.
+      result = { [kind]: page.items.map((e) => e.descriptor) };
       if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
       pageResults.set(page, markMemoizable(result));
     }
     const filters = this.listFilters.get(kind);
     // The cached page is frozen and shared; middleware gets a copy of its own to change at will.
     if (!filters) return this.middleware.length === 0 ? result : copyForMiddleware(result);
-    const listKey = Object.keys(result).find((k) => k !== 'nextCursor')!;
     return {
       ...result,
-      [listKey]: (result[listKey] as ListItem<K>[]).filter((item) => this.visible(kind, item, ctx)),
+      [kind]: (result[kind] as ListItem<K>[]).filter((item) => this.visible(kind, item, ctx)),
     };
   }
 
   private async listResources(params: Params, ctx: RequestContext): Promise<Record<string, unknown>> {
     const dynamic = this.templates.values().filter((t) => t.list);
     if (dynamic.length === 0) {
-      return this.listed('resources', this.resources, params, ctx, (page) => ({
-        resources: page.items.map((e) => e.descriptor),
-      }));
+      return this.listed('resources', this.resources, params, ctx);
     }
     // Templates that enumerate resources make the list dynamic: build and page it per request.
     const all: Resource[] = this.resources.values().map((e) => e.descriptor);

@@ -9,33 +9,20 @@ import { z } from 'zod';
 import type { Channel, ChannelSink, FrameInfo } from '../../src/engine/channel.js';
 import { Client, type ClientOptions } from '../../src/extensions/client.js';
 import { Server } from '../../src/extensions/server.js';
-import {
-  ErrorCode,
-  type LocalErrorCode,
-  ProtocolError,
-  SwitchboardError,
-} from '../../src/protocol/errors.js';
+import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
 import { LATEST_LEGACY_REVISION, LEGACY_REVISIONS, type Revision } from '../../src/protocol/revisions.js';
 import type { CallToolResult } from '../../src/protocol/types.js';
 import type { ServerConnection } from '../../src/server/connection.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';
 import { type Answer, discoverResult, fakeServer, legacyInit } from '../helpers/fake-server.js';
 import { connectPair } from '../helpers/pair.js';
+import { rejectsLocal } from '../helpers/rejects.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
 import type { Frame } from '../helpers/wire.js';
 
 trapUnhandledRejections();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function rejectsLocal(promise: Promise<unknown>, code: LocalErrorCode, ...fragments: string[]) {
-  await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof SwitchboardError, `expected a SwitchboardError, got ${error}`);
-    assert.equal(error.code, code, error.message);
-    for (const f of fragments) assert.ok(error.message.includes(f), `"${f}" in ${error.message}`);
-    return true;
-  });
-}
 
 /** What the server-side handlers observed. */
 interface Observed {

@@ -8,10 +8,11 @@ import { describe, test } from 'node:test';
 import { z } from 'zod';
 import { Client, type ClientOptions } from '../../src/extensions/client.js';
 import { Server } from '../../src/extensions/server.js';
-import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
+import { ErrorCode, SwitchboardError } from '../../src/protocol/errors.js';
 import type { Revision } from '../../src/protocol/revisions.js';
 import { jsonSchema } from '../../src/schema/index.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';
+import { rejectsProtocol } from '../helpers/rejects.js';
 
 /**
  * Client and server in memory, unchecked: the official schemas define the protocol's own methods
@@ -40,15 +41,6 @@ function searchServer(): { server: Server; seen: string[] } {
     return next(params);
   });
   return { server, seen };
-}
-
-async function rejectsProtocol(promise: Promise<unknown>, code: number, fragment: string): Promise<void> {
-  await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof ProtocolError, `expected a ProtocolError, got ${error}`);
-    assert.equal(error.code, code, error.message);
-    assert.ok(error.message.includes(fragment), `"${fragment}" in ${error.message}`);
-    return true;
-  });
 }
 
 describe('server.method() and client.request()', () => {
