@@ -14,6 +14,7 @@ import { LATEST_LEGACY_REVISION, LEGACY_REVISIONS, type Revision } from '../../s
 import type { CallToolResult } from '../../src/protocol/types.js';
 import type { ServerConnection } from '../../src/server/connection.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';
+import { advance, controlClock, settleOnClock } from '../helpers/clock.js';
 import { type Answer, discoverResult, fakeServer, legacyInit } from '../helpers/fake-server.js';
 import { connectPair } from '../helpers/pair.js';
 import { rejectsLocal } from '../helpers/rejects.js';
@@ -809,32 +810,32 @@ describe('traffic from the server', () => {
     await client.close();
   });
 
-  test('progress reaches onprogress and, by default, keeps the call alive past its timeout', async () => {
+  test('progress reaches onprogress and, by default, keeps the call alive past its timeout', async (t) => {
     const { client } = await recorded(makeServer(), { version: { pin: '2025-06-18' } });
+    controlClock(t);
     const updates: unknown[] = [];
-    // 30 steps of 4 ms: at least 120 ms in all, twice the 60 ms timeout, with short gaps between reports.
+    // 30 steps of 4 ms of virtual time: 120 ms in all, twice the 60 ms timeout, with short gaps between reports.
     const steps = { steps: 30, every: 4 };
-    const result = await client.callTool('progress', steps, {
-      timeoutMs: 60,
-      onprogress: (u) => updates.push(u),
-    });
-    assert.deepEqual(result.content, [{ type: 'text', text: 'done' }]);
+    const result = await settleOnClock(
+      t,
+      client.callTool('progress', steps, { timeoutMs: 60, onprogress: (u) => updates.push(u) }),
+      { stepMs: 2 },
+    );
+    assert.ok('value' in result, String((result as { error?: unknown }).error));
+    assert.deepEqual(result.value.content, [{ type: 'text', text: 'done' }]);
     assert.deepEqual(
       updates,
       Array.from({ length: 30 }, (_, i) => ({ progress: i + 1, total: 30 })),
     );
-    await rejectsLocal(
-      client.callTool('progress', steps, {
-        timeoutMs: 60,
-        onprogress: () => {},
-        resetTimeoutOnProgress: false,
-      }),
-      'TIMEOUT',
-    );
-    await rejectsLocal(
-      client.callTool('progress', steps, { timeoutMs: 60, onprogress: () => {}, maxTotalTimeoutMs: 90 }),
-      'TIMEOUT',
-    );
+    for (const options of [
+      { timeoutMs: 60, onprogress: () => {}, resetTimeoutOnProgress: false },
+      { timeoutMs: 60, onprogress: () => {}, maxTotalTimeoutMs: 90 },
+    ]) {
+      const outcome = await settleOnClock(t, client.callTool('progress', steps, options), { stepMs: 2 });
+      assert.ok('error' in outcome, 'it timed out');
+      await rejectsLocal(Promise.reject(outcome.error), 'TIMEOUT');
+    }
+    await advance(t, 500, 2); // the abandoned handlers run out
     await client.close();
   });
 });
