@@ -81,7 +81,6 @@ export {
   type TaskInputRequest,
   type TaskStatus,
 } from './extensions/tasks/types.js';
-export type { ElicitFieldValue, ElicitFormContent } from './protocol/elicitation.js';
 export { ErrorCode, type LocalErrorCode, ProtocolError, SwitchboardError } from './protocol/errors.js';
 export type {
   JsonRpcMessage,
@@ -124,6 +123,7 @@ export {
   type Revision,
 } from './protocol/revisions.js';
 export * from './protocol/types.js';
+export type { ElicitFieldValue, ElicitFormContent } from './schema/elicitation.js';
 export { jsonSchema, type SchemaLike, type TypedJsonSchema } from './schema/index.js';
 export type { Completer, CompletionContext } from './server/completion.js';
 export type { ServerConnection } from './server/connection.js';

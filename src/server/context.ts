@@ -5,7 +5,6 @@
  */
 import type { AuthInfo, InboundExtra } from '../engine/channel.js';
 import { encodeProgressParams } from '../protocol/codec.js';
-import { checkElicitContent, type ElicitFormContent } from '../protocol/elicitation.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import type { Params, RequestId } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
@@ -24,6 +23,7 @@ import {
   type Meta,
   type Root,
 } from '../protocol/types.js';
+import { checkElicitContent, type ElicitFormContent } from '../schema/elicitation.js';
 import { formatIssues } from '../schema/issues.js';
 import type { InferInput, StandardJsonSchema } from '../schema/types.js';
 import { asError } from '../util/guards.js';

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { RawJson } from '../../src/engine/raw-json.js';
 import { Server } from '../../src/extensions/server.js';
+import { RawJson } from '../../src/protocol/frames.js';
 import { META } from '../../src/protocol/meta.js';
 import type { StandardJsonSchema } from '../../src/schema/types.js';
 import type { RequestLink } from '../../src/server/context.js';

@@ -8,9 +8,9 @@
  * No state outlives the request: there are no sessions in this era.
  */
 import type { InboundExtra } from '../../../engine/channel.js';
-import { errorFrame, notificationFrame, resultFrame } from '../../../engine/peer.js';
 import { envelopeCapabilities } from '../../../protocol/envelope.js';
 import { ErrorCode, ProtocolError, SwitchboardError, toErrorObject } from '../../../protocol/errors.js';
+import { errorFrame, notificationFrame, resultFrame } from '../../../protocol/frames.js';
 import type { JsonRpcRequest, Params, RequestId } from '../../../protocol/jsonrpc.js';
 import type { RequestLink } from '../../../server/context.js';
 import type { ServerCore } from '../../../server/server.js';
