@@ -136,8 +136,8 @@ export {
   text,
   toolError,
 } from './server/content.js';
+export type { TaskHandoff } from './server/context.js';
 export {
-  type ClientView,
   type ElicitFormRequest,
   type ElicitOutcome,
   type ElicitUrlRequest,
@@ -145,6 +145,7 @@ export {
 } from './server/context.js';
 export type { Handle } from './server/handles.js';
 export { type InputCallOptions, InputRequiredError } from './server/input.js';
+export type { ClientView } from './server/link.js';
 export type {
   FallbackLogic,
   MethodOptions,
@@ -177,7 +178,6 @@ export {
   type ServerEvents,
   type ToolHandle,
 } from './server/server.js';
-export type { TaskHandoff } from './server/task-handoff.js';
 export type { StructuredToolReturn, ToolArgs, ToolConfig, ToolHandler, ToolReturn } from './server/tools.js';
 export { UriTemplate } from './server/uri-template.js';
 export {
