@@ -6,12 +6,14 @@
 
 export {
   type CallOptions,
-  Client,
   type ClientCallContext,
-  type ClientOptions,
+  ClientCore,
+  type ClientCoreOptions,
   type ListOptions,
-  type ListToolsOptions,
   type LogMessage,
+  type RequestArgs,
+  type RequestCallOptions,
+  type RequestResult,
   type VersionNegotiation,
 } from './client/client.js';
 export type {
@@ -53,6 +55,8 @@ export {
   toolVisibility,
   withAppsSupport,
 } from './extensions/apps.js';
+export { Client, type ClientOptions, type ListToolsOptions } from './extensions/client.js';
+export { Server, type ServerOptions } from './extensions/server.js';
 export { ClientTask, type TaskCallOptions, type TaskWaitOptions } from './extensions/tasks/client.js';
 export { MemoryTaskStore, type MemoryTaskStoreOptions } from './extensions/tasks/memory-store.js';
 export type { TaskServerOptions } from './extensions/tasks/server.js';
@@ -88,6 +92,25 @@ export type {
   RequestId,
 } from './protocol/jsonrpc.js';
 export { META } from './protocol/meta.js';
+export type {
+  CallToolParams,
+  CompleteRequestParams,
+  EmptyResult,
+  GetPromptParams,
+  InitializeRequestParams,
+  InputRoundParams,
+  KnownMethod,
+  ListenParams,
+  McpMethods,
+  PaginatedParams,
+  ParamsOf,
+  ReadResourceParams,
+  RequestParams,
+  ResultEnvelope,
+  ResultOf,
+  SetLevelParams,
+  SubscribeParams,
+} from './protocol/method-map.js';
 export {
   type Era,
   isRevision,
@@ -123,6 +146,12 @@ export {
 export type { Handle } from './server/handles.js';
 export { type InputCallOptions, InputRequiredError } from './server/input.js';
 export type {
+  FallbackLogic,
+  MethodOptions,
+  MethodParams,
+  MethodResult,
+} from './server/methods.js';
+export type {
   PromptArgs,
   PromptArgumentConfig,
   PromptConfig,
@@ -143,9 +172,9 @@ export {
   type PromptHandle,
   type ResourceHandle,
   type ResourceTemplateHandle,
-  Server,
+  ServerCore,
+  type ServerCoreOptions,
   type ServerEvents,
-  type ServerOptions,
   type ToolHandle,
 } from './server/server.js';
 export type { TaskHandoff } from './server/task-handoff.js';

@@ -4,8 +4,9 @@
  * `--verbose` and otherwise kept for error messages.
  */
 import { readFileSync } from 'node:fs';
-import { Client, type VersionNegotiation } from '../client/client.js';
+import type { VersionNegotiation } from '../client/client.js';
 import type { Channel } from '../engine/channel.js';
+import { Client } from '../extensions/client.js';
 import { nodeFetch } from '../node/fetch.js';
 import type { HttpEra, HttpEraStore } from '../transports/http/client/era-store.js';
 import { StreamableHttpClientChannel } from '../transports/http/client/streamable-channel.js';

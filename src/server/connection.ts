@@ -12,7 +12,7 @@ import type { LoggingLevel } from '../protocol/types.js';
 import { type Deferred, deferred } from '../util/deferred.js';
 import type { RequestLink } from './context.js';
 import { legacyWants, type NotificationSubscriber } from './notifications.js';
-import type { LegacySession, Server } from './server.js';
+import type { LegacySession, ServerCore } from './server.js';
 
 const EMPTY: Params = Object.freeze({}) as Params;
 
@@ -116,7 +116,7 @@ export class ServerConnection implements NotificationSubscriber {
 
   constructor(
     /** @internal */
-    readonly server: Server,
+    readonly server: ServerCore,
     channel: Channel,
   ) {
     server.notifications.add(this);

@@ -11,6 +11,7 @@ import type { Params, RequestId } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
 import { type Era, featuresOf, type Revision } from '../protocol/revisions.js';
 import {
+  type CacheHint,
   type ClientCapabilities,
   type CreateMessageParams,
   type CreateMessageResult,
@@ -129,6 +130,13 @@ export interface ClientView {
 const levelRank = (level: LoggingLevel): number => LOGGING_LEVELS.indexOf(level);
 
 export class RequestContext {
+  /**
+   * 2026-07-28 cacheable results (`resources/read`, lists, methods declared `cacheable`): the
+   * `ttlMs`/`cacheScope` the result goes out with, over the method's default. A resource's `cache`
+   * config lands here when it is read; a middleware that replaces the result keeps it, or sets its
+   * own. Per request: the hint travels with the request, not with the result object.
+   */
+  cacheHint: Partial<CacheHint> | undefined = undefined;
   private lastProgress = Number.NEGATIVE_INFINITY;
   private inputSource: InputSource | undefined;
   private readonly services: ContextServices;

@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { RawJson } from '../../src/engine/raw-json.js';
+import { Server } from '../../src/extensions/server.js';
 import { META } from '../../src/protocol/meta.js';
 import type { StandardJsonSchema } from '../../src/schema/types.js';
 import type { RequestLink } from '../../src/server/context.js';
-import { Server } from '../../src/server/server.js';
 import { connectPair } from '../helpers/pair.js';
 
 const TEXT = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } as const;

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, test } from 'node:test';
-import { Client } from '../../../src/client/client.js';
+import { Client } from '../../../src/extensions/client.js';
 import { ProtocolError } from '../../../src/protocol/errors.js';
 import {
   defaultHttpEraStore,

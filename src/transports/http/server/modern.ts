@@ -13,7 +13,7 @@ import { envelopeCapabilities } from '../../../protocol/envelope.js';
 import { ErrorCode, ProtocolError, SwitchboardError, toErrorObject } from '../../../protocol/errors.js';
 import type { JsonRpcRequest, Params, RequestId } from '../../../protocol/jsonrpc.js';
 import type { RequestLink } from '../../../server/context.js';
-import type { Server } from '../../../server/server.js';
+import type { ServerCore } from '../../../server/server.js';
 import { type Deferred, deferred } from '../../../util/deferred.js';
 import {
   errorReply,
@@ -30,7 +30,7 @@ import { SSE_HEADERS, SseStream, type StreamPolicy } from './sse.js';
 
 /** What modern requests share: the server, the options, and the requests in flight (for close). */
 export interface ModernScope {
-  readonly server: Server;
+  readonly server: ServerCore;
   readonly options: ResolvedOptions;
   readonly streams: StreamPolicy;
   readonly inFlight: Set<ModernCall>;
