@@ -19,7 +19,7 @@ import {
   ProtocolError,
   SwitchboardError,
 } from '../protocol/errors.js';
-import type { Params, RequestId } from '../protocol/jsonrpc.js';
+import type { Params } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
 import type { KnownMethod, ParamsOf, ResultOf } from '../protocol/method-map.js';
 import { checkMeta, methodSpec } from '../protocol/methods.js';
@@ -56,9 +56,10 @@ import { type Logger, withOnerror } from '../util/logger.js';
 import { randomUuid } from '../util/random-id.js';
 import { type Completer, completerFor, runCompleter } from './completion.js';
 import { ServerConnection } from './connection.js';
-import { type ClientView, type ContextServices, RequestContext, type RequestLink } from './context.js';
+import { type ContextServices, RequestContext, TaskHandoff } from './context.js';
 import { BUILT_IN_ENCODERS, copyForMiddleware, encodeResult, markMemoizable } from './encode.js';
 import { type Handle, type ItemKind, registerItem } from './handles.js';
+import type { ClientView, LegacySession, RequestLink, ServedRequest } from './link.js';
 import {
   type FallbackLogic,
   type MethodEntry,
@@ -96,7 +97,6 @@ import {
   type TemplateEntry,
   type TemplateReader,
 } from './resources.js';
-import { TaskHandoff } from './task-handoff.js';
 import {
   buildToolEntry,
   type CallToolOutcome,
@@ -200,6 +200,8 @@ type ListItem<K extends ListKind> = K extends 'tools'
 
 const DEFAULT_LIST_CACHE: CacheHint = Object.freeze({ ttlMs: 60_000, cacheScope: 'public' });
 const NO_CACHE: CacheHint = Object.freeze({ ttlMs: 0, cacheScope: 'public' });
+/** A request without params is served as one with `{}`. */
+const EMPTY_PARAMS: Params = Object.freeze({}) as Params;
 
 /**
  * @internal How a plugin takes part in `tools/call` once the tool is found (tasks use it). Each hook
@@ -210,26 +212,6 @@ export interface ToolCallHooks {
   start?(entry: ToolEntry, params: Params, ctx: RequestContext): Promise<unknown>;
   /** The handler returned `ctx.continueAsTask(work)` (tasks: the call becomes a task now). */
   handOff?(entry: ToolEntry, handoff: TaskHandoff, ctx: RequestContext): Promise<unknown>;
-}
-
-/** State of a connection that completed the legacy `initialize` handshake. */
-export interface LegacySession {
-  /** Random, unguessable: what 2025-11-25 tasks are scoped to. */
-  readonly id: string;
-  readonly revision: LegacyRevision;
-  readonly client: ClientView;
-  /**
-   * What initialize advertised. It stays the session's contract: `list_changed` goes out as promised
-   * even after the last tool is removed, and the methods stay callable (answering an empty list).
-   */
-  readonly capabilities: ServerCapabilities;
-  initialized: boolean;
-  logLevel: (typeof LOGGING_LEVELS)[number] | undefined;
-  /**
-   * The URIs the client follows with `resources/subscribe`: made by the first request that asks for
-   * it (see `RequestLink.resourceSubscriptions`), as most sessions never subscribe.
-   */
-  resourceSubscriptions: Set<string> | undefined;
 }
 
 export class ServerCore {
@@ -736,13 +718,10 @@ export class ServerCore {
    * @internal Serves one request: admits it (era, revision, method, capability, params), runs the
    * middleware chain and the method's handler, and encodes the result for the request's revision.
    */
-  async serve(
-    method: string,
-    params: Params,
-    requestId: RequestId | undefined,
-    link: RequestLink,
-    session: LegacySession | undefined,
-  ): Promise<unknown> {
+  async serve(request: ServedRequest, link: RequestLink): Promise<unknown> {
+    const { method, id: requestId } = request;
+    const params = request.params ?? EMPTY_PARAMS;
+    const session = link.legacy?.session;
     checkMeta(params, method);
     const meta = params._meta as Meta | undefined;
     let revision: Revision;

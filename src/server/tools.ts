@@ -31,8 +31,8 @@ import { clip } from '../util/clip.js';
 import { frozenCopy } from '../util/freeze.js';
 import { errorMessage, isPromiseLike } from '../util/guards.js';
 import type { RequestContext } from './context.js';
+import { TaskHandoff } from './context.js';
 import { InputRequiredError } from './input.js';
-import { TaskHandoff } from './task-handoff.js';
 
 export interface ToolConfig<In extends SchemaLike | undefined, Out extends SchemaLike | undefined> {
   title?: string;
