@@ -21,13 +21,14 @@ import {
 import { clip } from '../util/clip.js';
 import type { Completer } from './completion.js';
 import type { RequestContext } from './context.js';
+import { declareScopes, type ScopedConfig } from './scopes.js';
 
 export interface PromptArgumentConfig extends PromptArgument {
   /** Suggests values for this argument in `completion/complete`. */
   complete?: Completer;
 }
 
-export interface PromptConfig<Args extends SchemaLike | undefined> {
+export interface PromptConfig<Args extends SchemaLike | undefined> extends ScopedConfig {
   title?: string;
   description?: string;
   icons?: Icon[];
@@ -99,7 +100,9 @@ export function buildPromptEntry(
   if (args !== undefined && args.length > 0) descriptor.arguments = args;
   if (config._meta !== undefined) descriptor._meta = config._meta;
   const required = (args ?? []).filter((a) => a.required).map((a) => a.name);
-  return { descriptor: Object.freeze(descriptor), schema, required, complete, handler };
+  Object.freeze(descriptor);
+  declareScopes(descriptor, config, `prompt ${JSON.stringify(name)}`);
+  return { descriptor, schema, required, complete, handler };
 }
 
 export const unknownPrompt = (name: string) =>

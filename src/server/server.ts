@@ -80,6 +80,7 @@ import {
   type TemplateEntry,
   type TemplateReader,
 } from './resources.js';
+import { callerHolds, scopesOf } from './scopes.js';
 import { TaskHandoff } from './task-handoff.js';
 import {
   buildToolEntry,
@@ -226,6 +227,8 @@ export class Server {
   private readonly pendingListChanges = new Set<ListChangedKind>();
   private index: { version: number; index: UriTemplateIndex<TemplateEntry> } | undefined;
   private readonly listFilters = new Map<ListKind, ((item: any, ctx: RequestContext) => boolean)[]>();
+  /** Some item was registered with `scopes`: lists are then filtered per caller. */
+  private scoped = false;
   private readonly mrtr: Mrtr;
   private readonly services: ContextServices;
   /** Tasks, once turned on (the `tasks` option, or a tool that may run as a task). */
@@ -286,6 +289,13 @@ export class Server {
     this.prompts = new Registry('prompt', () => this.listChanged('prompts'));
     this.resources = new Registry('resource', () => this.listChanged('resources'));
     this.templates = new Registry('resource template', () => this.listChanged('resources'));
+    const noteScopes = (entry: { descriptor: object }) => {
+      if (scopesOf(entry.descriptor).length > 0) this.scoped = true;
+    };
+    this.tools.onAdd = noteScopes;
+    this.prompts.onAdd = noteScopes;
+    this.resources.onAdd = noteScopes;
+    this.templates.onAdd = noteScopes;
     this.chain = (method, params, ctx) => this.core(method, params, ctx);
     this.mrtr = new Mrtr({
       sealer: new RequestStateSealer(options.requestStateKey),
@@ -759,7 +769,7 @@ export class Server {
             ...(typeof result === 'object' && result !== null ? readCacheHints.get(result) : undefined),
           }
         : (this.options.listCache ?? DEFAULT_LIST_CACHE);
-    const perCaller = ctx.auth !== undefined || this.listFilters.size > 0;
+    const perCaller = ctx.auth !== undefined || this.listFilters.size > 0 || this.scoped;
     return perCaller && hint.cacheScope === 'public' ? { ...hint, cacheScope: 'private' } : hint;
   }
 
@@ -906,8 +916,43 @@ export class Server {
   }
 
   private visible<K extends ListKind>(kind: K, item: ListItem<K>, ctx: RequestContext): boolean {
+    if (this.scoped && !callerHolds(item, ctx)) return false;
     const filters = this.listFilters.get(kind);
     return !filters || filters.every((accept) => accept(item, ctx));
+  }
+
+  /**
+   * @internal The scopes declared for what a request names (its tool, prompt, resource or
+   * template), for the HTTP layer's step-up check before the request is served. Params are not
+   * checked yet: anything unexpected names nothing.
+   */
+  itemScopes(method: string, params: Record<string, unknown>): readonly string[] {
+    if (!this.scoped) return [];
+    const name = typeof params.name === 'string' ? params.name : undefined;
+    switch (method) {
+      case 'tools/call':
+        return name === undefined ? [] : scopesOf(this.tools.get(name)?.descriptor);
+      case 'prompts/get':
+        return name === undefined ? [] : scopesOf(this.prompts.get(name)?.descriptor);
+      case 'resources/read':
+      case 'resources/subscribe':
+      case 'resources/unsubscribe': {
+        const uri = params.uri;
+        if (typeof uri !== 'string') return [];
+        const resource = this.resources.get(uri);
+        return scopesOf(resource ? resource.descriptor : this.templateIndex().match(uri)?.value.descriptor);
+      }
+      case 'completion/complete': {
+        const ref = params.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
+        if (typeof ref !== 'object' || ref === null) return [];
+        if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
+          return scopesOf(this.prompts.get(ref.name)?.descriptor);
+        }
+        return typeof ref.uri === 'string' ? scopesOf(this.templates.get(ref.uri)?.descriptor) : [];
+      }
+      default:
+        return [];
+    }
   }
 
   /** A page of a registry as a list result; memoized per page unless a filter makes it per caller. */
@@ -925,8 +970,7 @@ export class Server {
       if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
       pageResults.set(page, markMemoizable(result));
     }
-    const filters = this.listFilters.get(kind);
-    if (!filters) return result;
+    if (!this.scoped && !this.listFilters.has(kind)) return result;
     const listKey = Object.keys(result).find((k) => k !== 'nextCursor')!;
     return {
       ...result,
@@ -943,7 +987,9 @@ export class Server {
     }
     // Templates that enumerate resources make the list dynamic: build and page it per request.
     const all: Resource[] = this.resources.values().map((e) => e.descriptor);
-    for (const t of dynamic) all.push(...(await t.list!(ctx)));
+    // What a template enumerates needs the template's scopes.
+    for (const t of dynamic)
+      if (!this.scoped || callerHolds(t.descriptor, ctx)) all.push(...(await t.list!(ctx)));
     const visible = all
       .filter((r) => this.visible('resources', r, ctx))
       .sort((a, b) => compareKeys(a.uri, b.uri));

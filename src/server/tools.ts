@@ -30,9 +30,11 @@ import {
 import { clip } from '../util/clip.js';
 import type { RequestContext } from './context.js';
 import { InputRequiredError } from './input.js';
+import { declareScopes, type ScopedConfig } from './scopes.js';
 import { TaskHandoff } from './task-handoff.js';
 
-export interface ToolConfig<In extends SchemaLike | undefined, Out extends SchemaLike | undefined> {
+export interface ToolConfig<In extends SchemaLike | undefined, Out extends SchemaLike | undefined>
+  extends ScopedConfig {
   title?: string;
   description?: string;
   icons?: Icon[];
@@ -115,8 +117,10 @@ export function buildToolEntry(
   if (config.annotations !== undefined) descriptor.annotations = config.annotations;
   if (config.execution !== undefined) descriptor.execution = config.execution;
   if (config._meta !== undefined) descriptor._meta = config._meta;
+  Object.freeze(descriptor);
+  declareScopes(descriptor, config, `tool ${JSON.stringify(name)}`);
   return {
-    descriptor: Object.freeze(descriptor),
+    descriptor,
     input,
     output,
     handler,

@@ -3,6 +3,7 @@
  * and same-origin Origin checks, a 4 MiB body cap, bounded sessions and event buffers.
  */
 import { SwitchboardError } from '../../../protocol/errors.js';
+import type { HttpAuthenticator } from './authenticator.js';
 import { type EventStore, MemoryEventStore } from './event-store.js';
 import type { OriginPolicy } from './security.js';
 import { DEFAULT_MAX_STREAM_BUFFER_BYTES } from './sse.js';
@@ -53,6 +54,12 @@ export interface HttpHandlerOptions extends OriginPolicy {
   maxStreamBufferBytes?: number;
   /** Problems that concern no single request (an event store failing...). Default: ignored. */
   onerror?: (error: Error) => void;
+  /**
+   * Makes the server an OAuth protected resource: `bearer({...})` from `switchboard/auth` checks
+   * the token of every request, serves the Protected Resource Metadata, and refuses calls whose
+   * scopes the token lacks (see docs/auth.md). Default: no authorization.
+   */
+  auth?: HttpAuthenticator;
 }
 
 export interface ResolvedOptions {
@@ -70,6 +77,7 @@ export interface ResolvedOptions {
   readonly maxStreamBufferBytes: number;
   readonly policy: OriginPolicy;
   readonly onerror: (error: Error) => void;
+  readonly auth: HttpAuthenticator | undefined;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -94,6 +102,23 @@ function path(name: string, value: string | undefined, fallback: string): string
     );
   }
   return value.length > 1 && value.endsWith('/') ? value.slice(0, -1) : value;
+}
+
+function checkAuth(auth: HttpAuthenticator | undefined): HttpAuthenticator | undefined {
+  if (
+    auth !== undefined &&
+    (typeof auth !== 'object' ||
+      auth === null ||
+      typeof auth.authenticate !== 'function' ||
+      typeof auth.authorize !== 'function' ||
+      typeof auth.document !== 'function')
+  ) {
+    throw new SwitchboardError(
+      'CONFIG',
+      'createHttpHandler: auth must be made by bearer({...}) from switchboard/auth (or implement document, authenticate and authorize).',
+    );
+  }
+  return auth;
 }
 
 export function resolveOptions(options: HttpHandlerOptions): ResolvedOptions {
@@ -133,5 +158,6 @@ export function resolveOptions(options: HttpHandlerOptions): ResolvedOptions {
     ),
     policy: { allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins },
     onerror: options.onerror ?? (() => {}),
+    auth: checkAuth(options.auth),
   };
 }
