@@ -5,6 +5,7 @@
  * Only the library of the job's client is imported, so nothing else runs in here.
  */
 import { performance } from 'node:perf_hooks';
+import type { FetchKind } from './clients/fetches.js';
 import { loadClient } from './clients/index.js';
 import type { BenchClient, ClientKind, ConnectClient, Era, Target } from './clients/types.js';
 import { ownCpuMicros, processCpuMicros } from './lib/cpu.js';
@@ -16,6 +17,8 @@ export interface ClientSpec {
   readonly target: Target;
   /** The server's pid when the harness started it (HTTP); stdio servers are found through the client. */
   readonly serverPid?: number;
+  /** The fetch of an HTTP client that takes one (default: `nodeFetch`). */
+  readonly fetch?: FetchKind;
 }
 
 export type Job =
@@ -26,11 +29,33 @@ export type Job =
       warmupMs: number;
       durationMs: number;
     })
-  | (ClientSpec & { type: 'cold'; iterations: number })
+  | {
+      type: 'cold';
+      /** The raw client times every server, so only the servers differ. */
+      client: 'raw';
+      servers: readonly ColdServer[];
+      iterations: number;
+    }
   | (ClientSpec & { type: 'payload'; sizes: readonly number[]; reps: readonly number[] })
   | (ClientSpec & { type: 'list'; expectTools: number; warmupMs: number; durationMs: number })
   | (ClientSpec & { type: 'mix'; clients: number; warmupMs: number; durationMs: number })
-  | (ClientSpec & { type: 'sessions'; warm: number; count: number });
+  | (ClientSpec & { type: 'sessions'; warm: number; count: number })
+  | (ClientSpec & {
+      type: 'fetches';
+      /** Each a Switchboard client on that fetch, or the raw client. */
+      fetches: readonly (FetchKind | 'raw')[];
+      inFlight: number;
+      rounds: number;
+      warmupMs: number;
+      durationMs: number;
+    });
+
+/** One server of a `cold` job: spawned `iterations` times, each time until its first answer. */
+export interface ColdServer {
+  readonly id: string;
+  readonly era: Era;
+  readonly target: Target;
+}
 
 export interface LoadResult {
   calls: number;
@@ -118,7 +143,8 @@ async function load(
 }
 
 async function run(job: Job, connect: ConnectClient): Promise<unknown> {
-  const open = () => connect(job.era, job.target);
+  if (job.type === 'cold') return cold(job.servers, job.iterations, connect);
+  const open = () => connect(job.era, job.target, job.fetch);
   const pidOf = (client: BenchClient) => () => job.serverPid ?? client.serverPid;
   switch (job.type) {
     case 'load': {
@@ -138,17 +164,6 @@ async function run(job: Job, connect: ConnectClient): Promise<unknown> {
       } finally {
         await client.close();
       }
-    }
-    case 'cold': {
-      // Spawn to the first answer: the handshake (initialize, or server/discover) resolved.
-      const ms: number[] = [];
-      for (let i = 0; i < job.iterations; i++) {
-        const start = performance.now();
-        const client = await open();
-        ms.push(performance.now() - start);
-        await client.close();
-      }
-      return { ms };
     }
     case 'payload': {
       const client = await open();
@@ -201,6 +216,50 @@ async function run(job: Job, connect: ConnectClient): Promise<unknown> {
         await Promise.all(clients.map((c) => c.close()));
       }
     }
+    case 'fetches': {
+      // Every variant connected in this one process; each round measures them in turn (rotated), so
+      // whatever else the machine does weighs on all of them alike.
+      const clients: BenchClient[] = [];
+      try {
+        for (const fetch of job.fetches) {
+          const client =
+            fetch === 'raw'
+              ? await (await loadClient('raw'))(job.era, job.target)
+              : await (await loadClient('switchboard'))(job.era, job.target, fetch);
+          checkEcho(await client.call('echo', ECHO_ARGS), ECHO_ARGS.text);
+          clients.push(client);
+        }
+        // A first round, not recorded, warms both processes (JIT, pools) for every variant.
+        for (const client of clients) {
+          await load(
+            () => client.call('echo', ECHO_ARGS),
+            job.inFlight,
+            0,
+            job.warmupMs * 5,
+            () => job.serverPid,
+          );
+        }
+        const results: LoadResult[][] = clients.map(() => []);
+        for (let round = 0; round < job.rounds; round++) {
+          for (let k = 0; k < clients.length; k++) {
+            const i = (k + round) % clients.length;
+            const client = clients[i]!;
+            results[i]!.push(
+              await load(
+                () => client.call('echo', ECHO_ARGS),
+                job.inFlight,
+                job.warmupMs,
+                job.durationMs,
+                () => job.serverPid,
+              ),
+            );
+          }
+        }
+        return results;
+      } finally {
+        await Promise.all(clients.map((c) => c.close()));
+      }
+    }
     case 'sessions': {
       // Opens sessions one after another and keeps them open while the harness measures the server.
       const clients: BenchClient[] = [];
@@ -220,6 +279,32 @@ async function run(job: Job, connect: ConnectClient): Promise<unknown> {
       }
     }
   }
+}
+
+/**
+ * Spawn to first answer (the handshake, `initialize` or `server/discover`, resolved) of every server,
+ * `iterations` rounds, milliseconds per start by server id. Round i starts the servers one after
+ * another in an order rotated by i and reversed every other round, so none always goes first or
+ * always follows the same one.
+ */
+async function cold(
+  servers: readonly ColdServer[],
+  iterations: number,
+  connect: ConnectClient,
+): Promise<Record<string, number[]>> {
+  const ms: Record<string, number[]> = Object.fromEntries(servers.map((s) => [s.id, []]));
+  for (let round = 0; round < iterations; round++) {
+    const k = round % servers.length;
+    const order = [...servers.slice(k), ...servers.slice(0, k)];
+    if (round % 2 === 1) order.reverse();
+    for (const server of order) {
+      const start = performance.now();
+      const client = await connect(server.era, server.target);
+      ms[server.id]!.push(performance.now() - start);
+      await client.close();
+    }
+  }
+  return ms;
 }
 
 /** Tells the harness where a `sessions` job stands and waits for it to say go on. */

@@ -7,6 +7,7 @@
  * `--args` passes anything as is. Prompt arguments are always strings.
  */
 import type { JsonObject, Prompt, Tool } from '../protocol/types.js';
+import { isPlainObject } from '../util/guards.js';
 import { UsageError } from './usage-error.js';
 
 type Schema = JsonObject;
@@ -32,7 +33,7 @@ export function parseJsonArguments(text: string | undefined, command: string): R
   } catch (error) {
     throw new UsageError(`--args is not valid JSON (${(error as Error).message}).`, command);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isPlainObject(value)) {
     throw new UsageError(`--args must be a JSON object such as '{"a": 1}', got ${text}.`, command);
   }
   return value as Record<string, unknown>;
@@ -142,7 +143,7 @@ export function typeLabel(schema: Schema): string {
     .map((t) => {
       if (t !== 'array') return t;
       const items = schema.items;
-      return typeof items === 'object' && items !== null && !Array.isArray(items)
+      return isPlainObject(items)
         ? `${typeLabel(items as Schema)}[]`.replace(/^(.* \| .*)\[\]$/, '($1)[]')
         : 'array';
     })
@@ -187,7 +188,7 @@ function coerce(raw: string, schema: Schema, key: string): unknown {
   }
   if (types.includes('array') || types.includes('object')) {
     const value = tryJson(raw);
-    if (Array.isArray(value) ? types.includes('array') : isObject(value) && types.includes('object'))
+    if (Array.isArray(value) ? types.includes('array') : isPlainObject(value) && types.includes('object'))
       return value;
   }
   if (types.includes('string')) return raw;
@@ -213,5 +214,3 @@ function tryJson(text: string): unknown {
     return undefined;
   }
 }
-
-const isObject = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);

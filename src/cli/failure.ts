@@ -4,6 +4,7 @@
  */
 import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import type { Revision } from '../protocol/revisions.js';
+import { errorMessage } from '../util/guards.js';
 
 const CODE_NAMES: Record<number, string> = Object.fromEntries(
   Object.entries(ErrorCode).map(([name, code]) => [
@@ -35,7 +36,7 @@ export function describeFailure(error: unknown, context: FailureContext): string
     reason = localReason(error, context);
     showTail = error.code === 'TIMEOUT';
   } else {
-    reason = error instanceof Error ? error.message : String(error);
+    reason = errorMessage(error);
   }
   let text = `switchboard: could not ${context.action}: ${reason}`;
   const tail = context.stderrTail;

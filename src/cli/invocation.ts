@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { isRevision, REVISIONS, type Revision } from '../protocol/revisions.js';
+import { errorMessage } from '../util/guards.js';
 import { parseTarget, type Target } from './target.js';
 import { UsageError } from './usage-error.js';
 
@@ -165,7 +166,7 @@ function readOptions(
 /** Node's parseArgs messages, reworded for people who run a server command through us. */
 function explainParseError(error: unknown, command: string | undefined): string {
   const code = (error as { code?: string }).code;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   const option = /'(-[^']*)'/.exec(message)?.[1];
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) {
     return (

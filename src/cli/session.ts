@@ -4,12 +4,14 @@
  * `--verbose` and otherwise kept for error messages.
  */
 import { readFileSync } from 'node:fs';
-import { Client, type VersionNegotiation } from '../client/client.js';
+import type { VersionNegotiation } from '../client/client.js';
 import type { Channel } from '../engine/channel.js';
+import { Client } from '../extensions/client.js';
 import { nodeFetch } from '../node/fetch.js';
-import { endpointKey, type HttpEra, recallEra, rememberEra } from '../transports/http/client/era-cache.js';
+import type { HttpEra, HttpEraStore } from '../transports/http/client/era-store.js';
 import { StreamableHttpClientChannel } from '../transports/http/client/streamable-channel.js';
 import { StdioClientChannel } from '../transports/stdio/client-channel.js';
+import { lineLogger } from '../util/logger.js';
 import { packageFile } from '../util/package-file.js';
 import { EraMemory } from './era-memory.js';
 import type { CliOptions } from './invocation.js';
@@ -50,6 +52,9 @@ export function createSession(
 ): Session {
   // Only a negotiated era is worth remembering: a --protocol choice says nothing about the server.
   const negotiated = options.protocol === 'auto';
+  // What concerns no single call (a tool the HTTP channel dropped for an invalid x-mcp-header, a
+  // malformed frame) is worth seeing even without --verbose; the channels use the client's logger.
+  const logger = lineLogger(report);
   const client = new Client(
     { name: 'switchboard-cli', version: cliVersion() },
     {
@@ -58,31 +63,22 @@ export function createSession(
       probeTimeoutMs: Math.min(PROBE_TIMEOUT_MS, options.timeoutMs),
       // One command, one answer: never serve a result from the 2026-07-28 cache.
       cache: false,
+      logger,
     },
   );
   if (target.kind === 'http') {
-    // The HTTP channel has its own per-endpoint memory (in this process): seed it, and keep what it learns.
-    const endpoint = endpointKey(target.url);
-    const server = `http ${endpoint}`;
-    const known = negotiated ? memory.recall(server) : undefined;
-    if (known !== undefined && isHttpEra(known)) rememberEra(endpoint, known);
     let channel: StreamableHttpClientChannel | undefined;
     const open = (): Channel =>
       (channel = new StreamableHttpClientChannel(target.url, {
-        // node:http keep-alive: several times cheaper per request than Node 20's global fetch.
         fetch: nodeFetch,
         headers: options.headers,
         bearerToken: options.bearer,
-        // E.g. a tool dropped for an invalid x-mcp-header: worth seeing even without --verbose.
-        onwarning: (message) => report(`switchboard: warning: ${message}\n`),
+        // The channel reads and records what the endpoint speaks in the file that outlives this run.
+        rememberEra: negotiated ? fileEraStore(memory) : false,
       }));
     return {
       client,
-      async connect() {
-        await client.connect(open);
-        const learned = recallEra(endpoint);
-        if (negotiated && learned !== undefined && learned !== known) memory.remember(server, learned);
-      },
+      connect: () => client.connect(open),
       stderrTail: () => '',
       transport: () => (channel?.activeTransport === 'sse' ? 'HTTP+SSE' : 'Streamable HTTP'),
       close: () => client.close(),
@@ -121,3 +117,19 @@ function negotiation(protocol: CliOptions['protocol']): VersionNegotiation {
 
 const isHttpEra = (era: string): era is HttpEra =>
   era === 'modern' || era === 'streamable-legacy' || era === 'sse';
+
+/** The HTTP channel's era store over the CLI's era file (keys: `http <endpoint>`); written on change only. */
+function fileEraStore(memory: EraMemory): HttpEraStore {
+  const key = (endpoint: string) => `http ${endpoint}`;
+  return {
+    get(endpoint) {
+      const era = memory.recall(key(endpoint));
+      return era !== undefined && isHttpEra(era) ? era : undefined;
+    },
+    set(endpoint, era) {
+      if (memory.recall(key(endpoint)) !== era) memory.remember(key(endpoint), era);
+    },
+    // A remembered era that proved wrong is overwritten by what the connection finds.
+    delete() {},
+  };
+}

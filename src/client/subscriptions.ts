@@ -22,6 +22,7 @@ import {
 } from '../protocol/notifications.js';
 import type { Era } from '../protocol/revisions.js';
 import type { ServerCapabilities, SubscriptionFilter } from '../protocol/types.js';
+import { asError, isPlainObject } from '../util/guards.js';
 
 /** What to do with a subscription's notifications. Handlers run in arrival order; one that throws is reported through `onerror`. */
 export interface ListenHandlers {
@@ -87,8 +88,6 @@ const REOPEN_BASE_DELAY_MS = 250;
 const isTransportLoss = (error: unknown): boolean =>
   error instanceof SwitchboardError &&
   (error.code === 'CONNECTION_CLOSED' || error.code === 'NOT_CONNECTED' || error.code === 'TRANSPORT');
-
-const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
 export class SubscriptionManager {
   private readonly live = new Set<ClientSubscription>();
@@ -498,7 +497,7 @@ class ClientSubscription implements Subscription {
 }
 
 function checkFilter(filter: SubscriptionFilter): void {
-  if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) {
+  if (!isPlainObject(filter)) {
     throw new SwitchboardError(
       'CONFIG',
       'listen(filter): filter must be an object such as { toolsListChanged: true, resourceSubscriptions: ["file:///a"] }.',

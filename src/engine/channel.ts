@@ -9,6 +9,7 @@
 import type { ProtocolError } from '../protocol/errors.js';
 import type { Params, RequestId } from '../protocol/jsonrpc.js';
 import type { Era } from '../protocol/revisions.js';
+import type { Logger } from '../util/logger.js';
 
 /** Per-message information a transport knows and a handler may want (HTTP auth, headers...). */
 export interface InboundExtra {
@@ -59,6 +60,11 @@ export interface ChannelSink {
   malformed(error: ProtocolError): void;
   /** The channel closed. `error` says why when it was not a normal close. Called at most once. */
   closed(error?: Error): void;
+  /**
+   * The logger its owner (a Server or Client) was given, if any: where a channel without a logger
+   * of its own reports what concerns no call (a slow peer, a dropped tool, a refused frame).
+   */
+  readonly logger?: Logger;
 }
 
 /**

@@ -6,18 +6,19 @@
  * themselves (`notifications/cancelled`, `notifications/progress`), nothing else.
  */
 import { ErrorCode, ProtocolError, SwitchboardError, toErrorObject } from '../protocol/errors.js';
+import { errorFrame, notificationFrame, requestFrame, resultFrame } from '../protocol/frames.js';
 import { exceedsDepth, tooDeepMessage } from '../protocol/json-depth.js';
 import {
   classify,
   isRequestId,
-  type JsonRpcErrorObject,
   type JsonRpcNotification,
   type Params,
   type RequestId,
 } from '../protocol/jsonrpc.js';
 import { type Deferred, deferred } from '../util/deferred.js';
+import { asError, isPlainObject, isPromiseLike } from '../util/guards.js';
+import type { Logger } from '../util/logger.js';
 import type { Channel, ChannelSink, FrameInfo, InboundExtra } from './channel.js';
-import { RawJson } from './raw-json.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_TOTAL_TIMEOUT_MS = 10 * 60_000;
@@ -70,7 +71,7 @@ export interface InboundRequest {
 }
 
 export interface PeerHandlers {
-  /** Answers a request: a result object, a {@link RawJson}, or a thrown error. */
+  /** Answers a request: a result object, a `RawJson` (protocol/frames.ts), or a thrown error. */
   request(request: InboundRequest): unknown;
   /** Any notification except cancellations of our inbound requests and progress for our outbound ones. */
   notification(notification: JsonRpcNotification, extra: InboundExtra | undefined): void;
@@ -85,6 +86,8 @@ export interface PeerHandlers {
 export interface PeerOptions {
   /** Default timeout for outgoing requests. */
   timeoutMs?: number;
+  /** The owner's logger, handed to the channel (see {@link ChannelSink.logger}). */
+  logger?: Logger;
 }
 
 interface PendingCall {
@@ -165,6 +168,8 @@ export class Peer {
   private readonly channel: Channel;
   private readonly handlers: PeerHandlers;
   private readonly defaultTimeoutMs: number;
+  /** @internal See {@link PeerOptions.logger}. */
+  readonly logger: Logger | undefined;
   private nextId = 1;
   /**
    * Outgoing calls awaiting their answer, and those of them that asked for progress: made by the
@@ -183,6 +188,7 @@ export class Peer {
     this.channel = channel;
     this.handlers = handlers;
     this.defaultTimeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.logger = options.logger;
   }
 
   get closed(): boolean {
@@ -470,7 +476,7 @@ export class Peer {
     try {
       this.handlers.notification(message, extra);
     } catch (error) {
-      this.handlers.error?.(error instanceof Error ? error : new Error(String(error)));
+      this.handlers.error?.(asError(error));
     }
   }
 
@@ -487,7 +493,7 @@ export class Peer {
     try {
       call.onprogress?.(update);
     } catch (error) {
-      this.handlers.error?.(error instanceof Error ? error : new Error(String(error)));
+      this.handlers.error?.(asError(error));
     }
   }
 
@@ -515,7 +521,7 @@ export class Peer {
       this.finish(request, undefined, error);
       return;
     }
-    if (isThenable(outcome)) {
+    if (isPromiseLike(outcome)) {
       outcome.then(
         (result) => this.finish(request, result, undefined),
         (error) => this.finish(request, undefined, error ?? new Error('Request handler failed')),
@@ -562,7 +568,7 @@ export class Peer {
    * with -32600 under its id, a response fails the call it answers, anything else is reported.
    */
   private refuseTooDeep(value: unknown): void {
-    const message = isPlainRecord(value) ? value : undefined;
+    const message = isPlainObject(value) ? value : undefined;
     const id = message && isRequestId(message.id) ? message.id : undefined;
     if (id !== undefined && typeof message?.method === 'string') {
       const error = new ProtocolError(
@@ -623,41 +629,11 @@ const BATCH_SLICE = 64;
 const scheduleTurn: (task: () => void) => void =
   typeof setImmediate === 'function' ? (task) => setImmediate(task) : (task) => setTimeout(task, 0);
 
-const isPlainRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
-}
-
 function abortError(method: string, reason: unknown): SwitchboardError {
   const why = reason instanceof Error ? reason.message : reason === undefined ? '' : String(reason);
   return new SwitchboardError('ABORTED', `Request '${method}' was aborted${why ? `: ${why}` : ''}.`, {
     cause: reason,
   });
-}
-
-function requestFrame(id: number, method: string, params: Params | undefined): string {
-  const head = `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)}`;
-  return params === undefined ? `${head}}` : `${head},"params":${JSON.stringify(params)}}`;
-}
-
-/** Serializes a notification. */
-export function notificationFrame(method: string, params: Params | undefined): string {
-  return params === undefined
-    ? `{"jsonrpc":"2.0","method":${JSON.stringify(method)}}`
-    : `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}`;
-}
-
-/** Serializes a result response; a {@link RawJson} result is spliced in as is. Throws if `result` cannot be serialized. */
-export function resultFrame(id: RequestId, result: unknown): string {
-  const json = result instanceof RawJson ? result.json : JSON.stringify(result ?? {});
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${json}}`;
-}
-
-/** Serializes an error response. */
-export function errorFrame(id: RequestId | null, error: JsonRpcErrorObject): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":${JSON.stringify(error)}}`;
 }
 
 /**
@@ -666,6 +642,10 @@ export function errorFrame(id: RequestId | null, error: JsonRpcErrorObject): str
  */
 class PeerSink implements ChannelSink {
   constructor(private readonly peer: Peer) {}
+
+  get logger(): Logger | undefined {
+    return this.peer.logger;
+  }
 
   message(value: unknown, extra?: InboundExtra): void {
     this.peer.receive(value, extra);

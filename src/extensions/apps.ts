@@ -29,10 +29,11 @@ import type {
   Tool,
 } from '../protocol/types.js';
 import type { SchemaLike } from '../schema/index.js';
-import type { ClientView } from '../server/context.js';
+import type { ClientView } from '../server/link.js';
 import { normalizeReadResult, type ResourceConfig, type ResourceReader } from '../server/resources.js';
-import type { ResourceHandle, Server, ToolHandle } from '../server/server.js';
+import type { ResourceHandle, ServerCore, ToolHandle } from '../server/server.js';
 import type { ToolConfig, ToolHandler } from '../server/tools.js';
+import { isPlainObject } from '../util/guards.js';
 
 /** The extension identifier. */
 export const APPS_EXTENSION = 'io.modelcontextprotocol/ui';
@@ -91,8 +92,6 @@ export type AppToolConfig<In extends SchemaLike | undefined, Out extends SchemaL
 
 const CSP_FIELDS = ['connectDomains', 'resourceDomains', 'frameDomains', 'baseUriDomains'] as const;
 const PERMISSIONS = ['camera', 'microphone', 'geolocation', 'clipboardWrite'] as const;
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const configError = (message: string) => new SwitchboardError('CONFIG', message);
 
@@ -105,10 +104,10 @@ function checkViewUri(uri: unknown, what: string): void {
 }
 
 function checkResourceUi(ui: AppResourceUi): void {
-  if (!isObject(ui))
+  if (!isPlainObject(ui))
     throw configError('ui must be an object: { csp?, permissions?, domain?, prefersBorder? }.');
   if (ui.csp !== undefined) {
-    if (!isObject(ui.csp)) throw configError('ui.csp must be an object of origin lists.');
+    if (!isPlainObject(ui.csp)) throw configError('ui.csp must be an object of origin lists.');
     for (const [field, origins] of Object.entries(ui.csp)) {
       if (!(CSP_FIELDS as readonly string[]).includes(field)) {
         throw configError(`ui.csp.${field} is not an MCP Apps CSP field; use ${CSP_FIELDS.join(', ')}.`);
@@ -119,10 +118,10 @@ function checkResourceUi(ui: AppResourceUi): void {
     }
   }
   if (ui.permissions !== undefined) {
-    if (!isObject(ui.permissions))
+    if (!isPlainObject(ui.permissions))
       throw configError('ui.permissions must be an object, e.g. { camera: {} }.');
     for (const [name, value] of Object.entries(ui.permissions)) {
-      if (!(PERMISSIONS as readonly string[]).includes(name) || !isObject(value)) {
+      if (!(PERMISSIONS as readonly string[]).includes(name) || !isPlainObject(value)) {
         throw configError(
           `ui.permissions.${name} is not valid: use ${PERMISSIONS.map((p) => `${p}: {}`).join(', ')}.`,
         );
@@ -145,7 +144,7 @@ function checkResourceUi(ui: AppResourceUi): void {
  * advertises the extension. `read` returns the HTML (a string, bytes, or contents).
  */
 export function registerAppResource(
-  server: Server,
+  server: ServerCore,
   name: string,
   uri: string,
   config: AppResourceConfig,
@@ -185,7 +184,7 @@ function withViewMeta(
     return {
       ...content,
       mimeType,
-      _meta: { ...content._meta, ui: { ...ui, ...(isObject(own) ? own : {}) } },
+      _meta: { ...content._meta, ui: { ...ui, ...(isPlainObject(own) ? own : {}) } },
     };
   });
   return { ...result, contents };
@@ -193,7 +192,8 @@ function withViewMeta(
 
 /** `_meta` for a tool linked to a view: `{ ...meta, ui: { resourceUri, visibility } }`, checked. */
 export function appToolMeta(ui: AppToolUi, meta?: Meta): Meta {
-  if (!isObject(ui as unknown)) throw configError('ui must be an object: { resourceUri?, visibility? }.');
+  if (!isPlainObject(ui as unknown))
+    throw configError('ui must be an object: { resourceUri?, visibility? }.');
   if (ui.resourceUri !== undefined) checkViewUri(ui.resourceUri, 'ui.resourceUri');
   if (ui.visibility !== undefined) {
     const v: unknown = ui.visibility;
@@ -216,7 +216,7 @@ export function registerAppTool<
   In extends SchemaLike | undefined = undefined,
   Out extends SchemaLike | undefined = undefined,
 >(
-  server: Server,
+  server: ServerCore,
   name: string,
   config: AppToolConfig<In, Out>,
   handler: ToolHandler<NoInfer<In>, NoInfer<Out>>,
@@ -267,7 +267,7 @@ export function withAppsSupport(
 export function toolUi(tool: Pick<Tool, '_meta'>): AppToolUi | undefined {
   const meta = tool._meta;
   if (!meta) return undefined;
-  const ui = isObject(meta.ui) ? (meta.ui as AppToolUi) : undefined;
+  const ui = isPlainObject(meta.ui) ? (meta.ui as AppToolUi) : undefined;
   const legacyUri = meta['ui/resourceUri'];
   if (ui?.resourceUri === undefined && typeof legacyUri === 'string')
     return { ...ui, resourceUri: legacyUri };

@@ -10,6 +10,7 @@
  */
 
 import { clip } from '../util/clip.js';
+import { errorMessage } from '../util/guards.js';
 import type { JsonRpcErrorObject } from './jsonrpc.js';
 
 export const ErrorCode = {
@@ -106,6 +107,6 @@ export class SwitchboardError extends Error {
 /** Turns anything thrown by a handler into the error object sent to the peer. */
 export function toErrorObject(error: unknown): JsonRpcErrorObject {
   if (error instanceof ProtocolError) return error.toObject();
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return { code: ErrorCode.InternalError, message: message || 'Internal error' };
 }

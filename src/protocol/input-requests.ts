@@ -6,8 +6,9 @@
  * - how params and results are fitted to a revision (no field the revision lacks);
  * - the shape check of an answer, whichever side receives it.
  */
+
+import { isPlainObject } from '../util/guards.js';
 import { encodeContentBlock, encodeTool } from './codec.js';
-import { encodeElicitParams } from './elicitation.js';
 import { SwitchboardError } from './errors.js';
 import type { Params } from './jsonrpc.js';
 import type { RevisionFeatures } from './revisions.js';
@@ -15,6 +16,7 @@ import type {
   ClientCapabilities,
   CreateMessageParams,
   CreateMessageResult,
+  ElicitFieldSchema,
   ElicitParams,
   ElicitResult,
   ListRootsResult,
@@ -36,7 +38,6 @@ export interface InputRequestTypes {
 }
 
 type Obj = Record<string, unknown>;
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 // --- capabilities ----------------------------------------------------------------------------------
 
@@ -181,15 +182,15 @@ function withoutMeta(value: Obj): Obj {
 const ROLES: readonly unknown[] = ['user', 'assistant'];
 const ACTIONS: readonly unknown[] = ['accept', 'decline', 'cancel'];
 
-const isBlock = (v: unknown) => isObject(v) && typeof v.type === 'string';
+const isBlock = (v: unknown) => isPlainObject(v) && typeof v.type === 'string';
 
 /** What is wrong with `value` as the result of `method`, or undefined when it has the right shape. */
 export function inputResultProblem(method: InputMethod, value: unknown): string | undefined {
-  if (!isObject(value)) return 'it is not an object';
+  if (!isPlainObject(value)) return 'it is not an object';
   switch (method) {
     case 'elicitation/create':
       if (!ACTIONS.includes(value.action)) return '"action" must be "accept", "decline" or "cancel"';
-      if (value.content !== undefined && !isObject(value.content)) return '"content" must be an object';
+      if (value.content !== undefined && !isPlainObject(value.content)) return '"content" must be an object';
       return undefined;
     case 'sampling/createMessage': {
       if (!ROLES.includes(value.role)) return '"role" must be "user" or "assistant"';
@@ -204,7 +205,9 @@ export function inputResultProblem(method: InputMethod, value: unknown): string 
         Array.isArray(roots) &&
         roots.every(
           (r) =>
-            isObject(r) && typeof r.uri === 'string' && (r.name === undefined || typeof r.name === 'string'),
+            isPlainObject(r) &&
+            typeof r.uri === 'string' &&
+            (r.name === undefined || typeof r.name === 'string'),
         );
       return ok ? undefined : '"roots" must be an array of { uri: string, name?: string }';
     }
@@ -214,8 +217,8 @@ export function inputResultProblem(method: InputMethod, value: unknown): string 
 /** What is wrong with `value` as the params of `method` (a client checks what a server asks). */
 export function inputParamsProblem(method: InputMethod, value: unknown): string | undefined {
   if (method === 'roots/list')
-    return value === undefined || isObject(value) ? undefined : 'params must be an object';
-  if (!isObject(value)) return 'params must be an object';
+    return value === undefined || isPlainObject(value) ? undefined : 'params must be an object';
+  if (!isPlainObject(value)) return 'params must be an object';
   if (method === 'sampling/createMessage') {
     if (!Array.isArray(value.messages)) return '"messages" must be an array';
     if (typeof value.maxTokens !== 'number') return '"maxTokens" must be a number';
@@ -224,5 +227,59 @@ export function inputParamsProblem(method: InputMethod, value: unknown): string 
   if (typeof value.message !== 'string') return '"message" must be a string';
   if (value.mode === 'url') return typeof value.url === 'string' ? undefined : '"url" must be a string';
   if (value.mode !== undefined && value.mode !== 'form') return '"mode" must be "form" or "url"';
-  return isObject(value.requestedSchema) ? undefined : '"requestedSchema" must be an object';
+  return isPlainObject(value.requestedSchema) ? undefined : '"requestedSchema" must be an object';
+}
+
+// --- elicitation params for the peer's revision ----------------------------------------------------
+
+const cannot = (what: string, f: RevisionFeatures, fix: string) =>
+  new SwitchboardError(
+    'CAPABILITY_MISSING',
+    `${what} needs protocol 2025-11-25 or later; this client speaks ${f.revision}. ${fix}`,
+  );
+
+/**
+ * Fits elicitation params to a revision: 2025-06-18 gets titled choices as `enum` + `enumNames` and
+ * loses the defaults it cannot carry (it keeps only boolean defaults); multi-select and URL mode are
+ * impossible there and throw `CAPABILITY_MISSING`. 2026-07-28 has no `elicitationId`.
+ */
+export function encodeElicitParams(params: ElicitParams, f: RevisionFeatures): ElicitParams {
+  if (!f.structured) {
+    throw new SwitchboardError(
+      'CAPABILITY_MISSING',
+      `Elicitation needs protocol 2025-06-18 or later; this client speaks ${f.revision}. Ask in the tool's arguments or result instead.`,
+    );
+  }
+  if (params.mode === 'url') {
+    if (!f.icons) throw cannot('URL-mode elicitation', f, 'Use a form, or return the URL in the result.');
+    if (!f.modern) return params;
+    const { elicitationId: _id, ...rest } = params;
+    return rest;
+  }
+  if (f.icons) return params;
+  const { requestedSchema } = params;
+  const properties: Record<string, ElicitFieldSchema> = {};
+  for (const [name, field] of Object.entries(requestedSchema.properties)) {
+    properties[name] = downgradeField(name, field, f);
+  }
+  const { $schema: _schema, ...schema } = requestedSchema;
+  const { mode: _mode, ...rest } = params;
+  return { ...rest, requestedSchema: { ...schema, properties } };
+}
+
+function downgradeField(name: string, field: ElicitFieldSchema, f: RevisionFeatures): ElicitFieldSchema {
+  if (field.type === 'array') {
+    throw cannot(
+      `The multi-select field "${name}"`,
+      f,
+      'Use a single-select field or several boolean fields.',
+    );
+  }
+  if (field.type === 'boolean') return field;
+  const { default: _default, ...rest } = field as ElicitFieldSchema & { default?: unknown };
+  if ('oneOf' in rest) {
+    const { oneOf, ...base } = rest;
+    return { ...base, enum: oneOf.map((o) => o.const), enumNames: oneOf.map((o) => o.title) };
+  }
+  return rest as ElicitFieldSchema;
 }

@@ -1,3 +1,4 @@
+import { isPlainObject } from '../util/guards.js';
 /**
  * JSON-RPC 2.0 envelope: message types and a hand-written classifier.
  *
@@ -52,16 +53,13 @@ export type Classified =
   /** Not a valid JSON-RPC message. `id` is the request id when one could be read, else null. */
   | { kind: 'invalid'; id: RequestId | null; reason: string };
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** MCP ids are strings or integers; never null, never fractional. */
 export const isRequestId = (v: unknown): v is RequestId =>
   typeof v === 'string' || (typeof v === 'number' && Number.isSafeInteger(v));
 
 /** Classifies one JSON value (not a batch array: callers split batches first). */
 export function classify(value: unknown): Classified {
-  if (!isObject(value)) {
+  if (!isPlainObject(value)) {
     return { kind: 'invalid', id: null, reason: 'A JSON-RPC message must be a JSON object' };
   }
   const rawId = value.id;
@@ -75,7 +73,7 @@ export function classify(value: unknown): Classified {
       return { kind: 'invalid', id: readableId, reason: 'The "method" member must be a non-empty string' };
     }
     const params = value.params;
-    if (params !== undefined && !isObject(params)) {
+    if (params !== undefined && !isPlainObject(params)) {
       return {
         kind: 'invalid',
         id: readableId,
@@ -102,14 +100,14 @@ export function classify(value: unknown): Classified {
         reason: 'A response must not carry both "result" and "error"',
       };
     }
-    if (!isObject(value.result)) {
+    if (!isPlainObject(value.result)) {
       return { kind: 'invalid', id: readableId, reason: 'The "result" member must be an object' };
     }
     return { kind: 'result', message: value as unknown as JsonRpcResultResponse };
   }
   if ('error' in value) {
     const error = value.error;
-    if (!isObject(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
+    if (!isPlainObject(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
       return {
         kind: 'invalid',
         id: readableId,

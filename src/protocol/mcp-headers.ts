@@ -12,6 +12,7 @@
  *   from the tools it exposes, and a Switchboard server refuses to register it.
  */
 import { base64ToBytes, bytesToBase64 } from '../util/base64.js';
+import { isPlainObject } from '../util/guards.js';
 
 const SENTINEL_PREFIX = '=?base64?';
 const SENTINEL_SUFFIX = '?=';
@@ -24,7 +25,6 @@ const encoder = new TextEncoder();
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The header form of a value: itself when safe, else the Base64 sentinel form. */
 export function encodeHeaderValue(value: string): string {
@@ -125,7 +125,7 @@ export function scanToolHeaders(inputSchema: unknown): ToolHeaderScan {
   const seen = new Map<string, string>();
 
   const visit = (schema: unknown, path: string[], reachable: boolean): string | undefined => {
-    if (!isObject(schema)) return undefined;
+    if (!isPlainObject(schema)) return undefined;
     if (ANNOTATION in schema) {
       const fault = annotationFault(schema, path, reachable, seen);
       if (fault) return fault;
@@ -133,7 +133,7 @@ export function scanToolHeaders(inputSchema: unknown): ToolHeaderScan {
       params.push({ path, header: HEADER_PREFIX + declared.toLowerCase(), name: `Mcp-Param-${declared}` });
     }
     const properties = schema.properties;
-    if (isObject(properties)) {
+    if (isPlainObject(properties)) {
       for (const key of Object.keys(properties)) {
         const fault = visit(properties[key], [...path, key], reachable);
         if (fault) return fault;
@@ -141,7 +141,7 @@ export function scanToolHeaders(inputSchema: unknown): ToolHeaderScan {
     }
     // Everything below is off the `properties` chain: an annotation found there is a fault.
     for (const keyword of SCHEMA_KEYWORDS) {
-      if (isObject(schema[keyword])) {
+      if (isPlainObject(schema[keyword])) {
         const fault = visit(schema[keyword], [...path, keyword], false);
         if (fault) return fault;
       }
@@ -156,7 +156,7 @@ export function scanToolHeaders(inputSchema: unknown): ToolHeaderScan {
     }
     for (const keyword of SCHEMA_MAP_KEYWORDS) {
       const map = schema[keyword];
-      if (!isObject(map)) continue;
+      if (!isPlainObject(map)) continue;
       for (const key of Object.keys(map)) {
         const fault = visit(map[key], [...path, keyword, key], false);
         if (fault) return fault;

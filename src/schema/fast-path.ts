@@ -10,6 +10,7 @@
  * No `eval`, no `new Function`: it runs where code generation is forbidden (workerd, Deno Deploy).
  */
 import { format as formats, ucs2length } from '@cfworker/json-schema';
+import { isPlainObject } from '../util/guards.js';
 import { childPath, issueText } from './issues.js';
 import type { PatternTest } from './linear-pattern.js';
 import type { Issue, ValidationResult } from './types.js';
@@ -147,8 +148,7 @@ function compileNode(
   depth: number,
   compilePattern: (source: string) => PatternTest,
 ): FastNode | undefined {
-  if (depth > MAX_DEPTH || typeof schema !== 'object' || schema === null || Array.isArray(schema))
-    return undefined;
+  if (depth > MAX_DEPTH || !isPlainObject(schema)) return undefined;
   const s = schema as Record<string, unknown>;
   for (const key of Object.keys(s)) {
     if (SUPPORTED.has(key) || ANNOTATIONS.has(key) || key.startsWith('x-')) continue;
@@ -206,8 +206,7 @@ function compileNode(
 
   const properties: Array<{ key: string; node: FastNode }> = [];
   if (s.properties !== undefined) {
-    if (typeof s.properties !== 'object' || s.properties === null || Array.isArray(s.properties))
-      return undefined;
+    if (!isPlainObject(s.properties)) return undefined;
     for (const [key, sub] of Object.entries(s.properties)) {
       const node = compileNode(sub, depth + 1, compilePattern);
       if (!node || LONE_SURROGATE.test(key)) return undefined;

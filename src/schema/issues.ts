@@ -113,8 +113,3 @@ export function formatIssues(issues: readonly Issue[], heading?: string): string
   const body = parts.length > 0 ? parts.join('; ') : 'invalid value';
   return heading ? `${heading}: ${body}` : body;
 }
-
-/** The message of anything thrown. */
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -12,6 +12,7 @@
  * `re2js` is loaded on first use (it is 260 KB, and most peers' schemas have no pattern).
  */
 import { SwitchboardError } from '../protocol/errors.js';
+import { errorMessage } from '../util/guards.js';
 
 /** A compiled pattern: whether `value` contains a match (JSON Schema patterns are not anchored). */
 export type PatternTest = (value: string) => boolean;
@@ -39,7 +40,7 @@ export function loadLinearPatterns(): Promise<LinearPatterns> {
           throw new SwitchboardError(
             'CONFIG',
             `${where} has the pattern ${JSON.stringify(source)}, which cannot be matched in linear time ` +
-              `(${error instanceof Error ? error.message : String(error)}; lookaround and backreferences ` +
+              `(${errorMessage(error)}; lookaround and backreferences ` +
               'can take exponential time): values are not checked against this schema.',
             { cause: error },
           );

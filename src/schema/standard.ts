@@ -6,8 +6,10 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { SwitchboardError } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/types.js';
-import { errorMessage, pathFromSegments } from './issues.js';
-import { deepFreeze, dialectOf } from './json-schema.js';
+import { deepFreeze } from '../util/freeze.js';
+import { errorMessage, isPromiseLike } from '../util/guards.js';
+import { pathFromSegments } from './issues.js';
+import { dialectOf } from './json-schema.js';
 import type { JsonSchemaDialect, SchemaRole, StandardJsonSchema, ValidationResult } from './types.js';
 
 export interface CompiledStandardSchema {
@@ -140,8 +142,4 @@ function toValidationResult(result: StandardSchemaV1.Result<unknown>): Validatio
       return { path, message };
     }),
   };
-}
-
-function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }

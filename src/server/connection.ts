@@ -5,19 +5,36 @@
  */
 import type { Channel, InboundExtra } from '../engine/channel.js';
 import { type InboundRequest, Peer, type PeerHandlers } from '../engine/peer.js';
+import { hasModernEnvelope } from '../protocol/envelope.js';
 import { ErrorCode, invalidRequest, ProtocolError } from '../protocol/errors.js';
 import type { JsonRpcNotification, Params } from '../protocol/jsonrpc.js';
-import { META } from '../protocol/meta.js';
-import type { LoggingLevel } from '../protocol/types.js';
 import { type Deferred, deferred } from '../util/deferred.js';
-import type { RequestLink } from './context.js';
-import { legacyWants, type NotificationSubscriber } from './notifications.js';
-import type { LegacySession, Server } from './server.js';
+import type { Logger } from '../util/logger.js';
+import type { LegacyLink, LegacySession, RequestLink, ServedRequest } from './link.js';
+import { legacyWants, type NotificationHub, type NotificationSubscriber } from './notifications.js';
 
 const EMPTY: Params = Object.freeze({}) as Params;
 
-/** The request-scoped side channel of one inbound request on a connection. */
-class PeerRequestLink implements RequestLink {
+/**
+ * What a connection needs of its server (`ServerCore` is one): named here so that the connection
+ * does not import the server that imports it.
+ */
+export interface ConnectionHost {
+  readonly notifications: NotificationHub;
+  readonly configuredLogger: Logger | undefined;
+  readonly maxBatchLength: number;
+  serve(request: ServedRequest, link: RequestLink): Promise<unknown>;
+  initialize(params: Params): { result: unknown; session: LegacySession };
+  reportError(error: Error): void;
+  detach(connection: ServerConnection): void;
+  emit(event: 'rootsListChanged', payload: { connection: ServerConnection }): void;
+}
+
+/**
+ * The side channel of one inbound request on a connection. Once the connection has a legacy
+ * session it is also the request's {@link LegacyLink} (one object per request, not two).
+ */
+class PeerRequestLink implements RequestLink, LegacyLink {
   constructor(
     readonly connection: ServerConnection,
     private readonly inbound: InboundRequest,
@@ -53,21 +70,11 @@ class PeerRequestLink implements RequestLink {
   get extra(): InboundExtra | undefined {
     return this.inbound.extra;
   }
-  get logLevel(): LoggingLevel | undefined {
-    return this.connection.session?.logLevel;
+  get legacy(): LegacyLink | undefined {
+    return this.connection.session ? this : undefined;
   }
-  setLogLevel(level: LoggingLevel): void {
-    const session = this.connection.session;
-    if (session) session.logLevel = level;
-  }
-  get resourceSubscriptions(): Set<string> | undefined {
-    const session = this.connection.session;
-    if (!session) return undefined;
-    session.resourceSubscriptions ??= new Set();
-    return session.resourceSubscriptions;
-  }
-  get sessionId(): string | undefined {
-    return this.connection.session?.id;
+  get session(): LegacySession {
+    return this.connection.session as LegacySession;
   }
   get settled(): Promise<void> {
     return this.inbound.settled;
@@ -116,11 +123,11 @@ export class ServerConnection implements NotificationSubscriber {
 
   constructor(
     /** @internal */
-    readonly server: Server,
+    readonly server: ConnectionHost,
     channel: Channel,
   ) {
     server.notifications.add(this);
-    this.peer = new Peer(channel, new ConnectionHandlers(this));
+    this.peer = new Peer(channel, new ConnectionHandlers(this), { logger: server.configuredLogger });
   }
 
   /** Settles once the connection has closed, for whatever reason. */
@@ -165,18 +172,12 @@ export class ServerConnection implements NotificationSubscriber {
   /** @internal */
   onRequest(request: InboundRequest): Promise<unknown> | unknown {
     const params = request.params ?? EMPTY;
-    if (!isModernEnvelope(params)) {
+    if (!hasModernEnvelope(params)) {
       if (request.method === 'initialize') return this.initialize(params);
       // The one request a legacy client may send before initializing.
       if (request.method === 'ping' && !this.legacy) return EMPTY;
     }
-    return this.server.serve(
-      request.method,
-      params,
-      request.id,
-      new PeerRequestLink(this, request),
-      this.legacy,
-    );
+    return this.server.serve(request, new PeerRequestLink(this, request));
   }
 
   private initialize(params: Params): unknown {
@@ -217,9 +218,3 @@ export class ServerConnection implements NotificationSubscriber {
       : 'JSON-RPC batches are only allowed after initialize negotiated protocol revision 2025-03-26 (and initialize itself must not be batched). Send messages one at a time.';
   }
 }
-
-const isModernEnvelope = (params: Params): boolean => {
-  const meta = params._meta;
-  // A `_meta` that is not an object is refused with -32602 by the server's params check.
-  return typeof meta === 'object' && meta !== null && META.protocolVersion in meta;
-};

@@ -13,6 +13,7 @@
  */
 import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import { base64UrlToBytes, bytesToBase64Url } from '../util/base64.js';
+import { isPlainObject } from '../util/guards.js';
 
 /** One-time use of a state's nonce. Plug a shared store (Redis...) in for multi-node deployments. */
 export interface RequestStateStore {
@@ -202,7 +203,7 @@ export class RequestStateSealer {
     }
     try {
       const value = JSON.parse(decoder.decode(plain));
-      return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+      return isPlainObject(value) ? value : undefined;
     } catch {
       return undefined;
     }

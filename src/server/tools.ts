@@ -28,10 +28,12 @@ import {
   type ValidationResult,
 } from '../schema/index.js';
 import { clip } from '../util/clip.js';
+import { frozenCopy } from '../util/freeze.js';
+import { errorMessage, isPromiseLike } from '../util/guards.js';
 import type { RequestContext } from './context.js';
+import { TaskHandoff } from './context.js';
 import { InputRequiredError } from './input.js';
 import { declareScopes, type ScopedConfig } from './scopes.js';
-import { TaskHandoff } from './task-handoff.js';
 
 export interface ToolConfig<In extends SchemaLike | undefined, Out extends SchemaLike | undefined>
   extends ScopedConfig {
@@ -112,11 +114,11 @@ export function buildToolEntry(
   }
   if (config.title !== undefined) descriptor.title = config.title;
   if (config.description !== undefined) descriptor.description = config.description;
-  if (config.icons !== undefined) descriptor.icons = config.icons;
+  if (config.icons !== undefined) descriptor.icons = frozenCopy(config.icons);
   if (output) descriptor.outputSchema = output.jsonSchema as JsonObject;
-  if (config.annotations !== undefined) descriptor.annotations = config.annotations;
-  if (config.execution !== undefined) descriptor.execution = config.execution;
-  if (config._meta !== undefined) descriptor._meta = config._meta;
+  if (config.annotations !== undefined) descriptor.annotations = frozenCopy(config.annotations);
+  if (config.execution !== undefined) descriptor.execution = frozenCopy(config.execution);
+  if (config._meta !== undefined) descriptor._meta = frozenCopy(config._meta);
   Object.freeze(descriptor);
   declareScopes(descriptor, config, `tool ${JSON.stringify(name)}`);
   return {
@@ -152,7 +154,7 @@ export function callTool(
   const value: unknown = args ?? {};
   if (!entry.input) return runHandler(entry, () => entry.handler(value, ctx));
   const verdict = entry.input.validate(value);
-  return isPromise(verdict)
+  return isPromiseLike(verdict)
     ? verdict.then((v) => afterValidation(entry, v, ctx))
     : afterValidation(entry, verdict, ctx);
 }
@@ -202,7 +204,7 @@ function runHandler(entry: ToolEntry, run: () => unknown): CallToolOutcome | Pro
   } catch (error) {
     return toolFailure(entry, error);
   }
-  if (isPromise(returned)) {
+  if (isPromiseLike(returned)) {
     return Promise.resolve(returned).then(
       (r) => finishCall(entry, r),
       (error: unknown) => toolFailure(entry, error),
@@ -217,7 +219,7 @@ function runHandler(entry: ToolEntry, run: () => unknown): CallToolOutcome | Pro
  */
 function toolFailure(entry: ToolEntry, error: unknown): CallToolResult {
   if (error instanceof ProtocolError || error instanceof InputRequiredError) throw error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return {
     content: [{ type: 'text', text: message || `Tool "${entry.descriptor.name}" failed.` }],
     isError: true,
@@ -231,10 +233,6 @@ function finishCall(entry: ToolEntry, returned: unknown): CallToolOutcome | Prom
   if (!entry.output || result.isError) return result;
   const checked = checkStructuredOutput(entry.output, result, name);
   return checked === undefined ? result : checked.then(() => result);
-}
-
-function isPromise<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 function normalizeToolResult(returned: unknown, name: string): CallToolResult {
@@ -276,7 +274,7 @@ function checkStructuredOutput(
     );
   }
   const verdict = output.validate(result.structuredContent);
-  if (!isPromise(verdict)) {
+  if (!isPromiseLike(verdict)) {
     rejectInvalidOutput(verdict, name);
     return undefined;
   }

@@ -154,6 +154,14 @@ interface QueryTail {
   readonly vars: ReadonlyMap<string, number>;
 }
 
+/**
+ * The work of the last search: stack steps plus characters scanned by runs. Tests hold it against the
+ * bound (nodes × URI length), which a passing-but-slow search would not show.
+ */
+let searchWork = 0;
+/** @internal See {@link searchWork}. */
+export const lastSearchWork = (): number => searchWork;
+
 export class TemplateMatcher {
   readonly #nodes: Node[] = [];
   readonly #slots: Slot[] = [];
@@ -325,6 +333,11 @@ export class TemplateMatcher {
     return item;
   }
 
+  /** Nodes of the compiled automaton (what the search's work is bounded by, times the URI length). */
+  get size(): number {
+    return this.#nodes.length;
+  }
+
   /** The variables of `uri`, or undefined when it does not match the template. */
   match(uri: string): MatchedVariables | undefined {
     if (uri.length > MAX_MATCH_URI_LENGTH || !uri.startsWith(this.quickPrefix)) return undefined;
@@ -345,7 +358,9 @@ export class TemplateMatcher {
     stackPos[0] = 0;
     stackChoice[0] = 0;
     let sp = 1;
+    let work = 0;
     while (sp > 0) {
+      work++;
       const top = sp - 1;
       const node = nodes[stackNode[top]!]!;
       const pos = stackPos[top]!;
@@ -391,6 +406,7 @@ export class TemplateMatcher {
             memo[row + at] = memoGeneration;
             at++;
           }
+          work += at - pos;
           break;
         }
         case FORK:
@@ -401,11 +417,17 @@ export class TemplateMatcher {
           if (choice === 0) to = node.next;
           break;
         case END:
-          if (pos === n) return sp;
+          if (pos === n) {
+            searchWork = work;
+            return sp;
+          }
           break;
         case QUERY:
           // The query part starts with its operator character and runs to the end (no fragment).
-          if (pos === n || (uri[pos] === query!.first && lastHash < pos)) return sp;
+          if (pos === n || (uri[pos] === query!.first && lastHash < pos)) {
+            searchWork = work;
+            return sp;
+          }
           break;
       }
       if (to < 0) {
@@ -423,6 +445,7 @@ export class TemplateMatcher {
       stackChoice[sp] = 0;
       sp++;
     }
+    searchWork = work;
     return -1;
   }
 

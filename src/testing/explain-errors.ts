@@ -10,6 +10,7 @@
  */
 import type { OutputUnit } from '@cfworker/json-schema';
 import type { Revision } from '../protocol/revisions.js';
+import { isPlainObject } from '../util/guards.js';
 
 /** One reason a value does not match its definition. */
 export interface Finding {
@@ -68,8 +69,6 @@ const WRAPPERS = new Set([
   'dependencies',
   'propertyNames',
 ]);
-
-const isNode = (v: unknown): v is SchemaNode => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function explainErrors(errors: readonly OutputUnit[], input: ExplainInput): Finding[] {
   const parsed = errors.map(parse);
@@ -173,7 +172,7 @@ const leafCount = (list: readonly ParsedError[]) => list.filter((e) => !WRAPPERS
 
 function summarize(marker: ParsedError, branches: Map<string, ParsedError[]>, input: ExplainInput): Finding {
   const at = walkSchema(input, marker.kw);
-  const alternatives = isNode(at.parent) && Array.isArray(at.node) ? at.node : [];
+  const alternatives = isPlainObject(at.parent) && Array.isArray(at.node) ? at.node : [];
   const names = alternatives.map((alt, i) => branchName(alt, i));
   // When every branch rejects the same direct member by `const` (`type`, `method`, `mode`...), name it.
   const discriminators = [...branches.values()].map((list) =>
@@ -204,10 +203,10 @@ function summarize(marker: ParsedError, branches: Map<string, ParsedError[]>, in
 }
 
 function branchName(alternative: unknown, index: number): string {
-  if (isNode(alternative) && typeof alternative.$ref === 'string') {
+  if (isPlainObject(alternative) && typeof alternative.$ref === 'string') {
     return alternative.$ref.slice(alternative.$ref.lastIndexOf('/') + 1);
   }
-  if (isNode(alternative) && alternative.type !== undefined)
+  if (isPlainObject(alternative) && alternative.type !== undefined)
     return `${JSON.stringify(alternative.type)} value`;
   return `alternative #${index}`;
 }
@@ -232,9 +231,11 @@ function describe(error: ParsedError, input: ExplainInput): Finding[] {
       }
       return [{ ...base, pointer, value, reason: 'no value is allowed here' }];
     case 'required': {
-      const required = isNode(at.parent) && Array.isArray(at.parent.required) ? at.parent.required : [];
+      const required =
+        isPlainObject(at.parent) && Array.isArray(at.parent.required) ? at.parent.required : [];
       const missing = required.filter(
-        (name): name is string => typeof name === 'string' && !(isNode(value) && Object.hasOwn(value, name)),
+        (name): name is string =>
+          typeof name === 'string' && !(isPlainObject(value) && Object.hasOwn(value, name)),
       );
       return missing.map((name) => ({
         ...base,
@@ -276,7 +277,7 @@ function walkSchema(input: ExplainInput, kw: readonly string[]): SchemaPosition 
   let name = input.rootName;
   let relative: string[] = [];
   for (const segment of kw) {
-    if (segment === '$ref' && isNode(node)) {
+    if (segment === '$ref' && isPlainObject(node)) {
       const target = input.resolve(node);
       node = target.schema;
       if (target.name !== undefined) {
@@ -286,7 +287,8 @@ function walkSchema(input: ExplainInput, kw: readonly string[]): SchemaPosition 
       continue;
     }
     parent = node;
-    node = isNode(node) || Array.isArray(node) ? (node as Record<string, unknown>)[segment] : undefined;
+    node =
+      isPlainObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[segment] : undefined;
     relative.push(segment);
   }
   return { node, parent, name, path: relative.join('/') };
@@ -300,7 +302,7 @@ function valueAt(instance: unknown, path: readonly string[]): unknown {
   let value = instance;
   for (const segment of path) {
     if (Array.isArray(value)) value = value[Number(segment)];
-    else if (isNode(value)) value = Object.hasOwn(value, segment) ? value[segment] : undefined;
+    else if (isPlainObject(value)) value = Object.hasOwn(value, segment) ? value[segment] : undefined;
     else return undefined;
   }
   return value;

@@ -19,6 +19,7 @@
  */
 import { isRequestId, type RequestId } from '../protocol/jsonrpc.js';
 import type { Revision } from '../protocol/revisions.js';
+import { isPlainObject } from '../util/guards.js';
 import type { Finding } from './explain-errors.js';
 import type { MessageKind, RevisionSchema, Sender } from './revision-schema.js';
 import type { SchemaCatalog } from './schema-catalog.js';
@@ -45,7 +46,6 @@ export interface TrackedRequest {
 }
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const otherSide = (sender: Sender): Sender => (sender === 'client' ? 'server' : 'client');
 
 /** What one message was checked against, for the violations it yields. */
@@ -136,7 +136,7 @@ export class MessageSchemaChecker {
       );
     }
     if (batch.length === 0) found.push(batchViolation('an empty batch is not a valid JSON-RPC message'));
-    const responses = batch.filter((m) => isObject(m) && !('method' in m)).length;
+    const responses = batch.filter((m) => isPlainObject(m) && !('method' in m)).length;
     if (responses > 0 && responses < batch.length) {
       found.push(batchViolation('a batch holds either requests and notifications, or responses, never both'));
     }
@@ -170,7 +170,7 @@ export class MessageSchemaChecker {
     const fail = (definition: string, pointer: string, value: unknown, keyword: string, reason: string) =>
       found.push(this.violation(subject, definition, { pointer: at + pointer, value, keyword, reason }));
 
-    if (!isObject(message)) {
+    if (!isPlainObject(message)) {
       fail('JSONRPCMessage', '', message, 'type', 'a JSON-RPC message must be a JSON object');
       return found;
     }
@@ -207,7 +207,7 @@ export class MessageSchemaChecker {
     }
     if ('error' in message) {
       subject.method = context.method ?? this.answer(subject.sender, message.id)?.method;
-      const code = isObject(message.error) ? message.error.code : undefined;
+      const code = isPlainObject(message.error) ? message.error.code : undefined;
       for (const typed of schema.errorDefinitions(code)) {
         if (typed.scope === 'response') add(typed.definition, schema.check(typed.definition, message));
         else add(typed.definition, schema.check(typed.definition, message.error), '/error');
@@ -265,7 +265,7 @@ export class MessageSchemaChecker {
     open.set(message.id, {
       method,
       revision: subject.revision,
-      taskAugmented: isObject(params) && isObject(params.task),
+      taskAugmented: isPlainObject(params) && isPlainObject(params.task),
     });
   }
 
@@ -285,7 +285,7 @@ export class MessageSchemaChecker {
     result: unknown,
   ): { definition: string } | { problem: string; pointer: string; value: unknown; keyword: string } {
     const r = schema.revision;
-    if (schema.resultTypes && isObject(result)) {
+    if (schema.resultTypes && isPlainObject(result)) {
       const resultType = result.resultType;
       if (resultType === 'input_required') {
         return schema.acceptsInputRequired(method)
@@ -320,7 +320,7 @@ export class MessageSchemaChecker {
         };
       }
     }
-    if (taskAugmented && isObject(result) && 'task' in result && schema.has('CreateTaskResult')) {
+    if (taskAugmented && isPlainObject(result) && 'task' in result && schema.has('CreateTaskResult')) {
       return { definition: 'CreateTaskResult' };
     }
     const definition = schema.resultDefinition(method);

@@ -8,6 +8,7 @@
  */
 import { dereference, type OutputUnit, type Schema, type SchemaDraft, validate } from '@cfworker/json-schema';
 import type { Revision } from '../protocol/revisions.js';
+import { isPlainObject } from '../util/guards.js';
 import { explainErrors, type Finding } from './explain-errors.js';
 import { definitionName, definitionsOf, deriveOfficialSchema, deriveStrictSchema } from './strict-schema.js';
 
@@ -15,7 +16,6 @@ export type Sender = 'client' | 'server';
 export type MessageKind = 'request' | 'notification';
 
 type SchemaNode = Record<string, unknown>;
-const isNode = (v: unknown): v is SchemaNode => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Where a typed error definition applies: the whole response, or only its `error` member. */
 export interface ErrorDefinition {
@@ -86,7 +86,7 @@ export class RevisionSchema {
   /** Whether `definition` lists `property` among its own properties. */
   declares(definition: string, property: string): boolean {
     const props = this.defs[definition]?.properties;
-    return isNode(props) && property in props;
+    return isPlainObject(props) && property in props;
   }
 
   /** The definition for `method` when `sender` sends it as `kind`, or undefined when it may not. */
@@ -127,7 +127,7 @@ export class RevisionSchema {
     if (!this.resultTypes) return false;
     const request = this.everyMethod.get(method);
     const params = request === undefined ? undefined : (this.defs[request]?.properties as SchemaNode)?.params;
-    return this.variants(params).some((p) => isNode(p.properties) && 'inputResponses' in p.properties);
+    return this.variants(params).some((p) => isPlainObject(p.properties) && 'inputResponses' in p.properties);
   }
 
   /** Typed error definitions for `code` (2025-11-25: -32042; 2026-07-28: the standard codes and -32020..-32022). */
@@ -171,11 +171,13 @@ export class RevisionSchema {
   private unionMembers(union: string): string[] {
     const anyOf = this.defs[union]?.anyOf;
     if (!Array.isArray(anyOf)) return [];
-    return anyOf.map((m) => definitionName(isNode(m) ? m.$ref : undefined)).filter((n) => n !== undefined);
+    return anyOf
+      .map((m) => definitionName(isPlainObject(m) ? m.$ref : undefined))
+      .filter((n) => n !== undefined);
   }
 
   private variants(node: unknown, depth = 0): SchemaNode[] {
-    if (!isNode(node) || depth > 8) return [];
+    if (!isPlainObject(node) || depth > 8) return [];
     const target = definitionName(node.$ref);
     if (target !== undefined) return this.variants(this.defs[target], depth + 1);
     if (Array.isArray(node.anyOf)) return node.anyOf.flatMap((m) => this.variants(m, depth + 1));
@@ -185,10 +187,10 @@ export class RevisionSchema {
   /** Indexes definitions whose error code is a const: at the error level (`ParseError`) or the response level (`HeaderMismatchError`). */
   private indexErrorDefinition(name: string, def: SchemaNode): void {
     const props = def.properties;
-    if (!isNode(props)) return;
+    if (!isPlainObject(props)) return;
     let code: unknown;
     let scope: ErrorDefinition['scope'];
-    if ('jsonrpc' in props && isNode(props.error)) {
+    if ('jsonrpc' in props && isPlainObject(props.error)) {
       scope = 'response';
       const error = props.error;
       const parts = Array.isArray(error.allOf) ? error.allOf : [error];
@@ -207,9 +209,9 @@ export class RevisionSchema {
 }
 
 function constOf(node: unknown, property: string): unknown {
-  if (!isNode(node) || !isNode(node.properties)) return undefined;
+  if (!isPlainObject(node) || !isPlainObject(node.properties)) return undefined;
   const prop = node.properties[property];
-  return isNode(prop) ? prop.const : undefined;
+  return isPlainObject(prop) ? prop.const : undefined;
 }
 
 const isUnionName = (name: string) => /^(Client|Server)(Request|Notification)$/.test(name);

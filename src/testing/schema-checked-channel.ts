@@ -21,6 +21,7 @@ import {
   LATEST_REVISION,
   type Revision,
 } from '../protocol/revisions.js';
+import { isPlainObject } from '../util/guards.js';
 import { MessageSchemaChecker } from './message-schema-checker.js';
 import type { Sender } from './revision-schema.js';
 import type { SchemaCatalog } from './schema-catalog.js';
@@ -50,10 +51,8 @@ export interface SchemaCheckedChannelOptions {
 const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
 const META_SUBSCRIPTION = 'io.modelcontextprotocol/subscriptionId';
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const field = (value: unknown, ...path: string[]): unknown =>
-  path.reduce<unknown>((v, key) => (isObject(v) ? v[key] : undefined), value);
+  path.reduce<unknown>((v, key) => (isPlainObject(v) ? v[key] : undefined), value);
 
 export class SchemaCheckedChannel implements Channel {
   readonly label?: string;
@@ -93,6 +92,7 @@ export class SchemaCheckedChannel implements Channel {
       },
       malformed: (error) => sink.malformed(error),
       closed: (error) => sink.closed(error),
+      logger: sink.logger,
     });
   }
 
@@ -148,7 +148,7 @@ export class SchemaCheckedChannel implements Channel {
   /** The revision one message belongs to; learns from `initialize` and modern `_meta` on the way. */
   private revisionOf(message: unknown, sender: Sender): Revision | undefined {
     const pinned = this.options.revision;
-    if (!isObject(message)) return pinned;
+    if (!isPlainObject(message)) return pinned;
     if ('method' in message) {
       if (message.method === 'initialize' && 'id' in message) {
         const asked = field(message, 'params', 'protocolVersion');
@@ -181,7 +181,7 @@ export class SchemaCheckedChannel implements Channel {
 
   /** Error responses look the same in every revision: with no revision known, the latest one checks them. */
   private allErrors(messages: readonly unknown[]): boolean {
-    return messages.length > 0 && messages.every((m) => isObject(m) && 'error' in m && !('method' in m));
+    return messages.length > 0 && messages.every((m) => isPlainObject(m) && 'error' in m && !('method' in m));
   }
 
   private unchecked(sender: Sender, keyword: string, reason: string, value?: unknown): SchemaViolation {

@@ -1,3 +1,5 @@
+import { isPlainObject } from '../util/guards.js';
+
 /**
  * Derives the variants of an official MCP JSON Schema that the message checker validates against.
  *
@@ -92,12 +94,10 @@ const OPEN_PROPERTIES: ReadonlySet<string> = new Set([
   'extensions',
 ]);
 
-const isNode = (v: unknown): v is SchemaNode => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** The `definitions` (draft-07) or `$defs` (2020-12) map of a schema document. */
 export function definitionsOf(document: SchemaNode): Record<string, SchemaNode> {
   const defs = document.$defs ?? document.definitions;
-  if (!isNode(defs)) throw new Error('The schema document has neither "$defs" nor "definitions"');
+  if (!isPlainObject(defs)) throw new Error('The schema document has neither "$defs" nor "definitions"');
   return defs as Record<string, SchemaNode>;
 }
 
@@ -134,7 +134,7 @@ export function deriveStrictSchema(document: unknown): SchemaNode {
 /** Legacy `ClientCapabilities` get the `extensions` map (see the module comment). */
 function allowClientExtensions(defs: Record<string, SchemaNode>): void {
   const props = defs.ClientCapabilities?.properties;
-  if (isNode(props) && !('extensions' in props)) {
+  if (isPlainObject(props) && !('extensions' in props)) {
     props.extensions = {
       description:
         'Extensions the client supports, by identifier (added for legacy revisions: see strict-schema.ts).',
@@ -148,7 +148,8 @@ function allowClientExtensions(defs: Record<string, SchemaNode>): void {
 function allowNullErrorIds(defs: Record<string, SchemaNode>): void {
   for (const def of Object.values(defs)) {
     const props = def.properties;
-    if (!isNode(props) || !('error' in props) || !('jsonrpc' in props) || !isNode(props.id)) continue;
+    if (!isPlainObject(props) || !('error' in props) || !('jsonrpc' in props) || !isPlainObject(props.id))
+      continue;
     props.id = { anyOf: [props.id, { type: 'null' }] };
   }
 }
@@ -157,18 +158,23 @@ function allowNullErrorIds(defs: Record<string, SchemaNode>): void {
 function restoreInheritedMeta(defs: Record<string, SchemaNode>): void {
   const baseMeta = (base: string): SchemaNode | undefined => {
     const params = (defs[base]?.properties as SchemaNode | undefined)?.params;
-    const meta = isNode(params) && isNode(params.properties) ? params.properties._meta : undefined;
-    return isNode(meta) ? meta : undefined;
+    const meta =
+      isPlainObject(params) && isPlainObject(params.properties) ? params.properties._meta : undefined;
+    return isPlainObject(meta) ? meta : undefined;
   };
   const metaFor = { Request: baseMeta('Request'), Notification: baseMeta('Notification') };
   for (const [name, def] of Object.entries(defs)) {
     const props = def.properties;
-    if (!isNode(props) || !isNode(props.method) || props.method.const === undefined) continue;
+    if (!isPlainObject(props) || !isPlainObject(props.method) || props.method.const === undefined) continue;
     const meta = name.endsWith('Notification') ? metaFor.Notification : metaFor.Request;
     if (!meta) continue;
     for (const params of objectVariants(props.params, defs)) {
       const paramProps = params.properties;
-      if (isNode(paramProps) && !('_meta' in paramProps) && params.additionalProperties === undefined) {
+      if (
+        isPlainObject(paramProps) &&
+        !('_meta' in paramProps) &&
+        params.additionalProperties === undefined
+      ) {
         paramProps._meta = structuredClone(meta);
       }
     }
@@ -177,12 +183,12 @@ function restoreInheritedMeta(defs: Record<string, SchemaNode>): void {
 
 /** The object schemas a value may take: the node itself, its `$ref` target, or each `anyOf`/`oneOf` member. */
 function objectVariants(node: unknown, defs: Record<string, SchemaNode>, depth = 0): SchemaNode[] {
-  if (!isNode(node) || depth > 8) return [];
+  if (!isPlainObject(node) || depth > 8) return [];
   const target = definitionName(node.$ref);
   if (target !== undefined) return objectVariants(defs[target], defs, depth + 1);
   const members = node.anyOf ?? node.oneOf;
   if (Array.isArray(members)) return members.flatMap((m) => objectVariants(m, defs, depth + 1));
-  return isNode(node.properties) ? [node] : [];
+  return isPlainObject(node.properties) ? [node] : [];
 }
 
 const SCHEMA_KEYWORDS = ['additionalProperties', 'items', 'not', 'if', 'then', 'else', 'contains'] as const;
@@ -197,13 +203,13 @@ class Closer {
   constructor(private readonly defs: Record<string, SchemaNode>) {}
 
   close(node: unknown, closeTopLevel: boolean): void {
-    if (!isNode(node)) return;
+    if (!isPlainObject(node)) return;
     if (Array.isArray(node.allOf)) {
       this.composites.push(node);
       for (const branch of node.allOf) this.close(branch, false);
     } else if (
       closeTopLevel &&
-      isNode(node.properties) &&
+      isPlainObject(node.properties) &&
       node.additionalProperties === undefined &&
       node.patternProperties === undefined &&
       node.unevaluatedProperties === undefined
@@ -211,15 +217,15 @@ class Closer {
       node.additionalProperties = false;
       this.closedByUs.add(node);
     }
-    if (isNode(node.properties)) {
+    if (isPlainObject(node.properties)) {
       for (const [name, sub] of Object.entries(node.properties)) {
         if (!OPEN_PROPERTIES.has(name)) this.close(sub, true);
       }
     }
-    if (isNode(node.patternProperties)) {
+    if (isPlainObject(node.patternProperties)) {
       for (const sub of Object.values(node.patternProperties)) this.close(sub, true);
     }
-    for (const keyword of SCHEMA_KEYWORDS) if (isNode(node[keyword])) this.close(node[keyword], true);
+    for (const keyword of SCHEMA_KEYWORDS) if (isPlainObject(node[keyword])) this.close(node[keyword], true);
     for (const keyword of SCHEMA_ARRAY_KEYWORDS) {
       const members = node[keyword];
       if (Array.isArray(members)) for (const member of members) this.close(member, true);
@@ -230,11 +236,11 @@ class Closer {
   finishAllOf(): void {
     for (const node of this.composites) {
       const branches = node.allOf as unknown[];
-      const names = new Set<string>(isNode(node.properties) ? Object.keys(node.properties) : []);
+      const names = new Set<string>(isPlainObject(node.properties) ? Object.keys(node.properties) : []);
       for (const branch of branches) for (const name of this.propertyNames(branch)) names.add(name);
       node.allOf = branches.map((branch) => this.openBranch(branch));
       if (node.additionalProperties !== undefined) continue;
-      const properties = isNode(node.properties) ? node.properties : {};
+      const properties = isPlainObject(node.properties) ? node.properties : {};
       for (const name of names) if (!(name in properties)) properties[name] = true;
       node.properties = properties;
       node.additionalProperties = false;
@@ -242,10 +248,10 @@ class Closer {
   }
 
   private propertyNames(node: unknown, depth = 0): string[] {
-    if (!isNode(node) || depth > 8) return [];
+    if (!isPlainObject(node) || depth > 8) return [];
     const target = definitionName(node.$ref);
     if (target !== undefined) return this.propertyNames(this.defs[target], depth + 1);
-    const own = isNode(node.properties) ? Object.keys(node.properties) : [];
+    const own = isPlainObject(node.properties) ? Object.keys(node.properties) : [];
     const nested = Array.isArray(node.allOf)
       ? node.allOf.flatMap((b) => this.propertyNames(b, depth + 1))
       : [];
@@ -254,7 +260,7 @@ class Closer {
 
   /** A `$ref` branch to a definition this pass closed becomes an unclosed shallow copy of it. */
   private openBranch(branch: unknown): unknown {
-    if (!isNode(branch)) return branch;
+    if (!isPlainObject(branch)) return branch;
     const target = definitionName(branch.$ref);
     const def = target === undefined ? undefined : this.defs[target];
     if (!def || !this.closedByUs.has(def)) return branch;

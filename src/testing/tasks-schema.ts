@@ -16,10 +16,11 @@
  * `_meta` every 2026-07-28 request carries (`RequestMetaObject`, required), which the extension's
  * params leave out.
  */
+
+import { isPlainObject } from '../util/guards.js';
 import { definitionName, definitionsOf } from './strict-schema.js';
 
 type SchemaNode = Record<string, unknown>;
-const isNode = (v: unknown): v is SchemaNode => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const REQUESTS = ['GetTaskRequest', 'UpdateTaskRequest', 'CancelTaskRequest'] as const;
 const NOTIFICATIONS = ['TaskStatusNotification'] as const;
@@ -41,7 +42,7 @@ export function withTasksExtension(core: unknown, extension: unknown): SchemaNod
   addToUnion(defs, 'ServerNotification', NOTIFICATIONS);
   const taskIds = (ext.TaskSubscriptionNotifications?.properties as SchemaNode | undefined)?.taskIds;
   const filter = defs.SubscriptionFilter?.properties;
-  if (!isNode(taskIds) || !isNode(filter)) {
+  if (!isPlainObject(taskIds) || !isPlainObject(filter)) {
     throw new Error('The tasks extension schema or the 2026-07-28 schema lacks the subscription filter');
   }
   filter.taskIds = structuredClone(taskIds);
@@ -57,7 +58,7 @@ function addToUnion(defs: Record<string, SchemaNode>, union: string, members: re
 /** 2026-07-28 requests carry `_meta` (protocol version, client capabilities): required, as in the core. */
 function addRequestMeta(def: SchemaNode): void {
   const params = (def.properties as SchemaNode | undefined)?.params;
-  if (!isNode(params) || !isNode(params.properties)) {
+  if (!isPlainObject(params) || !isPlainObject(params.properties)) {
     throw new Error('A tasks extension request has no params object');
   }
   params.properties._meta = { $ref: '#/$defs/RequestMetaObject' };
@@ -66,7 +67,7 @@ function addRequestMeta(def: SchemaNode): void {
 
 /** `node` with every `allOf` (here and below) turned into one object, or an `anyOf` of objects. */
 function flattenNode(node: unknown, defs: Record<string, SchemaNode>, depth: number): unknown {
-  if (!isNode(node) || depth > 16) return node;
+  if (!isPlainObject(node) || depth > 16) return node;
   let out: SchemaNode = node;
   if (Array.isArray(node.allOf)) {
     let variants: SchemaNode[] = [{ type: 'object', properties: {}, required: [] }];
@@ -77,7 +78,7 @@ function flattenNode(node: unknown, defs: Record<string, SchemaNode>, depth: num
     const { allOf: _allOf, ...rest } = node;
     out = variants.length === 1 ? { ...rest, ...variants[0] } : { ...rest, anyOf: variants };
   }
-  if (isNode(out.properties)) {
+  if (isPlainObject(out.properties)) {
     const properties: SchemaNode = {};
     for (const [key, value] of Object.entries(out.properties)) {
       properties[key] = flattenNode(value, defs, depth + 1);
@@ -94,7 +95,7 @@ function flattenNode(node: unknown, defs: Record<string, SchemaNode>, depth: num
  * each member of an `anyOf`.
  */
 function branchObjects(branch: unknown, defs: Record<string, SchemaNode>): SchemaNode[] {
-  if (!isNode(branch)) return [];
+  if (!isPlainObject(branch)) return [];
   const target = definitionName(branch.$ref);
   if (target !== undefined) {
     const def = defs[target];

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { parseWwwAuthenticate } from '../../src/auth/www-authenticate.js';
-import { Server } from '../../src/server/server.js';
+import { Server } from '../../src/extensions/server.js';
 import {
   ACCEPT_BOTH,
   assertError,

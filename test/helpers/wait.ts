@@ -13,6 +13,27 @@ export function gate(): { wait: Promise<void>; open(): void } {
   return { wait, open };
 }
 
+/** Counts events and lets a test wait until it has seen `n` of them (a hook instead of a sleep). */
+export function counter(): { readonly count: number; fire(): void; reached(n: number): Promise<void> } {
+  let count = 0;
+  let waiters: { n: number; resolve: () => void }[] = [];
+  return {
+    get count() {
+      return count;
+    },
+    fire() {
+      count++;
+      const ready = waiters.filter((w) => w.n <= count);
+      waiters = waiters.filter((w) => w.n > count);
+      for (const w of ready) w.resolve();
+    },
+    reached(n) {
+      if (count >= n) return Promise.resolve();
+      return new Promise((resolve) => waiters.push({ n, resolve }));
+    },
+  };
+}
+
 /** Polls `condition` every couple of milliseconds for a few seconds; fails naming `what`. */
 export async function until(condition: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 2000 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 2));

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
-import type { Client } from '../../src/client/client.js';
 import { InputHandlers } from '../../src/client/input-handlers.js';
+import type { Client } from '../../src/extensions/client.js';
+import { Server } from '../../src/extensions/server.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
 import { featuresOf, type Revision } from '../../src/protocol/revisions.js';
 import type { ElicitParams } from '../../src/protocol/types.js';
-import { Server } from '../../src/server/server.js';
+import { advance, controlClock, settleOnClock } from '../helpers/clock.js';
 import { connectPair } from '../helpers/pair.js';
+import { gate } from '../helpers/wait.js';
 import { openWire } from '../helpers/wire.js';
 
 const FORM_REVISIONS: Revision[] = ['2026-07-28', '2025-11-25', '2025-06-18'];
@@ -455,17 +457,28 @@ describe('legacy server→client requests', () => {
     await pair.close();
   });
 
-  test('our pending call does not time out while the user answers', async () => {
+  test('our pending call does not time out while the user answers (controlled clock)', async (t) => {
+    const user = gate();
+    let asked = 0;
     const pair = await connectPair(
       profileServer(),
       { version: { pin: '2025-11-25' }, timeoutMs: 40 },
       (client) =>
         client.onElicitation(async () => {
-          await new Promise((resolve) => setTimeout(resolve, 150));
+          asked++;
+          await user.wait;
           return { action: 'accept', content: { name: 'slow' } };
         }),
     );
-    assert.equal(textOf(await pair.client.callTool('profile', {})), 'SLOW ? false');
+    controlClock(t);
+    const call = pair.client.callTool('profile', {});
+    // The user takes 10 s of virtual time, 250 times the call's timeout, to answer.
+    await advance(t, 10_000, 50);
+    assert.equal(asked, 1, 'the question reached the user');
+    user.open();
+    const outcome = await settleOnClock(t, call);
+    assert.ok('value' in outcome, String((outcome as { error?: unknown }).error));
+    assert.equal(textOf(outcome.value), 'SLOW ? false');
     pair.assertClean();
     await pair.close();
   });

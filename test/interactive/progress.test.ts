@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ProgressUpdate } from '../../src/engine/peer.js';
+import { Server } from '../../src/extensions/server.js';
 import { SwitchboardError } from '../../src/protocol/errors.js';
 import { REVISIONS, type Revision } from '../../src/protocol/revisions.js';
 import type { RequestContext } from '../../src/server/context.js';
-import { Server } from '../../src/server/server.js';
+import { advance, controlClock, settleOnClock } from '../helpers/clock.js';
 import { connectPair } from '../helpers/pair.js';
 import { rawSession } from '../helpers/raw-session.js';
 import { openWire } from '../helpers/wire.js';
@@ -110,34 +111,46 @@ describe('progress rules', () => {
     await raw.close();
   });
 
-  test('progress restarts the timeout; maxTotalTimeoutMs bounds it anyway', async () => {
+  test('progress restarts the timeout; maxTotalTimeoutMs bounds it anyway (controlled clock)', async (t) => {
+    const pairs = [];
     for (const revision of ['2026-07-28', '2025-11-25'] as const) {
-      const { server } = progressServer();
-      const pair = await connectPair(server, pin(revision));
+      pairs.push(await connectPair(progressServer().server, pin(revision)));
+    }
+    // Virtual time from here: a loaded machine cannot stretch a 25 ms step past a 150 ms timeout.
+    controlClock(t);
+    const isTimeout = (outcome: object) =>
+      'error' in outcome && outcome.error instanceof SwitchboardError && outcome.error.code === 'TIMEOUT';
+    for (const pair of pairs) {
       // 12 steps of 25 ms outlast a 150 ms timeout, but each step's progress restarts it.
-      const done = await pair.client.callTool(
-        'slow',
-        { steps: 12 },
-        { timeoutMs: 150, onprogress: () => undefined },
+      const done = await settleOnClock(
+        t,
+        pair.client.callTool('slow', { steps: 12 }, { timeoutMs: 150, onprogress: () => undefined }),
       );
-      assert.equal(textOf(done), 'slow done');
-      const isTimeout = (error: unknown) => error instanceof SwitchboardError && error.code === 'TIMEOUT';
-      await assert.rejects(
+      assert.ok('value' in done, String((done as { error?: unknown }).error));
+      assert.equal(textOf(done.value), 'slow done');
+      assert.ok(done.elapsedMs >= 300, `it took ${done.elapsedMs} ms, twice the timeout`);
+      const fixed = await settleOnClock(
+        t,
         pair.client.callTool(
           'slow',
           { steps: 12 },
           { timeoutMs: 150, onprogress: () => undefined, resetTimeoutOnProgress: false },
         ),
-        isTimeout,
       );
-      await assert.rejects(
+      assert.ok(isTimeout(fixed), 'without resets, 150 ms is the end');
+      assert.ok(fixed.elapsedMs >= 150 && fixed.elapsedMs < 200, `${fixed.elapsedMs} ms`);
+      const capped = await settleOnClock(
+        t,
         pair.client.callTool(
           'slow',
           { steps: 40 },
           { timeoutMs: 150, maxTotalTimeoutMs: 200, onprogress: () => undefined },
         ),
-        isTimeout,
       );
+      assert.ok(isTimeout(capped), 'progress cannot outlast maxTotalTimeoutMs');
+      assert.ok(capped.elapsedMs >= 200 && capped.elapsedMs < 250, `${capped.elapsedMs} ms`);
+      // Let the cancelled handlers see their abort and end before the pair closes.
+      await advance(t, 2000);
       pair.assertClean();
       await pair.close();
     }

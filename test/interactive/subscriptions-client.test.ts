@@ -5,17 +5,19 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Client, type ClientOptions, type VersionNegotiation } from '../../src/client/client.js';
+import type { VersionNegotiation } from '../../src/client/client.js';
 import type { Subscription } from '../../src/client/subscriptions.js';
 import type { Channel } from '../../src/engine/channel.js';
+import { Client, type ClientOptions } from '../../src/extensions/client.js';
+import { Server } from '../../src/extensions/server.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
 import { META } from '../../src/protocol/meta.js';
 import { LEGACY_REVISIONS } from '../../src/protocol/revisions.js';
 import type { SubscriptionFilter } from '../../src/protocol/types.js';
-import { Server } from '../../src/server/server.js';
 import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';
+import { advance, controlClock, settleOnClock } from '../helpers/clock.js';
 import { type Answer, discoverResult, fakeServer } from '../helpers/fake-server.js';
 import { connectPair } from '../helpers/pair.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
@@ -38,7 +40,7 @@ function makeServer() {
   // What the server holds for this caller: its legacy subscriptions, and open listen streams.
   server.registerTool('stats', {}, (_args, ctx) =>
     JSON.stringify({
-      subscribed: [...(ctx.link.resourceSubscriptions ?? [])].sort(),
+      subscribed: [...(ctx.link.legacy?.session.resourceSubscriptions ?? [])].sort(),
       listens: server.notifications.listens,
     }),
   );
@@ -443,24 +445,28 @@ describe('client.listen against a scripted server', () => {
     await s.client.close();
   });
 
-  test('no acknowledgement within the timeout: refused with TIMEOUT, and the request is cancelled', async () => {
+  test('no acknowledgement within the timeout: refused with TIMEOUT, and the request is cancelled', async (t) => {
     const s = await scripted(() => undefined, { timeoutMs: 50 });
+    controlClock(t);
     const sub = s.client.listen({ toolsListChanged: true });
+    const outcome = await settleOnClock(t, sub.acknowledged);
+    assert.ok(outcome.elapsedMs >= 50, `refused after ${outcome.elapsedMs} ms`);
     await assert.rejects(sub.acknowledged, (e) => e instanceof SwitchboardError && e.code === 'TIMEOUT');
     assert.equal((await sub.closed).reason, 'refused');
     const id = s.fake.requests('subscriptions/listen')[0]!.id;
-    await settle();
+    await advance(t, 10); // setTimeout is virtual here
     assert.deepEqual(s.sent(), [['notifications/cancelled', id]]);
     await s.client.close();
   });
 
-  test('the listen request itself has no timeout', async () => {
+  test('the listen request itself has no timeout (controlled clock)', async (t) => {
     const s = await scripted(() => undefined, { timeoutMs: 50 });
     const sub: Subscription = s.client.listen({ toolsListChanged: true });
     await waitFor(() => s.fake.requests('subscriptions/listen').length === 1);
     s.ack(s.fake.requests('subscriptions/listen')[0]!.id, {});
     await sub.acknowledged;
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    controlClock(t);
+    await advance(t, 60_000, 500); // 1200 times the request timeout
     assert.equal(sub.state, 'open');
     assert.deepEqual(s.sent(), []);
     await s.client.close();

@@ -9,6 +9,8 @@ import {
   UriTemplateIndex,
   type UriTemplateValue,
 } from '../../src/server/uri-template.js';
+import { lastSearchWork, TemplateMatcher } from '../../src/server/uri-template-matcher.js';
+import { parseTemplate } from '../../src/server/uri-template-syntax.js';
 
 // The variables of RFC 6570 §3.2 (the `keys` pairs in the RFC's order).
 const RFC_VARS: Record<string, UriTemplateValue> = {
@@ -486,28 +488,44 @@ describe('matching', () => {
 });
 
 describe('matching cost stays linear on pathological input', () => {
-  // Each of these takes minutes or forever with a backtracking regular expression; the assertion is
-  // that they complete (the suite's timeout would catch a hang), not how fast.
+  // Each of these takes minutes or forever with a backtracking regular expression. The search counts
+  // its work (stack steps and characters scanned): it must stay within the automaton's size times
+  // the URI's length, and grow linearly with the URI, not just finish.
   const n = MAX_MATCH_URI_LENGTH - 1;
-  test('adjacent ambiguous variables', () => {
-    assert.equal(new UriTemplate('{a}-{b}-{c}-{d}-{e}-{f}').match(`${'-'.repeat(n)}/`), undefined);
-    assert.equal(new UriTemplate('{a}{b}{c}{d}{e}x').match('a'.repeat(n)), undefined);
-    assert.equal(new UriTemplate('{+a}{+b}{+c}{+d}x').match('a'.repeat(n)), undefined);
-    assert.equal(new UriTemplate('{+a}/{+b}/{+c}/{d}').match(`${'/'.repeat(n)}?`), undefined);
-  });
-
-  test('exploded lists (CVE-2026-0621 shape)', () => {
-    const payload = `/users/${'user1,user2,user3,'.repeat(400)}userX?`;
-    assert.equal(new UriTemplate('/users{/id*}').match(payload), undefined);
-    assert.equal(new UriTemplate('{list*}{/x*}{.y*}!').match(`${'a,'.repeat(3000)}a`), undefined);
-    assert.equal(new UriTemplate('x{;a*}{;b*}!').match(`x${';a=;b'.repeat(1300)}`), undefined);
-  });
-
-  test('many optional variables and query candidates', () => {
-    const t = new UriTemplate('{/a,b,c,d,e,f,g,h}!');
-    assert.equal(t.match(`${'/'.repeat(n)}?`), undefined);
-    assert.equal(new UriTemplate('{+p}{?q}').match(`${'?'.repeat(n)}#`)?.p?.length, n + 1);
-  });
+  const cases: [string, (length: number) => string, string | undefined][] = [
+    ['{a}-{b}-{c}-{d}-{e}-{f}', (k) => `${'-'.repeat(k)}/`, undefined],
+    ['{a}{b}{c}{d}{e}x', (k) => 'a'.repeat(k), undefined],
+    ['{+a}{+b}{+c}{+d}x', (k) => 'a'.repeat(k), undefined],
+    ['{+a}/{+b}/{+c}/{d}', (k) => `${'/'.repeat(k)}?`, undefined],
+    ['/users{/id*}', (k) => `/users/${'user1,user2,user3,'.repeat(Math.floor(k / 18))}userX?`, undefined],
+    ['{list*}{/x*}{.y*}!', (k) => `${'a,'.repeat(Math.floor(k / 2) - 1)}a`, undefined],
+    ['x{;a*}{;b*}!', (k) => `x${';a=;b'.repeat(Math.floor(k / 5) - 1)}`, undefined],
+    ['{/a,b,c,d,e,f,g,h}!', (k) => `${'/'.repeat(k)}?`, undefined],
+    ['{+p}{?q}', (k) => `${'?'.repeat(k)}#`, 'p'],
+  ];
+  for (const [source, uri, captured] of cases) {
+    test(`${source}: work within size × length, and linear in the length`, () => {
+      const matcher = new TemplateMatcher(parseTemplate(source));
+      const measure = (length: number) => {
+        const input = uri(length);
+        const match = matcher.match(input);
+        assert.equal(match === undefined, captured === undefined, `${source} on ${input.slice(0, 40)}...`);
+        return { work: lastSearchWork(), length: input.length };
+      };
+      const small = measure(n / 8);
+      const full = measure(n);
+      assert.ok(
+        full.work <= 4 * matcher.size * (full.length + 1),
+        `${full.work} steps for ${full.length} characters and ${matcher.size} nodes`,
+      );
+      const growth = full.work / small.work;
+      const lengthGrowth = full.length / small.length;
+      assert.ok(
+        growth <= lengthGrowth * 1.5,
+        `work grew ${growth.toFixed(1)}x for a ${lengthGrowth.toFixed(1)}x longer URI`,
+      );
+    });
+  }
 });
 
 describe('choosing among templates', () => {

@@ -11,6 +11,7 @@ import { ErrorCode, ProtocolError, SwitchboardError } from '../../protocol/error
 import type { JsonRpcErrorObject, Params } from '../../protocol/jsonrpc.js';
 import { META } from '../../protocol/meta.js';
 import type { ClientCapabilities, JsonObject } from '../../protocol/types.js';
+import { isPlainObject } from '../../util/guards.js';
 
 /** The extension's identifier, in `capabilities.extensions` of both sides. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -118,9 +119,6 @@ export function relatedTaskOf(params: unknown): string | undefined {
 
 // --- decoding ----------------------------------------------------------------------------------------
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 const isMs = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 
 /**
@@ -130,7 +128,7 @@ const isMs = (v: unknown): v is number => typeof v === 'number' && Number.isFini
 export function decodeTask(value: unknown, legacy: boolean, where: string): TaskDetails {
   const bad = (problem: string) =>
     new SwitchboardError('INVALID_RESULT', `The server sent a task in ${where} that ${problem}.`);
-  if (!isObject(value)) throw bad('is not an object');
+  if (!isPlainObject(value)) throw bad('is not an object');
   const { taskId, status, statusMessage, createdAt, lastUpdatedAt } = value;
   if (typeof taskId !== 'string' || taskId === '') throw bad('has no string "taskId"');
   if (!(TASK_STATUSES as readonly unknown[]).includes(status)) {
@@ -149,16 +147,16 @@ export function decodeTask(value: unknown, legacy: boolean, where: string): Task
   if (poll !== undefined) task.pollIntervalMs = poll;
   if (legacy) return task;
   if (task.status === 'input_required') {
-    if (!isObject(value.inputRequests)) throw bad('is input_required without "inputRequests"');
+    if (!isPlainObject(value.inputRequests)) throw bad('is input_required without "inputRequests"');
     task.inputRequests = value.inputRequests as Record<string, TaskInputRequest>;
   }
   if (task.status === 'completed') {
-    if (!isObject(value.result)) throw bad('is completed without a "result" object');
+    if (!isPlainObject(value.result)) throw bad('is completed without a "result" object');
     task.result = value.result;
   }
   if (task.status === 'failed') {
     const error = value.error;
-    if (!isObject(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
+    if (!isPlainObject(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
       throw bad('is failed without a JSON-RPC "error" ({ code, message })');
     }
     task.error = error as unknown as JsonRpcErrorObject;

@@ -16,8 +16,10 @@ import type { Channel, ChannelSink, FrameInfo } from '../../engine/channel.js';
 import { SwitchboardError } from '../../protocol/errors.js';
 import type { Era } from '../../protocol/revisions.js';
 import { formatBytes } from '../../util/bytes.js';
+import { errorMessage } from '../../util/guards.js';
+import { type Logger, silentLogger } from '../../util/logger.js';
 import { childEnv } from './child-env.js';
-import { FrameWriter, reportSendErrorOnStderr, type SendErrorHandler } from './frame-writer.js';
+import { FrameWriter, type SendErrorHandler } from './frame-writer.js';
 import { JsonLineDecoder } from './framing.js';
 import { StderrTail } from './stderr-tail.js';
 
@@ -55,7 +57,12 @@ export interface StdioClientChannelOptions {
    * then starts with its handshake instead of probing the other era first.
    */
   preferredEra?: Era;
-  /** Told about a frame refused because it contains a raw newline. Default: a line on stderr. */
+  /**
+   * Told about a frame refused because it contains a raw newline, or sent before `start()`. Default:
+   * the logger of the Client this channel connects, if it was given one, else silent.
+   */
+  logger?: Logger;
+  /** Told about the same problems instead of the logger (kept from before `logger`). */
   onSendError?: SendErrorHandler;
 }
 
@@ -164,7 +171,7 @@ export class StdioClientChannel implements Channel {
     }
     this.#child = child;
     this.#writer = new FrameWriter(child.stdin!, {
-      onSendError: options.onSendError ?? reportSendErrorOnStderr,
+      onSendError: (error) => this.#report(error),
       maxQueuedBytes: options.maxQueuedBytes,
       onOverflow: (queuedBytes) => {
         // It is not reading: nothing sent now would arrive. Stop it and say why.
@@ -200,7 +207,7 @@ export class StdioClientChannel implements Channel {
   send(frame: string, info?: FrameInfo): void {
     if (this.#stopping || this.#finished) return;
     if (!this.#writer) {
-      (this.#options.onSendError ?? reportSendErrorOnStderr)(
+      this.#report(
         new SwitchboardError(
           'NOT_CONNECTED',
           'Cannot send before start(): the server process is not running yet',
@@ -209,6 +216,13 @@ export class StdioClientChannel implements Channel {
       return;
     }
     this.#writer.send(frame, info !== undefined);
+  }
+
+  /** A refused frame: to `onSendError` if given, else to the logger. */
+  #report(error: SwitchboardError): void {
+    const { onSendError, logger } = this.#options;
+    if (onSendError) onSendError(error);
+    else (logger ?? this.#sink?.logger ?? silentLogger).error(error);
   }
 
   close(): Promise<void> {
@@ -277,7 +291,7 @@ export class StdioClientChannel implements Channel {
   }
 
   #spawnError(error: unknown): SwitchboardError {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorMessage(error);
     const code = (error as NodeJS.ErrnoException | undefined)?.code;
     const cwd = this.#options.cwd;
     let advice: string;

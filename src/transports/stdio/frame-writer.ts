@@ -22,11 +22,6 @@ import { encodeFrame } from './framing.js';
 /** Told about a frame that was refused instead of sent. */
 export type SendErrorHandler = (error: SwitchboardError) => void;
 
-/** Default {@link SendErrorHandler}: one line on our stderr, the only place a stdio process may log. */
-export const reportSendErrorOnStderr: SendErrorHandler = (error) => {
-  process.stderr.write(`switchboard: ${error.message}\n`);
-};
-
 /** Default cap on the frames waiting for a peer that does not read: 64 MiB. */
 export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 

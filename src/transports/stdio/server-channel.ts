@@ -13,7 +13,8 @@ import type { Readable, Writable } from 'node:stream';
 import type { Channel, ChannelSink, FrameInfo } from '../../engine/channel.js';
 import { SwitchboardError } from '../../protocol/errors.js';
 import { formatBytes } from '../../util/bytes.js';
-import { FrameWriter, reportSendErrorOnStderr, type SendErrorHandler } from './frame-writer.js';
+import { type Logger, lineLogger } from '../../util/logger.js';
+import { FrameWriter, type SendErrorHandler } from './frame-writer.js';
 import { JsonLineDecoder } from './framing.js';
 
 export interface StdioServerChannelOptions {
@@ -31,11 +32,18 @@ export interface StdioServerChannelOptions {
    */
   maxQueuedBytes?: number;
   /**
-   * Told about a frame refused because it contains a raw newline, and about a client that stopped
-   * reading stdout (reading paused, or the connection given up). Default: a line on stderr.
+   * Told about a frame refused because it contains a raw newline (an error), and about a client that
+   * stopped reading stdout (a warning when reading pauses, an error when the connection is given
+   * up). Default: the logger of the Server this channel serves, if it was given one, else a line on
+   * stderr (the MCP place for a stdio server's logs).
    */
+  logger?: Logger;
+  /** Told about the same problems as errors, instead of the logger (kept from before `logger`). */
   onSendError?: SendErrorHandler;
 }
+
+/** What a stdio server process does with its problems when nobody said: stderr, its log. */
+const stderrLogger: Logger = lineLogger((line) => process.stderr.write(line));
 
 export class StdioServerChannel implements Channel {
   readonly label = 'stdio: stdin/stdout';
@@ -44,7 +52,7 @@ export class StdioServerChannel implements Channel {
   readonly #writer: FrameWriter;
   readonly #decoder: JsonLineDecoder;
   readonly #flushTimeoutMs: number;
-  readonly #onSendError: SendErrorHandler;
+  readonly #options: StdioServerChannelOptions;
   #sink: ChannelSink | undefined;
   /** Reading stdin (started and not stopped for good); pausing for backpressure keeps it true. */
   #reading = false;
@@ -57,9 +65,9 @@ export class StdioServerChannel implements Channel {
     this.#stdin = options.stdin ?? process.stdin;
     this.#stdout = options.stdout ?? process.stdout;
     this.#flushTimeoutMs = options.flushTimeoutMs ?? 2000;
-    this.#onSendError = options.onSendError ?? reportSendErrorOnStderr;
+    this.#options = options;
     this.#writer = new FrameWriter(this.#stdout, {
-      onSendError: this.#onSendError,
+      onSendError: (error) => this.#report(error),
       maxQueuedBytes: options.maxQueuedBytes,
       onCongestion: this.#onCongestion,
       onOverflow: this.#onOverflow,
@@ -125,11 +133,12 @@ export class StdioServerChannel implements Channel {
     this.#stdin.pause();
     if (this.#pauseReported) return;
     this.#pauseReported = true;
-    this.#onSendError(
+    this.#report(
       new SwitchboardError(
         'TRANSPORT',
         `The client is not reading stdout (${formatBytes(queuedBytes)} of answers waiting): stopped reading stdin until it does`,
       ),
+      true,
     );
   };
 
@@ -138,7 +147,7 @@ export class StdioServerChannel implements Channel {
       'TRANSPORT',
       `The client stopped reading stdout: ${formatBytes(queuedBytes)} of frames would be waiting (maxQueuedBytes). Closing the connection`,
     );
-    this.#onSendError(error);
+    this.#report(error);
     this.#stopReading();
     this.#reportClosed(error);
   };
@@ -154,6 +163,18 @@ export class StdioServerChannel implements Channel {
       ),
     );
   };
+
+  /** A problem no call hears about: to `onSendError` if given, else to the logger. */
+  #report(error: SwitchboardError, warning = false): void {
+    const { onSendError } = this.#options;
+    if (onSendError) {
+      onSendError(error);
+      return;
+    }
+    const logger = this.#options.logger ?? this.#sink?.logger ?? stderrLogger;
+    if (warning) logger.warn(error.message);
+    else logger.error(error);
+  }
 
   #stopReading(): void {
     this.#reading = false;

@@ -1,14 +1,19 @@
 /**
  * The client channels against bare `node:http` servers that behave in ways the official SDKs do
  * not: tools with invalid `x-mcp-header` annotations, HTTP failures with and without JSON-RPC
- * bodies, event streams with comments and early ends, stale remembered eras, hostile endpoints.
+ * bodies, event streams with comments and early ends, bodies over the size cap, stale remembered
+ * eras, hostile endpoints.
  */
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, test } from 'node:test';
-import { Client } from '../../../src/client/client.js';
+import { Client } from '../../../src/extensions/client.js';
 import { ProtocolError } from '../../../src/protocol/errors.js';
-import { recallEra, rememberEra } from '../../../src/transports/http/client/era-cache.js';
+import {
+  defaultHttpEraStore,
+  forgetHttpEras,
+  MemoryHttpEraStore,
+} from '../../../src/transports/http/client/era-store.js';
 import { SseClientChannel } from '../../../src/transports/http/client/sse-channel.js';
 import { StreamableHttpClientChannel } from '../../../src/transports/http/client/streamable-channel.js';
 import {
@@ -121,6 +126,24 @@ describe('x-mcp-header on a modern server', () => {
     await conn.close();
   });
 
+  test("the dropped tools' warnings reach the Client's logger when the channel has none", async () => {
+    const server = await raw(
+      modern((request, res) => {
+        json(res, 200, modernResult(request.body.id, { tools: TOOLS, ttlMs: 60_000, cacheScope: 'public' }));
+      }),
+    );
+    const warnings: string[] = [];
+    const conn = await connectHttp(
+      server.url,
+      { logger: { error: () => {}, warn: (message) => warnings.push(message) } },
+      { onwarning: undefined },
+    );
+    await conn.client.listTools();
+    assert.equal(warnings.length, 6);
+    assert.deepEqual(conn.warnings, []);
+    await conn.close();
+  });
+
   test('Mcp-Name of a non-ASCII tool name or URI is Base64-encoded', async () => {
     const server = await raw(
       modern((request, res) => json(res, 200, modernResult(request.body.id, { content: [] }))),
@@ -222,6 +245,59 @@ describe('HTTP failures become errors of the request', () => {
   });
 });
 
+describe('response bodies over maxMessageBytes', () => {
+  test('are refused, whether their Content-Length says so or they just keep coming; the next call works', async () => {
+    const max = 64 * 1024;
+    let streamedClosed: Promise<boolean> | undefined;
+    const server = await raw(
+      modern((request, res) => {
+        const id = request.body?.id;
+        const name = request.body?.params?.name;
+        if (name === 'declared') {
+          json(res, 200, modernResult(id, { content: [{ type: 'text', text: 'x'.repeat(2 * max) }] }));
+        } else if (name === 'streamed') {
+          // No Content-Length, and no end: only a cap on what the client reads stops this.
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write(
+            `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":"`,
+          );
+          // Whether the response was cut before its end: the client stopped downloading.
+          streamedClosed = new Promise((resolve) => res.once('close', () => resolve(!res.writableFinished)));
+          let sent = 0;
+          const more = () => {
+            // A safety stop far past the cap: without one, a client that never stops reading
+            // would hang the test instead of failing it.
+            while (!res.destroyed && sent < 64 * max) {
+              sent += 16 * 1024;
+              if (!res.write('y'.repeat(16 * 1024))) {
+                res.once('drain', more);
+                return;
+              }
+            }
+            if (!res.destroyed) res.end('"}]}}');
+          };
+          more();
+        } else {
+          json(res, 200, modernResult(id, { content: [{ type: 'text', text: 'small' }] }));
+        }
+      }),
+    );
+    const conn = await connectHttp(server.url, {}, { maxMessageBytes: max });
+    await assert.rejects(
+      conn.client.callTool('declared', {}),
+      /answered 'tools\/call' with a body too large to take: the response body exceeds 65536 bytes \(it declares Content-Length \d+\); raise maxMessageBytes/,
+    );
+    await assert.rejects(
+      conn.client.callTool('streamed', {}),
+      /the response body exceeds 65536 bytes \(more than 65536 bytes arrived\)/,
+    );
+    assert.equal(await streamedClosed, true, 'the client hung up instead of reading on');
+    const result = await conn.client.callTool('small', {});
+    assert.deepEqual(result.content, [{ type: 'text', text: 'small' }]);
+    await conn.close();
+  });
+});
+
 describe('event streams', () => {
   test('comments, keep-alives and retry hints are skipped; progress arrives before the result', async () => {
     const server = await raw(
@@ -296,6 +372,37 @@ describe('credentials and extra headers', () => {
 });
 
 describe('remembered eras', () => {
+  test("a store of the channel's own is read and written instead of the process-wide one; false keeps none", async () => {
+    const server = await raw(modern((request, res) => json(res, 200, modernResult(request.body.id, {}))));
+    const key = new URL(server.url).href;
+    const store = new MemoryHttpEraStore();
+    const conn = await connectHttp(server.url, {}, { rememberEra: store });
+    assert.equal(conn.client.revision, '2026-07-28');
+    await conn.close();
+    assert.equal(store.get(key), 'modern');
+    assert.equal(defaultHttpEraStore.get(key), undefined, 'the process-wide store is left alone');
+    assert.equal(new StreamableHttpClientChannel(server.url, { rememberEra: store }).preferredEra, 'modern');
+    assert.equal(new StreamableHttpClientChannel(server.url).preferredEra, undefined);
+
+    defaultHttpEraStore.set(key, 'sse');
+    assert.equal(new StreamableHttpClientChannel(server.url, { rememberEra: false }).preferredEra, undefined);
+    const plain = await connectHttp(server.url, {}, { rememberEra: false, transport: 'streamable' });
+    await plain.close();
+    assert.equal(defaultHttpEraStore.get(key), 'sse', 'rememberEra: false records nothing');
+    forgetHttpEras(server.url);
+    assert.equal(defaultHttpEraStore.get(key), undefined);
+
+    const bounded = new MemoryHttpEraStore(2);
+    bounded.set('a', 'modern');
+    bounded.set('b', 'sse');
+    bounded.get('a');
+    bounded.set('c', 'streamable-legacy');
+    assert.deepEqual(
+      [bounded.get('a'), bounded.get('b'), bounded.get('c'), bounded.size],
+      ['modern', undefined, 'streamable-legacy', 2],
+    );
+  });
+
   test('a stale "sse" verdict: the GET fails, the channel forgets it and the client ends up modern', async () => {
     const server = await raw((request, res) => {
       if (request.method !== 'POST') {
@@ -317,14 +424,14 @@ describe('remembered eras', () => {
         json(res, 200, modernResult(request.body.id, { content: [] }));
       }
     });
-    rememberEra(server.url, 'sse');
+    defaultHttpEraStore.set(server.url, 'sse');
     const conn = await connectHttp(server.url);
     assert.equal(conn.client.revision, '2026-07-28');
     assert.deepEqual(
       server.seen.map((s) => `${s.method} ${s.body?.method ?? ''}`),
       ['GET ', 'POST initialize', 'POST server/discover'],
     );
-    assert.equal(recallEra(server.url), 'modern');
+    assert.equal(defaultHttpEraStore.get(server.url), 'modern');
     conn.assertClean();
     await conn.close();
   });

@@ -3,13 +3,13 @@
  * message checked against its schema through a {@link WireCheck}), and an incremental SSE reader.
  */
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createParser } from 'eventsource-parser';
+import { Server } from '../../../src/extensions/server.js';
 import { type RunningServer, serve } from '../../../src/node/serve.js';
 import { ErrorCode, ProtocolError } from '../../../src/protocol/errors.js';
 import { jsonSchema } from '../../../src/schema/index.js';
 import type { RequestContext } from '../../../src/server/context.js';
-import { Server } from '../../../src/server/server.js';
 import { createHttpHandler, type HttpHandler } from '../../../src/transports/http/server/handler.js';
 import type { HttpHandlerOptions } from '../../../src/transports/http/server/options.js';
 import type { WireCheck } from './wire.js';
@@ -29,8 +29,13 @@ export const aborted = (ctx: RequestContext): Promise<void> =>
     else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
 
-/** A server with the tools the tests call. `hooks` observe the slow tools. */
-export function makeServer(hooks: { onAbort?: () => void; release?: Promise<void> } = {}): Server {
+/**
+ * A server with the tools the tests call. `hooks` observe the slow tools: `onStart` when `wait` or
+ * `hang` begins (the request reached its handler), `onAbort` when it sees its signal abort.
+ */
+export function makeServer(
+  hooks: { onAbort?: () => void; onStart?: () => void; release?: Promise<void> } = {},
+): Server {
   const server = new Server({ name: 'http-test', version: '1.0.0' });
   server.registerTool(
     'echo',
@@ -75,6 +80,7 @@ export function makeServer(hooks: { onAbort?: () => void; release?: Promise<void
     'wait',
     { description: 'Reports progress, then waits until released or cancelled' },
     async (_args, ctx) => {
+      hooks.onStart?.();
       ctx.progress(1, undefined, 'started');
       await Promise.race([
         aborted(ctx).then(() => hooks.onAbort?.()),
@@ -88,6 +94,7 @@ export function makeServer(hooks: { onAbort?: () => void; release?: Promise<void
     'hang',
     { description: 'Waits (without streaming) until cancelled' },
     async (_args, ctx) => {
+      hooks.onStart?.();
       await aborted(ctx);
       hooks.onAbort?.();
       return 'never seen';
@@ -102,6 +109,21 @@ export function makeServer(hooks: { onAbort?: () => void; release?: Promise<void
   });
   server.registerResource('readme', 'file:///readme.md', { mimeType: 'text/markdown' }, () => '# hi');
   return server;
+}
+
+/**
+ * Resolves once the server has seen the connection of the request tagged `tag` (header `x-test-tag`)
+ * close: the hook for "the server noticed the client left", instead of a sleep.
+ */
+export function serverSawClose(server: TestServer, tag: string): Promise<void> {
+  return new Promise((resolve) => {
+    const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+      if (req.headers['x-test-tag'] !== tag) return;
+      server.running.server.off('request', onRequest);
+      res.once('close', () => resolve());
+    };
+    server.running.server.on('request', onRequest);
+  });
 }
 
 export interface TestServer {

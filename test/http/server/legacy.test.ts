@@ -6,9 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Server } from '../../../src/server/server.js';
+import { Server } from '../../../src/extensions/server.js';
 import { MemoryEventStore } from '../../../src/transports/http/server/event-store.js';
 import type { McpHttpHandler } from '../../../src/transports/http/server/handler.js';
+import { counter } from '../../helpers/wait.js';
 import {
   ACCEPT_BOTH,
   assertError,
@@ -18,6 +19,7 @@ import {
   makeServer,
   post,
   readReply,
+  serverSawClose,
   sessionHeaders,
   startServer,
   type TestServer,
@@ -36,13 +38,20 @@ const call = (
   params: meta ? { name, arguments: args, _meta: meta } : { name, arguments: args },
 });
 
-function openGet(url: string, sessionId: string, revision: string, lastEventId?: string): Promise<Response> {
+function openGet(
+  url: string,
+  sessionId: string,
+  revision: string,
+  lastEventId?: string,
+  tag?: string,
+): Promise<Response> {
   const headers: Record<string, string> = {
     accept: 'text/event-stream',
     'mcp-session-id': sessionId,
     'mcp-protocol-version': revision,
   };
   if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
+  if (tag !== undefined) headers['x-test-tag'] = tag;
   return fetch(url, { headers });
 }
 
@@ -50,8 +59,10 @@ describe('legacy sessions', () => {
   let server: TestServer;
   let release!: () => void;
   let aborts = 0;
+  const starts = counter();
   const sdk = makeServer({
     onAbort: () => aborts++,
+    onStart: () => starts.fire(),
     release: new Promise<void>((resolve) => {
       release = resolve;
     }),
@@ -213,16 +224,19 @@ describe('legacy sessions', () => {
   test('a dropped GET stream resumes with Last-Event-ID and receives the missed events', async () => {
     const wire = await WireCheck.create();
     const { sessionId } = await initialize(server.url, '2025-11-25', wire);
-    const first = new EventReader(await openGet(server.url, sessionId, '2025-11-25'));
+    const gone = serverSawClose(server, 'dropped-get');
+    const first = new EventReader(
+      await openGet(server.url, sessionId, '2025-11-25', undefined, 'dropped-get'),
+    );
     assert.equal((await first.next())?.id, '0-0', 'the priming event');
     const added = sdk.registerTool('one', { description: 'first change' }, () => 'x');
     const seen = await first.next();
     assert.ok(seen?.id && seen.data.length > 0);
     await first.cancel();
+    await gone; // the server knows the stream is gone: what follows is missed, not sent into it
     added.remove(); // sent after the client left: kept in the event store
 
     const later = sdk.registerTool('two', { description: 'second change' }, () => 'x');
-    await new Promise((resolve) => setTimeout(resolve, 20));
     const resumed = new EventReader(await openGet(server.url, sessionId, '2025-11-25', seen.id));
     const missed = await resumed.next();
     assert.equal(JSON.parse(missed!.data).method, 'notifications/tools/list_changed');
@@ -240,9 +254,10 @@ describe('legacy sessions', () => {
     const body = call(10, 'wait', {}, { progressToken: 'w' });
     wire.client(body);
     const controller = new AbortController();
+    const gone = serverSawClose(server, 'dropped-post');
     const response = await fetch(server.url, {
       method: 'POST',
-      headers: sessionHeaders(sessionId, '2025-11-25'),
+      headers: { ...sessionHeaders(sessionId, '2025-11-25'), 'x-test-tag': 'dropped-post' },
       body: JSON.stringify(body),
       signal: controller.signal,
     });
@@ -254,12 +269,12 @@ describe('legacy sessions', () => {
     controller.abort();
     await reader.cancel();
     const abortsBefore = aborts;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await gone; // the server knows the POST's stream is gone
     release(); // the tool finishes while nobody listens
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.equal(aborts, abortsBefore, 'the handler was not cancelled');
     const resumed = new EventReader(await openGet(server.url, sessionId, '2025-11-25', progress!.id));
     const rest = await resumed.rest();
+    // The replay ends with the tool's own answer: it ran to its end, it was not cancelled.
+    assert.equal(aborts, abortsBefore, 'the handler was not cancelled');
     const messages = rest.map((e) => JSON.parse(e.data));
     assert.deepEqual(
       messages.map((m) => m.method ?? `response ${m.id}`),
@@ -346,8 +361,9 @@ describe('legacy sessions', () => {
   test('notifications/cancelled releases the POST waiting for the cancelled request', async () => {
     const { sessionId } = await initialize(server.url, '2025-06-18');
     const abortsBefore = aborts;
+    const started = starts.count + 1;
     const pending = post(server.url, call(11, 'hang'), sessionHeaders(sessionId, '2025-06-18'));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await starts.reached(started); // the request is running: its cancellation has something to cancel
     const cancel = await post(
       server.url,
       { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 11, reason: 'test' } },
@@ -361,8 +377,9 @@ describe('legacy sessions', () => {
 
   test('a request id already in flight in the session → 400', async () => {
     const { sessionId } = await initialize(server.url, '2025-06-18');
+    const started = starts.count + 1;
     const pending = post(server.url, call(12, 'hang'), sessionHeaders(sessionId, '2025-06-18'));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await starts.reached(started); // id 12 is in flight
     const duplicate = await post(
       server.url,
       call(12, 'echo', { text: 'x' }),

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { counter } from '../../helpers/wait.js';
 import {
   ACCEPT_BOTH,
   assertError,
@@ -27,8 +28,9 @@ describe('2026-07-28 requests', () => {
   let server: TestServer;
   let wire: WireCheck;
   let aborts = 0;
+  const starts = counter();
   before(async () => {
-    server = await startServer(makeServer({ onAbort: () => aborts++ }));
+    server = await startServer(makeServer({ onAbort: () => aborts++, onStart: () => starts.fire() }));
     wire = await WireCheck.create();
   });
   after(async () => {
@@ -337,6 +339,7 @@ describe('2026-07-28 requests', () => {
 
     test('a client that leaves while waiting for a JSON reply cancels the request too', async () => {
       const before = aborts;
+      const started = starts.count + 1;
       const controller = new AbortController();
       const pending = fetch(server.url, {
         method: 'POST',
@@ -344,7 +347,7 @@ describe('2026-07-28 requests', () => {
         body: JSON.stringify(modernRequest(31, 'tools/call', { name: 'hang' })),
         signal: controller.signal,
       }).catch((error: Error) => error);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await starts.reached(started); // the handler runs: leaving now is a cancellation
       controller.abort();
       assert.ok((await pending) instanceof Error);
       await eventually(() => aborts === before + 1, 'the handler saw its signal abort');

@@ -5,8 +5,9 @@
  * handed to the engine.
  */
 import type { RequestId } from '../../../protocol/jsonrpc.js';
+import { isPlainObject } from '../../../util/guards.js';
 import type { ResponseLike } from './fetch-like.js';
-import { answers, isObject, type Json } from './frame-info.js';
+import { answers, type Json } from './frame-info.js';
 import { rpcErrorIn } from './http-errors.js';
 import { type HttpIo, sleep } from './options.js';
 import { messageData, readEventStream } from './sse-reader.js';
@@ -101,7 +102,7 @@ async function keepOpen(
           failures = 0;
           await readEventStream(response.body, handlers, io.maxMessageBytes);
         } else {
-          await response.text().catch(() => undefined);
+          await io.text(response).catch(() => undefined);
           if (response.status === 405 || response.status === 404) return;
         }
       } finally {
@@ -142,12 +143,12 @@ export async function postForAnswer(
     signal: controller.signal,
   });
   if (!ok(response.status)) {
-    const body = await response.text();
+    const body = await io.text(response);
     throw new Error(rpcErrorIn(body)?.message ?? `HTTP ${response.status}`);
   }
   let found: Json | undefined;
   const take = (value: unknown) => {
-    if (!found && isObject(value) && answers(value, id)) found = value;
+    if (!found && isPlainObject(value) && answers(value, id)) found = value;
   };
   if (isEventStream(response)) {
     await readEventStream(
@@ -170,7 +171,7 @@ export async function postForAnswer(
       if (!found) throw error;
     });
   } else {
-    take(JSON.parse(await response.text()));
+    take(JSON.parse(await io.text(response)));
   }
   if (!found) throw new Error(`the server sent no answer to its request ${JSON.stringify(id)}`);
   return { response, message: found };

@@ -7,7 +7,6 @@ import type { FrameInfo } from '../../../engine/channel.js';
 import { isRequestId, type Params } from '../../../protocol/jsonrpc.js';
 
 export type Json = Record<string, unknown>;
-export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function frameInfoOf(frame: string): FrameInfo {
   let value: unknown;

@@ -6,7 +6,8 @@
  */
 import { ErrorCode } from '../../../protocol/errors.js';
 import type { JsonRpcErrorObject, RequestId } from '../../../protocol/jsonrpc.js';
-import { isObject, type Json } from './frame-info.js';
+import { errorMessage, isPlainObject } from '../../../util/guards.js';
+import type { Json } from './frame-info.js';
 
 /** Where a request went, as shown in messages: no query string (it may carry secrets) and no fragment. */
 export const displayUrl = (url: URL): string => url.origin + url.pathname;
@@ -27,7 +28,7 @@ export function rpcErrorIn(body: string): JsonRpcErrorObject | undefined {
   } catch {
     return undefined;
   }
-  if (!isObject(value) || value.jsonrpc !== '2.0' || !isObject(value.error)) return undefined;
+  if (!isPlainObject(value) || value.jsonrpc !== '2.0' || !isPlainObject(value.error)) return undefined;
   const { code, message, data } = value.error;
   if (typeof code !== 'number' || !Number.isInteger(code) || typeof message !== 'string') return undefined;
   return data === undefined ? { code, message } : { code, message, data };
@@ -90,7 +91,7 @@ export function badResponseError(url: URL, problem: string): JsonRpcErrorObject 
 
 /** The most useful text of an error from fetch: undici hides the real reason in `cause`. */
 export function describeCause(error: unknown): string {
-  let text = error instanceof Error ? error.message : String(error);
+  let text = errorMessage(error);
   const cause = error instanceof Error ? error.cause : undefined;
   if (cause instanceof Error && cause.message && cause.message !== text) {
     const code = (cause as { code?: unknown }).code;

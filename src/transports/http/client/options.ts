@@ -4,15 +4,10 @@
  * warnings.
  */
 import { SwitchboardError } from '../../../protocol/errors.js';
+import type { Logger } from '../../../util/logger.js';
+import { readText } from './body.js';
 import type { Cancellation } from './cancellation.js';
-import {
-  ABORT_HOOK,
-  type FetchLike,
-  type HookedRequestInit,
-  type RequestInitLike,
-  type ResponseLike,
-  takesAbortHook,
-} from './fetch-like.js';
+import type { FetchLike, RequestInitLike, ResponseLike } from './fetch-like.js';
 import { displayUrl } from './http-errors.js';
 
 /** Extra request headers: fixed, or computed for every request (e.g. a signature or a trace id). */
@@ -50,15 +45,21 @@ export interface HttpClientChannelOptions {
    */
   connectTimeoutMs?: number;
   reconnect?: ReconnectOptions;
-  /** Largest message accepted, in characters. Default 32 Mi. */
+  /**
+   * Largest message accepted: an SSE event, in characters, and any response body read whole (a JSON
+   * answer, an error page), in bytes; past it the call fails with MESSAGE_TOO_LARGE. Default 32 Mi.
+   */
   maxMessageBytes?: number;
-  /** Problems worth knowing that fail no call (an invalid tool dropped, a stream given up). Default: console.warn. */
+  /**
+   * Where problems go that fail no call (an invalid tool dropped, a stream given up): its `warn`.
+   * Default: the logger of the Client this channel connects, if it was given one, else silent.
+   */
+  logger?: Logger;
+  /** Told about the same problems instead of the logger (kept from before `logger`). */
   onwarning?: (message: string) => void;
 }
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
-/** The `signal` of requests whose fetch is told about cancellation through its abort hook instead. */
-const NEVER_ABORTED = new AbortController().signal;
 const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 
 /** The parts of the options every exchange needs, resolved once. */
@@ -71,12 +72,11 @@ export class HttpIo {
   readonly maxMessageBytes: number;
   readonly reconnect: Required<ReconnectOptions>;
   readonly #fetch: FetchLike;
-  /** The fetch takes an abort hook: cancellable requests need no AbortSignal of their own. */
-  readonly #hooked: boolean;
   readonly #options: HttpClientChannelOptions;
   /** The headers when neither they nor the token are computed per request. */
   readonly #fixed: Record<string, string> | undefined;
-  readonly #onwarning: (message: string) => void;
+  /** The owner's logger, adopted when the channel starts (see `adopt`). */
+  #inherited: Logger | undefined;
 
   constructor(url: string | URL, options: HttpClientChannelOptions, channel: string) {
     let parsed: URL;
@@ -107,7 +107,6 @@ export class HttpIo {
     this.href = parsed.href;
     this.display = displayUrl(parsed);
     this.#fetch = fetchImpl;
-    this.#hooked = takesAbortHook.has(fetchImpl);
     this.#options = options;
     this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
@@ -116,7 +115,6 @@ export class HttpIo {
       maxDelayMs: options.reconnect?.maxDelayMs ?? 30_000,
       maxAttempts: options.reconnect?.maxAttempts ?? 5,
     };
-    this.#onwarning = options.onwarning ?? ((message) => console.warn(`[switchboard] ${message}`));
     const { headers, bearerToken } = options;
     this.#fixed =
       typeof headers === 'function' || typeof bearerToken === 'function'
@@ -141,6 +139,11 @@ export class HttpIo {
     return withToken(lowerCase(extra), token);
   }
 
+  /** A response's whole body as text, refused past {@link maxMessageBytes} (see body.ts). */
+  text(response: ResponseLike): Promise<string> {
+    return readText(response, this.maxMessageBytes);
+  }
+
   fetch(url: string, init: RequestInitLike): Promise<ResponseLike> {
     const passthrough = this.#options.requestInit;
     const fetchImpl = this.#fetch;
@@ -148,27 +151,39 @@ export class HttpIo {
   }
 
   /**
-   * `fetch` for a request that `cancel` may abort: through the fetch's abort hook when it takes one
-   * (no AbortController per request), else with `cancel.signal`.
+   * `fetch` for a request that `cancel` may abort: it goes as `init.cancel`, and `init.signal` is
+   * made only if the fetch reads it (see FetchCancel).
    */
   fetchCancellable(
     url: string,
-    init: Omit<RequestInitLike, 'signal'>,
+    method: string,
+    headers: Record<string, string>,
+    body: string | undefined,
     cancel: Cancellation,
   ): Promise<ResponseLike> {
-    const full = init as HookedRequestInit;
-    if (this.#hooked) {
-      full.signal = NEVER_ABORTED;
-      full[ABORT_HOOK] = cancel;
-    } else {
-      full.signal = cancel.signal;
-    }
-    return this.fetch(url, full);
+    const fetchImpl = this.#fetch;
+    return fetchImpl(url, {
+      ...this.#options.requestInit,
+      method,
+      headers,
+      body,
+      cancel,
+      get signal() {
+        return cancel.signal;
+      },
+    });
+  }
+
+  /** Takes the logger of the Client this channel serves (used when the options name none). */
+  adopt(logger: Logger | undefined): void {
+    this.#inherited = logger;
   }
 
   warn(message: string): void {
+    const { onwarning, logger } = this.#options;
     try {
-      this.#onwarning(message);
+      if (onwarning) onwarning(message);
+      else (logger ?? this.#inherited)?.warn(message);
     } catch {
       // A throwing warning callback must not break the channel.
     }

@@ -14,7 +14,7 @@
  * - Fallback: when `initialize` is refused with 400/404/405 and no JSON-RPC error (nothing speaks
  *   Streamable HTTP at the URL), the channel switches to HTTP+SSE and replays it there.
  *
- * What each endpoint turned out to speak is remembered (see era-cache.ts): `preferredEra` lets the
+ * What each endpoint turned out to speak is remembered (see era-store.ts): `preferredEra` lets the
  * client skip its probe, and a remembered HTTP+SSE server is reached without the failing POSTs.
  *
  * HTTP failures become JSON-RPC errors for the request that suffered them (see http-errors.ts), and
@@ -27,8 +27,9 @@ import { encodeHeaderValue } from '../../../protocol/mcp-headers.js';
 import { META } from '../../../protocol/meta.js';
 import { methodSpec } from '../../../protocol/methods.js';
 import type { Era } from '../../../protocol/revisions.js';
+import { isPlainObject } from '../../../util/guards.js';
 import { Cancellation } from './cancellation.js';
-import { endpointKey, forgetEra, type HttpEra, recallEra, rememberEra } from './era-cache.js';
+import { defaultHttpEraStore, endpointKey, type HttpEra, type HttpEraStore } from './era-store.js';
 import {
   isEventStream,
   keepStreamOpen,
@@ -38,7 +39,7 @@ import {
   postForAnswer,
 } from './event-streams.js';
 import type { ResponseLike } from './fetch-like.js';
-import { answers, frameInfoOf, isObject, type Json } from './frame-info.js';
+import { answers, frameInfoOf, type Json } from './frame-info.js';
 import {
   badResponseError,
   describeCause,
@@ -57,8 +58,11 @@ export type HttpTransportChoice = 'auto' | 'streamable' | 'sse';
 
 export interface StreamableHttpClientChannelOptions extends HttpClientChannelOptions {
   transport?: HttpTransportChoice;
-  /** Use and update the per-endpoint memory of what the server speaks. Default true. */
-  rememberEra?: boolean;
+  /**
+   * Where to read and record what the endpoint speaks: `true` (default) the process-wide
+   * `defaultHttpEraStore`, `false` nowhere, or a store of your own.
+   */
+  rememberEra?: boolean | HttpEraStore;
   /** Legacy sessions: open the standalone GET event stream for server-initiated messages. Default true. */
   standaloneStream?: boolean;
 }
@@ -120,6 +124,7 @@ export class StreamableHttpClientChannel implements Channel {
   readonly #options: StreamableHttpClientChannelOptions;
   readonly #transport: HttpTransportChoice;
   readonly #key: string;
+  readonly #eras: HttpEraStore | undefined;
   #sink: ChannelSink | undefined;
   #finished = false;
   #closing: Promise<void> | undefined;
@@ -147,6 +152,8 @@ export class StreamableHttpClientChannel implements Channel {
     this.#options = options;
     this.#transport = options.transport ?? 'auto';
     this.#key = endpointKey(this.#io.url);
+    const remember = options.rememberEra ?? true;
+    this.#eras = remember === true ? defaultHttpEraStore : remember === false ? undefined : remember;
   }
 
   get label(): string {
@@ -173,6 +180,7 @@ export class StreamableHttpClientChannel implements Channel {
   start(sink: ChannelSink): void {
     if (this.#sink) return;
     this.#sink = sink;
+    this.#io.adopt(sink.logger);
     if (this.#finished) queueMicrotask(() => sink.closed());
     else if (this.#transport === 'sse') this.#useSse([], 'pinned');
   }
@@ -263,13 +271,15 @@ export class StreamableHttpClientChannel implements Channel {
       this.#addProtocolHeaders(headers, info, exchange.modern);
       const response = await this.#io.fetchCancellable(
         this.#io.href,
-        { method: 'POST', headers, body: exchange.frame },
+        'POST',
+        headers,
+        exchange.frame,
         exchange,
       );
       this.#reached = true;
       if (ok(response.status)) return this.#readAnswer(response, exchange);
 
-      const body = await response.text();
+      const body = await this.#io.text(response);
       const rpc = rpcErrorIn(body);
       const session = headers['mcp-session-id'];
       if (response.status === 404 && session !== undefined && !reinitialized) {
@@ -346,7 +356,15 @@ export class StreamableHttpClientChannel implements Channel {
     const { info } = exchange;
     if (info.method === 'initialize' && !exchange.modern) exchange.sessionId = this.#sessionIdOf(response);
     if (isEventStream(response)) return this.#readStream(response, exchange);
-    const text = await response.text();
+    let text: string;
+    try {
+      text = await this.#io.text(response);
+    } catch (error) {
+      if (!(error instanceof SwitchboardError && error.code === 'MESSAGE_TOO_LARGE')) throw error;
+      const problem = `answered '${info.method}' with a body too large to take: ${error.message}`;
+      this.#deliver(errorResponse(info.id, badResponseError(this.#io.url, problem)), exchange);
+      return;
+    }
     if (text === '') {
       const problem = `accepted '${info.method}' (HTTP ${response.status}) without answering it.`;
       this.#deliver(errorResponse(info.id, badResponseError(this.#io.url, problem)), exchange);
@@ -435,7 +453,7 @@ export class StreamableHttpClientChannel implements Channel {
       const opened = await openEventStream(this.#io, headers, signal);
       if (ok(opened.response.status) && isEventStream(opened.response)) return opened;
       opened.release();
-      await opened.response.text().catch(() => undefined);
+      await this.#io.text(opened.response).catch(() => undefined);
     } catch {
       // Retried by the caller until its attempts run out.
     }
@@ -465,7 +483,7 @@ export class StreamableHttpClientChannel implements Channel {
     if (exchange && !exchange.answered && answers(value, exchange.info.id)) {
       exchange.answered = true;
       const result = (value as { result?: unknown }).result;
-      if (isObject(result)) this.#learn(exchange, result);
+      if (isPlainObject(result)) this.#learn(exchange, result);
     }
     this.#sink?.message(value);
   }
@@ -515,7 +533,7 @@ export class StreamableHttpClientChannel implements Channel {
         body: frame,
         signal: controller.signal,
       });
-      const body = await response.text();
+      const body = await this.#io.text(response);
       if (ok(response.status)) {
         if (info.kind === 'notification' && info.method === 'notifications/initialized') this.#listen();
         return;
@@ -608,8 +626,10 @@ export class StreamableHttpClientChannel implements Channel {
       headers['content-type'] = 'application/json';
       const { response, message } = await this.#call(frame, id, headers);
       const result = message.result;
-      if (!isObject(result) || typeof result.protocolVersion !== 'string') {
-        throw new Error(isObject(message.error) ? String(message.error.message) : 'no initialize result');
+      if (!isPlainObject(result) || typeof result.protocolVersion !== 'string') {
+        throw new Error(
+          isPlainObject(message.error) ? String(message.error.message) : 'no initialize result',
+        );
       }
       legacy.sessionId = this.#sessionIdOf(response);
       legacy.protocolVersion = result.protocolVersion;
@@ -624,7 +644,7 @@ export class StreamableHttpClientChannel implements Channel {
           body: legacy.initialized,
           signal: AbortSignal.timeout(this.#io.connectTimeoutMs),
         });
-        await ack.text();
+        await this.#io.text(ack);
         if (!ok(ack.status)) throw new Error(`notifications/initialized was refused with HTTP ${ack.status}`);
       }
       this.#listen();
@@ -648,7 +668,7 @@ export class StreamableHttpClientChannel implements Channel {
     const params = exchange.info.params ?? {};
     const name = params.name;
     const meta = params._meta;
-    if (typeof name !== 'string' || !isObject(meta)) return false;
+    if (typeof name !== 'string' || !isPlainObject(meta)) return false;
     const envelope: Json = {};
     for (const key of [META.protocolVersion, META.clientCapabilities, META.clientInfo]) {
       if (key in meta) envelope[key] = meta[key];
@@ -664,9 +684,9 @@ export class StreamableHttpClientChannel implements Channel {
         const frame = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: listParams });
         const { message } = await this.#call(frame, id, headers);
         const result = message.result;
-        if (!isObject(result) || !Array.isArray(result.tools)) return false;
+        if (!isPlainObject(result) || !Array.isArray(result.tools)) return false;
         for (const warning of this.#tools.learn(result)) this.#io.warn(warning);
-        if (result.tools.some((tool) => isObject(tool) && tool.name === name)) return true;
+        if (result.tools.some((tool) => isPlainObject(tool) && tool.name === name)) return true;
         if (typeof result.nextCursor !== 'string') return false;
         cursor = result.nextCursor;
       }
@@ -715,7 +735,7 @@ export class StreamableHttpClientChannel implements Channel {
         if (this.#sse !== sse) return;
         if (this.#sseInitializeId !== undefined && answers(value, this.#sseInitializeId)) {
           this.#sseInitializeId = undefined;
-          if (isObject((value as Json).result)) this.#remember('sse');
+          if (isPlainObject((value as Json).result)) this.#remember('sse');
         }
         this.#sink?.message(value);
       },
@@ -723,6 +743,7 @@ export class StreamableHttpClientChannel implements Channel {
       closed: (error) => {
         if (this.#sse === sse && (connected || why === 'pinned')) this.#finish(error);
       },
+      logger: this.#sink?.logger,
     });
     for (const [frame, info] of backlog) this.send(frame, info);
     sse.connected.then(
@@ -755,17 +776,16 @@ export class StreamableHttpClientChannel implements Channel {
   // --- era memory and shutdown ---------------------------------------------------------------
 
   #recall(): HttpEra | undefined {
-    if (this.#options.rememberEra === false) return undefined;
-    const era = recallEra(this.#key);
+    const era = this.#eras?.get(this.#key);
     return era === 'sse' && this.#transport === 'streamable' ? undefined : era;
   }
 
   #remember(era: HttpEra): void {
-    if (this.#options.rememberEra !== false) rememberEra(this.#key, era);
+    this.#eras?.set(this.#key, era);
   }
 
   #forget(): void {
-    if (this.#options.rememberEra !== false) forgetEra(this.#key);
+    this.#eras?.delete(this.#key);
   }
 
   async #shutdown(): Promise<void> {
@@ -787,7 +807,7 @@ export class StreamableHttpClientChannel implements Channel {
         headers,
         signal: AbortSignal.timeout(this.#io.connectTimeoutMs),
       });
-      await response.text();
+      await this.#io.text(response);
     } catch {
       // The session will expire on its own.
     }
@@ -815,7 +835,7 @@ const notStreamable = (status: number) => status === 400 || status === 404 || st
 
 function modernVersionOf(params: Params | undefined): string | undefined {
   const meta = params?._meta;
-  if (!isObject(meta)) return undefined;
+  if (!isPlainObject(meta)) return undefined;
   const version = meta[META.protocolVersion];
   return typeof version === 'string' ? version : undefined;
 }

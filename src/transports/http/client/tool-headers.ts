@@ -6,7 +6,8 @@
  * an intermediary).
  */
 import { type HeaderParam, headerValueOf, scanToolHeaders } from '../../../protocol/mcp-headers.js';
-import { isObject, type Json } from './frame-info.js';
+import { isPlainObject } from '../../../util/guards.js';
+import type { Json } from './frame-info.js';
 
 /**
  * The mirrored arguments of the tools this connection has listed, learned from `tools/list` results
@@ -25,7 +26,7 @@ export class ToolHeaderIndex {
     const warnings: string[] = [];
     const kept: unknown[] = [];
     for (const tool of tools) {
-      if (!isObject(tool) || typeof tool.name !== 'string') {
+      if (!isPlainObject(tool) || typeof tool.name !== 'string') {
         kept.push(tool);
         continue;
       }
@@ -54,7 +55,7 @@ export class ToolHeaderIndex {
     if (!params) return;
     for (const { path, header } of params) {
       let value: unknown = args;
-      for (const key of path) value = isObject(value) ? value[key] : undefined;
+      for (const key of path) value = isPlainObject(value) ? value[key] : undefined;
       const encoded = headerValueOf(value);
       if (encoded !== undefined) headers[header] = encoded;
     }

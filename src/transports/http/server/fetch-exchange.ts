@@ -3,6 +3,7 @@
  * serves `fetch`-style runtimes (Deno, Bun, Workers, Hono...). The Node adapter skips this layer.
  */
 import type { AuthInfo } from '../../../engine/channel.js';
+import { asError } from '../../../util/guards.js';
 import { type BodyRead, type HttpExchange, type HttpReply, isStreamReply } from './exchange.js';
 
 export class FetchExchange implements HttpExchange {
@@ -44,7 +45,7 @@ export class FetchExchange implements HttpExchange {
       try {
         return { kind: 'text', text: await this.request.text() };
       } catch (error) {
-        return { kind: 'failed', error: error instanceof Error ? error : new Error(String(error)) };
+        return { kind: 'failed', error: asError(error) };
       }
     }
     const reader = body.getReader();
@@ -62,7 +63,7 @@ export class FetchExchange implements HttpExchange {
         chunks.push(value);
       }
     } catch (error) {
-      return { kind: 'failed', error: error instanceof Error ? error : new Error(String(error)) };
+      return { kind: 'failed', error: asError(error) };
     }
     const bytes = chunks.length === 1 ? chunks[0]! : concat(chunks, size);
     return { kind: 'text', text: new TextDecoder().decode(bytes) };

@@ -24,8 +24,9 @@ import { ErrorCode } from '../../../protocol/errors.js';
 import { classify, type JsonRpcRequest } from '../../../protocol/jsonrpc.js';
 import { META } from '../../../protocol/meta.js';
 import { isModernRevision, MODERN_REVISIONS } from '../../../protocol/revisions.js';
-import type { Server } from '../../../server/server.js';
+import type { ServerCore } from '../../../server/server.js';
 import { clip } from '../../../util/clip.js';
+import { asError, isPlainObject } from '../../../util/guards.js';
 import type { ScopedRequest } from './authenticator.js';
 import { acceptedReply, errorReply, type HttpExchange, type HttpReply } from './exchange.js';
 import { FetchExchange, toResponse } from './fetch-exchange.js';
@@ -38,16 +39,13 @@ import { StreamableSession } from './session.js';
 import { newSessionId, type RegisteredSession, SessionRegistry, type SessionScope } from './sessions.js';
 import { KeepAlive, type StreamPolicy } from './sse.js';
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** What an authenticator answered: credentials (no `status`), or a reply. */
 const isAuthInfo = (value: AuthInfo | HttpReply): value is AuthInfo => !('status' in value);
 
 /** The body is a 2026-07-28 message: its params `_meta` names a protocol version. */
 function hasModernEnvelope(message: Record<string, unknown>): boolean {
   const params = message.params;
-  return isObject(params) && isObject(params._meta) && META.protocolVersion in params._meta;
+  return isPlainObject(params) && isPlainObject(params._meta) && META.protocolVersion in params._meta;
 }
 
 /** @internal Routing and bookkeeping shared by every adapter. */
@@ -62,7 +60,7 @@ export class HandlerCore {
   readonly #owners = new WeakMap<RegisteredSession, string | null>();
   #closed = false;
 
-  constructor(server: Server, options: ResolvedOptions) {
+  constructor(server: ServerCore, options: ResolvedOptions) {
     this.options = options;
     this.#guard = new OriginGuard(options.policy);
     this.#streams = {
@@ -108,7 +106,7 @@ export class HandlerCore {
 
   /** The 500 reply for an unexpected error (reported to `onerror`). */
   failure(error: unknown): HttpReply {
-    this.options.onerror(error instanceof Error ? error : new Error(String(error)));
+    this.options.onerror(asError(error));
     return errorReply(
       500,
       `Internal error while serving the request: ${(error as Error)?.message ?? error}`,
@@ -208,7 +206,7 @@ export class HandlerCore {
       }
       return this.#sessionPost(exchange, sessionId, message);
     }
-    if (!isObject(message)) {
+    if (!isPlainObject(message)) {
       return errorReply(400, 'Invalid Request: the body must be one JSON-RPC message (a JSON object).');
     }
     if (hasModernEnvelope(message)) return this.#modernPost(exchange, message);
@@ -237,8 +235,8 @@ export class HandlerCore {
     if (!auth || !exchange.auth) return undefined;
     const requests: ScopedRequest[] = [];
     for (const message of Array.isArray(body) ? body : [body]) {
-      if (!isObject(message) || typeof message.method !== 'string' || !('id' in message)) continue;
-      const params = isObject(message.params) ? message.params : {};
+      if (!isPlainObject(message) || typeof message.method !== 'string' || !('id' in message)) continue;
+      const params = isPlainObject(message.params) ? message.params : {};
       requests.push({
         method: message.method,
         itemScopes: this.#modern.server.itemScopes(message.method, params),

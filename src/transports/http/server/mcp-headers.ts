@@ -11,10 +11,8 @@ import { META } from '../../../protocol/meta.js';
 import { methodSpec } from '../../../protocol/methods.js';
 import type { Tool } from '../../../protocol/types.js';
 import { clip } from '../../../util/clip.js';
+import { isPlainObject } from '../../../util/guards.js';
 import type { HttpExchange } from './exchange.js';
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const mismatch = (message: string) =>
   new ProtocolError(ErrorCode.HeaderMismatch, `Header mismatch: ${message}`);
@@ -38,7 +36,7 @@ function declarationsOf(tool: Tool): readonly HeaderParam[] {
 function valueAt(root: unknown, path: readonly string[]): unknown {
   let node = root;
   for (const key of path) {
-    if (!isObject(node)) return undefined;
+    if (!isPlainObject(node)) return undefined;
     node = node[key];
   }
   return node;

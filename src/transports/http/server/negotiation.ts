@@ -6,6 +6,7 @@
 import { ErrorCode } from '../../../protocol/errors.js';
 import { exceedsDepth, mayExceedDepth, tooDeepMessage } from '../../../protocol/json-depth.js';
 import { isRequestId } from '../../../protocol/jsonrpc.js';
+import { isPlainObject } from '../../../util/guards.js';
 import { type BodyRead, errorReply, type HttpExchange, type HttpReply } from './exchange.js';
 import type { ResponseMode } from './options.js';
 
@@ -124,7 +125,7 @@ function decodeBody(body: BodyRead, maxBytes: number): ParsedBody {
 
 /** 400 for a body nested deeper than {@link MAX_JSON_DEPTH}, under the request's id when it has one. */
 function tooDeep(value: unknown): ParsedBody {
-  const message = typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+  const message = isPlainObject(value) ? value : undefined;
   const id = message && 'id' in message && isRequestId(message.id) ? message.id : null;
   return { ok: false, reply: errorReply(400, tooDeepMessage('The request body'), { id }) };
 }

@@ -4,6 +4,7 @@
  */
 import { SwitchboardError } from '../../../protocol/errors.js';
 import type { HttpAuthenticator } from './authenticator.js';
+import { type Logger, withOnerror } from '../../../util/logger.js';
 import { type EventStore, MemoryEventStore } from './event-store.js';
 import type { OriginPolicy } from './security.js';
 import { DEFAULT_MAX_STREAM_BUFFER_BYTES } from './sse.js';
@@ -52,7 +53,12 @@ export interface HttpHandlerOptions extends OriginPolicy {
    * client reads. Default 8 MiB (8388608).
    */
   maxStreamBufferBytes?: number;
-  /** Problems that concern no single request (an event store failing...). Default: ignored. */
+  /**
+   * Where problems go that concern no single request (an event store failing, a stream cut): its
+   * `error`. Default: the logger of the Server (silent unless it was given one).
+   */
+  logger?: Logger;
+  /** Receives the same errors (kept from before `logger`; both are called when both are given). */
   onerror?: (error: Error) => void;
   /**
    * Makes the server an OAuth protected resource: `bearer({...})` from `switchboard/auth` checks
@@ -121,7 +127,8 @@ function checkAuth(auth: HttpAuthenticator | undefined): HttpAuthenticator | und
   return auth;
 }
 
-export function resolveOptions(options: HttpHandlerOptions): ResolvedOptions {
+/** The options checked, with their defaults; `serverLogger` is the served Server's. */
+export function resolveOptions(options: HttpHandlerOptions, serverLogger: Logger): ResolvedOptions {
   const mode = options.responseMode ?? 'auto';
   if (mode !== 'auto' && mode !== 'json' && mode !== 'sse') {
     throw new SwitchboardError(
@@ -139,6 +146,8 @@ export function resolveOptions(options: HttpHandlerOptions): ResolvedOptions {
       throw new SwitchboardError('CONFIG', `createHttpHandler: ${key} must be an array of strings or 'any'.`);
     }
   }
+  // Called as a method: a logger's `error` may need its `this`.
+  const logger = withOnerror(options.logger, options.onerror, serverLogger);
   return {
     endpoint: path('endpoint', options.endpoint, '/mcp'),
     responseMode: mode,
@@ -157,7 +166,7 @@ export function resolveOptions(options: HttpHandlerOptions): ResolvedOptions {
       DEFAULT_MAX_STREAM_BUFFER_BYTES,
     ),
     policy: { allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins },
-    onerror: options.onerror ?? (() => {}),
+    onerror: (error) => logger.error(error),
     auth: checkAuth(options.auth),
   };
 }

@@ -18,6 +18,7 @@ import { isRequestId, type RequestId } from '../../../protocol/jsonrpc.js';
 import { isLegacyRevision, type LegacyRevision } from '../../../protocol/revisions.js';
 import type { ServerConnection } from '../../../server/connection.js';
 import { clip } from '../../../util/clip.js';
+import { asError, isPlainObject } from '../../../util/guards.js';
 import { formatEventId, parseEventId, type Replay } from './event-store.js';
 import {
   acceptedReply,
@@ -31,9 +32,6 @@ import {
 import { checkAccept, REPLY_TYPES } from './negotiation.js';
 import type { SessionScope } from './sessions.js';
 import { formatPrimingEvent, SSE_HEADERS, SseStream } from './sse.js';
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** One logical SSE stream of the session: the standalone GET stream (id 0) or one POST's. */
 class SessionStream {
@@ -154,6 +152,7 @@ class PendingPost {
 export class StreamableSession implements Channel {
   readonly kind = 'streamable';
   lastActive = Date.now();
+  usedAt = 0;
   readonly connection: ServerConnection;
   /** Headers every reply of this session carries. */
   readonly headers: Record<string, string>;
@@ -323,7 +322,7 @@ export class StreamableSession implements Channel {
     const ids = new Set<RequestId>();
     const cancelled: RequestId[] = [];
     for (const item of items) {
-      if (!isObject(item) || typeof item.method !== 'string') continue;
+      if (!isPlainObject(item) || typeof item.method !== 'string') continue;
       if ('id' in item) {
         if (!isRequestId(item.id)) continue;
         if (this.#posts.has(item.id) || ids.has(item.id)) {
@@ -336,7 +335,7 @@ export class StreamableSession implements Channel {
           );
         }
         ids.add(item.id);
-      } else if (item.method === 'notifications/cancelled' && isObject(item.params)) {
+      } else if (item.method === 'notifications/cancelled' && isPlainObject(item.params)) {
         const target = item.params.requestId;
         if (isRequestId(target)) cancelled.push(target);
       }
@@ -454,7 +453,8 @@ export class StreamableSession implements Channel {
     }
     if (!Array.isArray(responses)) return undefined;
     for (const response of responses) {
-      const post = isObject(response) && isRequestId(response.id) ? this.#posts.get(response.id) : undefined;
+      const post =
+        isPlainObject(response) && isRequestId(response.id) ? this.#posts.get(response.id) : undefined;
       if (post) return post;
     }
     return undefined;
@@ -533,5 +533,3 @@ export class StreamableSession implements Channel {
     return { status: 200, headers: { ...SSE_HEADERS, ...this.headers }, stream: connection };
   }
 }
-
-const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
