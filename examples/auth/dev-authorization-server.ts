@@ -38,6 +38,11 @@ export interface DevAuthorizationServerOptions {
    * (tests serve the document from memory: there is no https server on loopback).
    */
   clientMetadataFetch?: (url: string) => Promise<Response>;
+  /**
+   * Scopes clients may name when they register (RFC 7591 `scope`), besides those of `resources`:
+   * the scopes of resources added later. oidc-provider checks registrations against this list.
+   */
+  scopes?: readonly string[];
   /** The subject of the development user. Default `dev-user`. */
   account?: string;
 }
@@ -73,20 +78,35 @@ export async function startDevAuthorizationServer(
     }),
   );
 
+  const knownScopes = new Set([
+    'openid',
+    'offline_access',
+    ...(options.scopes ?? []),
+    ...[...resources.values()].flatMap((r) => r.scopes),
+  ]);
   const configuration: Configuration = {
     clients: options.clients ?? [],
     jwks: { keys: keys as jose.JWK[] as never },
-    scopes: ['openid', 'offline_access'],
+    scopes: [...knownScopes],
     pkce: { required: () => true },
     ttl: { AccessToken: ttl, ClientCredentials: ttl, RefreshToken: 14 * 24 * 3600, Grant: 14 * 24 * 3600 },
-    clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' },
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: 'none',
+    },
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
     // The development user consents to everything a client asks for.
     async loadExistingGrant(ctx) {
       const { oidc } = ctx;
-      const grant = new oidc.provider.Grant({ accountId: oidc.session!.accountId!, clientId: oidc.client!.clientId });
-      const requested = String(oidc.params?.scope ?? '').split(' ').filter(Boolean);
-      const oidcScopes = requested.filter((s) => s === 'openid' || s === 'offline_access');
+      const grant = new oidc.provider.Grant({
+        accountId: oidc.session!.accountId!,
+        clientId: oidc.client!.clientId,
+      });
+      const requested = String(oidc.params?.scope ?? '')
+        .split(' ')
+        .filter(Boolean);
+      // Scopes the server knows (registration accepts them) count as OpenID scopes too: grant them.
+      const oidcScopes = requested.filter((s) => knownScopes.has(s));
       if (oidcScopes.length > 0) grant.addOIDCScope(oidcScopes.join(' '));
       for (const resource of Object.keys(oidc.resourceServers ?? {})) {
         const offered = new Set(resources.get(resource)?.scopes ?? []);
@@ -107,11 +127,13 @@ export async function startDevAuthorizationServer(
       resourceIndicators: {
         enabled: true,
         // A request naming no resource gets a token for the only resource there is.
-        defaultResource: (_ctx, _client, oneOf) => oneOf ?? (resources.size === 1 ? [...resources.keys()][0] : undefined),
+        defaultResource: (_ctx, _client, oneOf) =>
+          oneOf ?? (resources.size === 1 ? [...resources.keys()][0] : undefined),
         useGrantedResource: () => true,
         getResourceServerInfo(_ctx, resourceIndicator) {
           const resource = resources.get(resourceIndicator);
-          if (!resource) throw new errors.InvalidTarget(`${resourceIndicator} is not a resource of this server`);
+          if (!resource)
+            throw new errors.InvalidTarget(`${resourceIndicator} is not a resource of this server`);
           return {
             scope: resource.scopes.join(' '),
             audience: resourceIndicator,
@@ -135,7 +157,9 @@ export async function startDevAuthorizationServer(
 
   // The development user's session, shared by every user agent: requests without a session cookie
   // (curl) are given it, so the authorization endpoint needs no sign-in page.
-  const Session = provider.Session as unknown as new (payload: object) => InstanceType<typeof provider.Session>;
+  const Session = provider.Session as unknown as new (
+    payload: object,
+  ) => InstanceType<typeof provider.Session>;
   const session = new Session({ jti: DEV_SESSION, uid: randomBytes(16).toString('hex') });
   session.loginAccount({ accountId: account, loginTs: Math.floor(Date.now() / 1000) } as never);
   await session.save(14 * 24 * 3600);

@@ -5,8 +5,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type BearerOptions, bearer } from '../../src/auth/server/bearer.js';
-import { toNodeListener } from '../../src/node/listener.js';
 import type { Server } from '../../src/extensions/server.js';
+import { toNodeListener } from '../../src/node/listener.js';
 import { createHttpHandler, type HttpHandler } from '../../src/transports/http/server/handler.js';
 import type { HttpHandlerOptions } from '../../src/transports/http/server/options.js';
 

@@ -60,6 +60,11 @@ export class Introspector {
       result = this.#judge(await this.#introspect(token));
     } catch (error) {
       if (error instanceof TokenServiceUnavailable) throw error;
+      // An authorization server that cannot introspect this kind of token (oidc-provider answers so
+      // for JWT access tokens) has not vouched for it: refuse the token, the service is fine.
+      if (error instanceof oauth.ResponseBodyError && error.error === 'unsupported_token_type') {
+        throw new InvalidToken('the authorization server does not introspect tokens of its kind');
+      }
       throw new TokenServiceUnavailable(`the introspection endpoint of ${this.issuer} failed`, {
         cause: error,
       });

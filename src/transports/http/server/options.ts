@@ -3,8 +3,8 @@
  * and same-origin Origin checks, a 4 MiB body cap, bounded sessions and event buffers.
  */
 import { SwitchboardError } from '../../../protocol/errors.js';
-import type { HttpAuthenticator } from './authenticator.js';
 import { type Logger, withOnerror } from '../../../util/logger.js';
+import type { HttpAuthenticator } from './authenticator.js';
 import { type EventStore, MemoryEventStore } from './event-store.js';
 import type { OriginPolicy } from './security.js';
 import { DEFAULT_MAX_STREAM_BUFFER_BYTES } from './sse.js';
