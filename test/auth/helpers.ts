@@ -9,6 +9,7 @@ import type { Server } from '../../src/extensions/server.js';
 import { toNodeListener } from '../../src/node/listener.js';
 import { createHttpHandler, type HttpHandler } from '../../src/transports/http/server/handler.js';
 import type { HttpHandlerOptions } from '../../src/transports/http/server/options.js';
+import { ACCEPT_BOTH, type Exchange, post } from '../http/server/helpers.js';
 
 export interface ProtectedServer {
   /** The MCP endpoint, `http://127.0.0.1:<port>/mcp`: also the resource URI. */
@@ -49,4 +50,18 @@ export async function startProtected(
       });
     },
   };
+}
+
+/** Opens a legacy session (`initialize` at `revision`) with `token`; the reply carries its id. */
+export function openSession(url: string, token: string, revision: string): Promise<Exchange> {
+  return post(
+    url,
+    {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: revision, capabilities: {}, clientInfo: { name: 'test', version: '1' } },
+    },
+    { 'content-type': 'application/json', accept: ACCEPT_BOTH, authorization: `Bearer ${token}` },
+  );
 }

@@ -12,16 +12,9 @@ import {
 } from '../../examples/auth/dev-authorization-server.js';
 import { parseWwwAuthenticate } from '../../src/auth/www-authenticate.js';
 import { Server } from '../../src/extensions/server.js';
-import {
-  ACCEPT_BOTH,
-  type Exchange,
-  modernHeaders,
-  modernRequest,
-  post,
-  sessionHeaders,
-} from '../http/server/helpers.js';
+import { type Exchange, modernHeaders, modernRequest, post, sessionHeaders } from '../http/server/helpers.js';
 import { WireCheck } from '../http/server/wire.js';
-import { type ProtectedServer, startProtected } from './helpers.js';
+import { openSession, type ProtectedServer, startProtected } from './helpers.js';
 import { authorizationCode, clientCredentials } from './real-as.js';
 
 const ROBOT = { id: 'robot', secret: 'robot-secret-robot-secret-robot-secret' };
@@ -154,16 +147,7 @@ describe('bearer() with tokens from a real authorization server (oidc-provider)'
     const revision = '2025-06-18';
     const user = (await authorizationCode(as.issuer, jwtServer.url, 'mcp')).access_token;
     const robot = (await clientCredentials(as.issuer, ROBOT, jwtServer.url, 'mcp')).access_token;
-    const open = await post(
-      jwtServer.url,
-      {
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: revision, capabilities: {}, clientInfo: { name: 'user', version: '1' } },
-      },
-      { 'content-type': 'application/json', accept: ACCEPT_BOTH, authorization: `Bearer ${user}` },
-    );
+    const open = await openSession(jwtServer.url, user, revision);
     assert.equal(open.status, 200);
     const sessionId = open.headers.get('mcp-session-id')!;
     const inSession = (token: string) =>

@@ -9,7 +9,6 @@ import { after, before, describe, test } from 'node:test';
 import { parseWwwAuthenticate } from '../../src/auth/www-authenticate.js';
 import { Server } from '../../src/extensions/server.js';
 import {
-  ACCEPT_BOTH,
   assertError,
   type Exchange,
   modernHeaders,
@@ -18,7 +17,7 @@ import {
   sessionHeaders,
 } from '../http/server/helpers.js';
 import { WireCheck } from '../http/server/wire.js';
-import { type ProtectedServer, startProtected } from './helpers.js';
+import { openSession, type ProtectedServer, startProtected } from './helpers.js';
 import { KeyIssuer } from './key-issuer.js';
 
 function makeServer(): Server {
@@ -228,16 +227,7 @@ describe('bearer(): a protected resource', () => {
 
   test('legacy sessions are bound to the principal that opened them', async () => {
     const revision = '2025-11-25';
-    const open = await post(
-      url,
-      {
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: revision, capabilities: {}, clientInfo: { name: 'alice', version: '1' } },
-      },
-      { 'content-type': 'application/json', accept: ACCEPT_BOTH, authorization: `Bearer ${alice}` },
-    );
+    const open = await openSession(url, alice, revision);
     assert.equal(open.status, 200);
     const sessionId = open.headers.get('mcp-session-id')!;
     const inSession = (token: string | undefined, id: number) =>
