@@ -14,7 +14,33 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as jose from 'jose';
-import Provider, { type Configuration, errors } from 'oidc-provider';
+import type { Configuration, default as Provider } from 'oidc-provider';
+
+/**
+ * oidc-provider prints notices meant for production deployments (the in-memory adapter, default
+ * lifetimes, a Node release older than it prefers) on the console; a development server that the
+ * tests and examples run knows them all. Those lines, and only those, are dropped.
+ */
+function quietOidcProvider(): void {
+  for (const level of ['info', 'warn'] as const) {
+    const original = console[level];
+    console[level] = (...args: unknown[]) => {
+      const line = typeof args[0] === 'string' ? args[0] : '';
+      // (The line may be wrapped in colour codes on a terminal.)
+      if (line.includes('oidc-provider NOTICE:') || line.includes('oidc-provider WARNING:')) return;
+      original(...args);
+    };
+  }
+}
+
+let oidcProvider: Promise<typeof import('oidc-provider')> | undefined;
+const loadOidcProvider = () => {
+  if (!oidcProvider) {
+    quietOidcProvider();
+    oidcProvider = import('oidc-provider');
+  }
+  return oidcProvider;
+};
 
 /** A protected resource the server issues tokens for. */
 export interface DevResource {
@@ -61,6 +87,7 @@ const DEV_SESSION = 'dev-session';
 export async function startDevAuthorizationServer(
   options: DevAuthorizationServerOptions = {},
 ): Promise<DevAuthorizationServer> {
+  const { default: Provider, errors } = await loadOidcProvider();
   const resources = new Map(Object.entries(options.resources ?? {}));
   const account = options.account ?? 'dev-user';
   let listener: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;

@@ -5,8 +5,9 @@
  * ask for (step-up). A request without credentials (stdio, an HTTP server without authorization)
  * is not subject to scopes: there is no authorization to check them against.
  */
-import { missingScopes, SCOPE_TOKEN } from '../auth/scopes.js';
+
 import { SwitchboardError } from '../protocol/errors.js';
+import { missingScopes, SCOPE_TOKEN } from '../protocol/scopes.js';
 import type { RequestContext } from './context.js';
 
 /** The registration option. */

@@ -26,6 +26,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   extensions: ['client', 'engine', 'protocol', 'schema', 'server', 'util'],
   node: ['engine', 'protocol', 'transports', 'util'],
   testing: ['engine', 'protocol', 'util'],
+  // OAuth: the resource server plugs into the HTTP handler and reads the scopes items declare.
+  auth: ['engine', 'protocol', 'server', 'transports', 'util'],
   // The gateway sits above everything; its CLI command reuses the CLI's usage errors and io.
   gateway: [
     'cli',

@@ -21,6 +21,7 @@
  */
 import type { AuthInfo } from '../../engine/channel.js';
 import { ErrorCode, SwitchboardError } from '../../protocol/errors.js';
+import { formatScopes, missingScopes, parseScopes, SCOPE_TOKEN, unionScopes } from '../../protocol/scopes.js';
 import type { HttpAuthenticator, ScopedRequest } from '../../transports/http/server/authenticator.js';
 import {
   errorReply,
@@ -29,7 +30,6 @@ import {
   jsonReply,
 } from '../../transports/http/server/exchange.js';
 import { OAuthHttp, type WebFetch } from '../http.js';
-import { formatScopes, missingScopes, parseScopes, SCOPE_TOKEN, unionScopes } from '../scopes.js';
 import {
   canonicalResource,
   httpUrl,
