@@ -26,7 +26,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   extensions: ['client', 'engine', 'protocol', 'schema', 'server', 'util'],
   node: ['engine', 'protocol', 'transports', 'util'],
   testing: ['engine', 'protocol', 'util'],
-  cli: ['client', 'engine', 'extensions', 'node', 'protocol', 'schema', 'server', 'transports', 'util'],
+  gateway: ['client', 'engine', 'extensions', 'node', 'protocol', 'schema', 'server', 'transports', 'util'],
+  cli: ['client', 'engine', 'extensions', 'gateway', 'node', 'protocol', 'schema', 'server', 'transports', 'util'],
 };
 
 describe('the layers of src/', () => {
