@@ -4,7 +4,7 @@
  * is a Switchboard `Server` (`gateway.server`) to serve over any transport; `start()` connects the
  * upstreams, `close()` stops everything it started. The `switchboard gateway` command runs one.
  */
-export { type ConfigProblem, formatProblem } from './gateway/config-source.js';
+
 export {
   type CollisionPolicy,
   type GatewayConfig,
@@ -14,9 +14,10 @@ export {
   type LoadResult,
   loadGatewayConfig,
   parseGatewayConfig,
-  type StdioUpstreamConfig,
   type Startup,
+  type StdioUpstreamConfig,
   type UpstreamConfig,
 } from './gateway/config.js';
+export { type ConfigProblem, formatProblem } from './gateway/config-source.js';
 export { Gateway, type GatewayRuntimeOptions } from './gateway/gateway.js';
 export type { UpstreamHealth, UpstreamState } from './gateway/upstream.js';

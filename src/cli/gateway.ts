@@ -4,7 +4,7 @@
  */
 import { loadGatewayConfig } from '../gateway/config.js';
 import { formatProblem } from '../gateway/config-source.js';
-import type { CliIo } from './cli.js';
+import type { CliIo } from './io.js';
 import { cliVersion } from './session.js';
 import { UsageError } from './usage-error.js';
 
@@ -102,5 +102,9 @@ export async function runGatewayCli(argv: readonly string[], io: CliIo): Promise
     return 0;
   }
   const { runGateway } = await import('../gateway/run.js');
-  return runGateway(config, { stdio: args.stdio, host: args.host, port: args.port, version: cliVersion() }, io.err);
+  return runGateway(
+    config,
+    { stdio: args.stdio, host: args.host, port: args.port, version: cliVersion() },
+    io.err,
+  );
 }

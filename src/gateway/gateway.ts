@@ -8,6 +8,9 @@
  * each upstream. Calls are intercepted before the server's own argument checks, which are the
  * upstream's job: the gateway passes arguments and results through unchanged.
  */
+
+import type { CallOptions } from '../client/client.js';
+import type { Client } from '../extensions/client.js';
 import { Server } from '../extensions/server.js';
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import type { Params } from '../protocol/jsonrpc.js';
@@ -21,10 +24,8 @@ import type {
   Tool,
 } from '../protocol/types.js';
 import type { RequestContext } from '../server/context.js';
-import { InputRequiredError } from '../server/input.js';
 import type { Handle } from '../server/handles.js';
-import type { CallOptions } from '../client/client.js';
-import type { Client } from '../extensions/client.js';
+import { InputRequiredError } from '../server/input.js';
 import { errorMessage } from '../util/guards.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import type { GatewayConfig } from './config.js';
@@ -63,7 +64,10 @@ export class Gateway {
   private readonly upstreams = new Map<string, Upstream>();
   private readonly logger: Logger;
   /** Downstream tool and prompt names → where they lead. */
-  private readonly routes: Record<'tool' | 'prompt', Map<string, Route>> = { tool: new Map(), prompt: new Map() };
+  private readonly routes: Record<'tool' | 'prompt', Map<string, Route>> = {
+    tool: new Map(),
+    prompt: new Map(),
+  };
   /** Per upstream and kind: downstream key → what is registered. */
   private readonly mirrors = new Map<string, Record<Kind, Map<string, Mirrored>>>();
   /** Per downstream session: its own session with each upstream. */
@@ -87,7 +91,12 @@ export class Gateway {
         catalogChanged: (changed) => void this.refresh(changed),
       });
       this.upstreams.set(upstream.name, upstream);
-      this.mirrors.set(upstream.name, { tool: new Map(), prompt: new Map(), resource: new Map(), template: new Map() });
+      this.mirrors.set(upstream.name, {
+        tool: new Map(),
+        prompt: new Map(),
+        resource: new Map(),
+        template: new Map(),
+      });
     }
     this.server.addCapabilities((capabilities) => this.capabilities(capabilities));
     this.server.onSessionClosed((id) => void this.closeSessions(id));
@@ -135,16 +144,27 @@ export class Gateway {
 
   /** Lazily started upstreams connect on the first list that needs them. */
   private async ensureStarted(): Promise<void> {
-    const lazy = [...this.upstreams.values()].filter((u) => u.config.startup === 'lazy' && u.health().state === 'idle');
+    const lazy = [...this.upstreams.values()].filter(
+      (u) => u.config.startup === 'lazy' && u.health().state === 'idle',
+    );
     if (lazy.length === 0) return;
-    await Promise.all(lazy.map((u) => u.catalog().then(() => this.refreshing.get(u.name), () => undefined)));
+    await Promise.all(
+      lazy.map((u) =>
+        u.catalog().then(
+          () => this.refreshing.get(u.name),
+          () => undefined,
+        ),
+      ),
+    );
   }
 
   private refresh(upstream: Upstream): Promise<void> {
     const previous = this.refreshing.get(upstream.name) ?? Promise.resolve();
-    const next = previous.then(() => this.mirror(upstream)).catch((error) => {
-      this.logger.warn(`gateway: cannot list what "${upstream.name}" offers: ${errorMessage(error)}`);
-    });
+    const next = previous
+      .then(() => this.mirror(upstream))
+      .catch((error) => {
+        this.logger.warn(`gateway: cannot list what "${upstream.name}" offers: ${errorMessage(error)}`);
+      });
     this.refreshing.set(upstream.name, next);
     return next;
   }
@@ -171,7 +191,8 @@ export class Gateway {
     const included = include.map(glob);
     const excluded = exclude.map(glob);
     const shown = (tool: Tool) =>
-      (included.length === 0 || included.some((g) => g.test(tool.name))) && !excluded.some((g) => g.test(tool.name));
+      (included.length === 0 || included.some((g) => g.test(tool.name))) &&
+      !excluded.some((g) => g.test(tool.name));
     this.apply(upstream, 'tool', tools.filter(shown));
     this.apply(upstream, 'prompt', prompts);
     this.apply(upstream, 'resource', resources);
@@ -200,11 +221,20 @@ export class Gateway {
   }
 
   /** Registers, updates and removes downstream items so they match `items` of one upstream. */
-  private apply(upstream: Upstream, kind: Kind, items: ReadonlyArray<Tool | Prompt | Resource | ResourceTemplate>): void {
+  private apply(
+    upstream: Upstream,
+    kind: Kind,
+    items: ReadonlyArray<Tool | Prompt | Resource | ResourceTemplate>,
+  ): void {
     const mirror = this.mirrors.get(upstream.name)![kind];
     const seen = new Set<string>();
     for (const item of items) {
-      const original = kind === 'resource' ? (item as Resource).uri : kind === 'template' ? (item as ResourceTemplate).uriTemplate : item.name;
+      const original =
+        kind === 'resource'
+          ? (item as Resource).uri
+          : kind === 'template'
+            ? (item as ResourceTemplate).uriTemplate
+            : item.name;
       const key = this.downstreamKey(upstream, kind, original);
       if (key === undefined) continue;
       seen.add(key);
@@ -213,12 +243,14 @@ export class Gateway {
       if (existing?.definition === definition) continue;
       try {
         if (existing) existing.handle.update(this.itemConfig(kind, item));
-        else mirror.set(key, { handle: this.register(upstream, kind, key, item), definition });
+        else mirror.set(key, { handle: this.register(kind, key, item), definition });
         if (existing) mirror.set(key, { handle: existing.handle, definition });
         if (kind === 'tool' || kind === 'prompt') this.routes[kind].set(key, { upstream, name: original });
       } catch (error) {
         seen.delete(key);
-        this.logger.warn(`gateway: ${kind} ${JSON.stringify(original)} of "${upstream.name}" is not shown: ${errorMessage(error)}`);
+        this.logger.warn(
+          `gateway: ${kind} ${JSON.stringify(original)} of "${upstream.name}" is not shown: ${errorMessage(error)}`,
+        );
       }
     }
     for (const [key, { handle }] of mirror) {
@@ -237,14 +269,21 @@ export class Gateway {
     const taken = this.routes[kind].get(name);
     if (taken === undefined || (taken.upstream === upstream && taken.name === original)) return name;
     if (collisions === 'skip') {
-      this.logger.warn(`gateway: ${kind} "${original}" of "${upstream.name}" is not shown: "${name}" is taken by "${taken.upstream.name}".`);
+      this.logger.warn(
+        `gateway: ${kind} "${original}" of "${upstream.name}" is not shown: "${name}" is taken by "${taken.upstream.name}".`,
+      );
       return undefined;
     }
     return withSuffix(name, `${upstream.name}/${original}`);
   }
 
   private itemConfig(kind: Kind, item: Tool | Prompt | Resource | ResourceTemplate): Record<string, unknown> {
-    const { name: _name, uri: _uri, uriTemplate: _template, ...rest } = item as unknown as Record<string, unknown>;
+    const {
+      name: _name,
+      uri: _uri,
+      uriTemplate: _template,
+      ...rest
+    } = item as unknown as Record<string, unknown>;
     if (kind === 'tool') {
       const tool = item as Tool;
       // The upstream checks its own arguments and results: the schemas are shown, not enforced here.
@@ -253,7 +292,7 @@ export class Gateway {
     return rest;
   }
 
-  private register(upstream: Upstream, kind: Kind, key: string, item: Tool | Prompt | Resource | ResourceTemplate) {
+  private register(kind: Kind, key: string, item: Tool | Prompt | Resource | ResourceTemplate) {
     const config = this.itemConfig(kind, item) as never;
     switch (kind) {
       case 'tool':
@@ -263,7 +302,9 @@ export class Gateway {
           this.getPrompt(key, args as Record<string, string>, ctx),
         );
       case 'resource':
-        return this.server.registerResource(item.name, key, config, (_uri, ctx) => this.readResource(key, ctx));
+        return this.server.registerResource(item.name, key, config, (_uri, ctx) =>
+          this.readResource(key, ctx),
+        );
       case 'template':
         return this.server.registerResourceTemplate(item.name, key, config, (uri, _vars, ctx) =>
           this.readResource(uri, ctx),
@@ -285,7 +326,12 @@ export class Gateway {
   private intercept(): void {
     const { server } = this;
     // Lists of lazily started upstreams are filled on first need.
-    for (const method of ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list'] as const) {
+    for (const method of [
+      'tools/list',
+      'prompts/list',
+      'resources/list',
+      'resources/templates/list',
+    ] as const) {
       server.intercept(method, async (params, _ctx, next) => {
         await this.ensureStarted();
         return next(params);
@@ -297,27 +343,32 @@ export class Gateway {
         : next(params),
     );
     server.intercept('prompts/get', (params, ctx, next) =>
-      this.routes.prompt.has(params.name)
-        ? this.getPrompt(params.name, params.arguments, ctx)
-        : next(params),
+      this.routes.prompt.has(params.name) ? this.getPrompt(params.name, params.arguments, ctx) : next(params),
     );
     server.intercept('resources/read', (params, ctx, next) =>
       parseExposedUri(params.uri) ? this.readResource(params.uri, ctx) : next(params),
     );
-    server.intercept('completion/complete', (params, ctx, next) => this.complete(params, ctx, () => next(params)));
-    server.intercept('resources/subscribe', async (params, ctx, next) => {
+    server.intercept('completion/complete', (params, ctx, next) =>
+      this.complete(params, ctx, () => next(params)),
+    );
+    server.intercept('resources/subscribe', async (params, _ctx, next) => {
       await this.follow(params.uri);
       return next(params);
     });
-    server.intercept('subscriptions/listen', async (params, ctx, next) => {
+    server.intercept('subscriptions/listen', async (params, _ctx, next) => {
       const uris = (params as { filter?: { resourceSubscriptions?: unknown } }).filter?.resourceSubscriptions;
-      if (Array.isArray(uris)) await Promise.all(uris.filter((u) => typeof u === 'string').map((u) => this.follow(u)));
+      if (Array.isArray(uris))
+        await Promise.all(uris.filter((u) => typeof u === 'string').map((u) => this.follow(u)));
       return next(params);
     });
     server.fallback((method, params, ctx) => this.forwardUnknown(method, params, ctx));
   }
 
-  private async callTool(name: string, args: Params | undefined, ctx: RequestContext): Promise<CallToolResult> {
+  private async callTool(
+    name: string,
+    args: Params | undefined,
+    ctx: RequestContext,
+  ): Promise<CallToolResult> {
     const route = this.routes.tool.get(name)!;
     try {
       return await this.forward(route.upstream, ctx, (client, options) =>
@@ -332,15 +383,22 @@ export class Gateway {
 
   private getPrompt(name: string, args: Record<string, string> | undefined, ctx: RequestContext) {
     const route = this.routes.prompt.get(name)!;
-    return this.forward(route.upstream, ctx, (client, options) => client.getPrompt(route.name, args, options));
+    return this.forward(route.upstream, ctx, (client, options) =>
+      client.getPrompt(route.name, args, options),
+    );
   }
 
   private async readResource(uri: string, ctx: RequestContext) {
     const target = this.target(uri);
-    const result = await this.forward(target.upstream, ctx, (client, options) => client.readResource(target.uri, options));
+    const result = await this.forward(target.upstream, ctx, (client, options) =>
+      client.readResource(target.uri, options),
+    );
     return {
       ...result,
-      contents: result.contents.map((content) => ({ ...content, uri: exposedUri(target.upstream.name, content.uri) })),
+      contents: result.contents.map((content) => ({
+        ...content,
+        uri: exposedUri(target.upstream.name, content.uri),
+      })),
     };
   }
 
@@ -362,7 +420,8 @@ export class Gateway {
     return this.forward(
       upstream,
       ctx,
-      (client, options) => client.complete({ ...params, ref: upstreamRef } as CompleteParams, options) as Promise<R>,
+      (client, options) =>
+        client.complete({ ...params, ref: upstreamRef } as CompleteParams, options) as Promise<R>,
     );
   }
 
@@ -376,7 +435,9 @@ export class Gateway {
     this.followed.add(uri);
     client.listen(
       { resourceSubscriptions: [parsed.uri] },
-      { onResourceUpdated: (updated) => this.server.notifyResourceUpdated(exposedUri(upstream.name, updated)) },
+      {
+        onResourceUpdated: (updated) => this.server.notifyResourceUpdated(exposedUri(upstream.name, updated)),
+      },
     );
   }
 
@@ -406,7 +467,10 @@ export class Gateway {
     const parsed = parseExposedUri(uri);
     const upstream = parsed && this.upstreams.get(parsed.namespace);
     if (!parsed || !upstream) {
-      throw new ProtocolError(ErrorCode.InvalidParams, `Unknown resource: ${uri}. Call resources/list for the available resources.`);
+      throw new ProtocolError(
+        ErrorCode.InvalidParams,
+        `Unknown resource: ${uri}. Call resources/list for the available resources.`,
+      );
     }
     return { upstream, uri: parsed.uri };
   }
@@ -457,7 +521,8 @@ export class Gateway {
     let session = sessions.get(upstream.name);
     if (!session) {
       const forget = () => {
-        if (this.sessions.get(id)?.get(upstream.name) === session) this.sessions.get(id)!.delete(upstream.name);
+        if (this.sessions.get(id)?.get(upstream.name) === session)
+          this.sessions.get(id)!.delete(upstream.name);
       };
       session = upstream.session(ctx.client.capabilities, forget);
       session.catch(forget);

@@ -4,9 +4,9 @@
  * Prints what it serves and each upstream's state at start, and logs JSON lines on stderr.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createHttpHandler } from '../transports/http/server/handler.js';
 import { serve } from '../node/serve.js';
 import { redactSecrets } from '../server/redact.js';
+import { createHttpHandler } from '../transports/http/server/handler.js';
 import { serveStdio } from '../transports/stdio/serve.js';
 import { clip } from '../util/clip.js';
 import type { Logger } from '../util/logger.js';
@@ -54,7 +54,9 @@ export async function runGateway(
     port: options.port ?? config.options.port,
   });
   // /healthz and /readyz beside the MCP endpoint, on the same listener.
-  const [mcp] = running.server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
+  const [mcp] = running.server.listeners('request') as Array<
+    (req: IncomingMessage, res: ServerResponse) => void
+  >;
   running.server.removeAllListeners('request');
   running.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const path = req.url?.split('?')[0];
@@ -110,7 +112,9 @@ export function summary(gateway: Gateway, where: string): string {
     return [health.name, health.state, health.transport, detail];
   });
   const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
-  const lines = rows.map((r) => `  ${r.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell)).join('  ')}`);
+  const lines = rows.map(
+    (r) => `  ${r.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell)).join('  ')}`,
+  );
   const count = plural(rows.length, 'server');
   const head =
     where === 'stdio'

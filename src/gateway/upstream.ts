@@ -197,7 +197,10 @@ export class Upstream {
 
   private unavailable(): ProtocolError {
     const why = this.stopped ? 'the gateway is stopping' : (this.lastError ?? 'it is not connected');
-    return new ProtocolError(ErrorCode.InternalError, `Upstream "${this.name}" is unavailable (${this.state}): ${why}`);
+    return new ProtocolError(
+      ErrorCode.InternalError,
+      `Upstream "${this.name}" is unavailable (${this.state}): ${why}`,
+    );
   }
 
   private client(router: CallRouter, capabilities: ClientCapabilities): Client {
@@ -236,7 +239,10 @@ export class Upstream {
             return outcome as unknown as ElicitResult;
           }),
         // A legacy `elicitation: {}` means form.
-        { form: elicitation.form !== undefined || elicitation.url === undefined, url: elicitation.url !== undefined },
+        {
+          form: elicitation.form !== undefined || elicitation.url === undefined,
+          url: elicitation.url !== undefined,
+        },
       );
     }
     if (capabilities.sampling) client.onSampling((params) => ask((ctx) => ctx.sample(params)));

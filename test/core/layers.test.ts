@@ -27,7 +27,18 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   node: ['engine', 'protocol', 'transports', 'util'],
   testing: ['engine', 'protocol', 'util'],
   gateway: ['client', 'engine', 'extensions', 'node', 'protocol', 'schema', 'server', 'transports', 'util'],
-  cli: ['client', 'engine', 'extensions', 'gateway', 'node', 'protocol', 'schema', 'server', 'transports', 'util'],
+  cli: [
+    'client',
+    'engine',
+    'extensions',
+    'gateway',
+    'node',
+    'protocol',
+    'schema',
+    'server',
+    'transports',
+    'util',
+  ],
 };
 
 describe('the layers of src/', () => {

@@ -10,13 +10,13 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client } from '../../src/extensions/client.js';
-import { Gateway } from '../../src/gateway/gateway.js';
 import { parseGatewayConfig } from '../../src/gateway/config.js';
+import { Gateway } from '../../src/gateway/gateway.js';
 import { nodeFetch } from '../../src/node/fetch.js';
 import { type RunningServer, serve } from '../../src/node/serve.js';
 import type { CallToolResult } from '../../src/protocol/types.js';
-import { createHttpHandler } from '../../src/transports/http/server/handler.js';
 import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
+import { createHttpHandler } from '../../src/transports/http/server/handler.js';
 import { type RunningServer as OfficialServer, startV2 } from '../fixtures/http-official.js';
 import { checkedChannel } from '../http/client/helpers.js';
 import { assertExited } from '../interop/helpers/processes.js';
@@ -35,8 +35,14 @@ export interface StartedGateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(servers: Record<string, unknown>, options: Record<string, unknown> = {}): Promise<StartedGateway> {
-  const loaded = parseGatewayConfig('gateway-test.json', JSON.stringify({ mcpServers: servers, gateway: options }));
+export async function startGateway(
+  servers: Record<string, unknown>,
+  options: Record<string, unknown> = {},
+): Promise<StartedGateway> {
+  const loaded = parseGatewayConfig(
+    'gateway-test.json',
+    JSON.stringify({ mcpServers: servers, gateway: options }),
+  );
   assert.ok(loaded.ok, loaded.ok ? '' : JSON.stringify(loaded.problems));
   const warnings: string[] = [];
   const gateway = new Gateway(loaded.config, {
@@ -59,19 +65,27 @@ export async function startGateway(servers: Record<string, unknown>, options: Re
 /** A Switchboard client over HTTP that answers elicitation with `name`; frames it sends are schema-checked. */
 async function switchboardClient(url: string, name: string, era: 'auto' | 'legacy' = 'auto') {
   const asked: string[] = [];
-  const client = new Client({ name: `client-${name}`, version: '1.0.0' }, { version: era, probeTimeoutMs: 10_000 });
+  const client = new Client(
+    { name: `client-${name}`, version: '1.0.0' },
+    { version: era, probeTimeoutMs: 10_000 },
+  );
   client.onElicitation((params) => {
     asked.push(params.message);
     return { action: 'accept', content: { name } };
   });
-  const checked = await checkedChannel(new StreamableHttpClientChannel(url, { fetch: nodeFetch, rememberEra: false }));
+  const checked = await checkedChannel(
+    new StreamableHttpClientChannel(url, { fetch: nodeFetch, rememberEra: false }),
+  );
   await client.connect(checked);
   return { client, asked, assertClean: () => checked.assertClean() };
 }
 
 async function officialClient(url: string, name: string) {
   const asked: string[] = [];
-  const client = new V1Client({ name: `official-${name}`, version: '1.0.0' }, { capabilities: { elicitation: {} } });
+  const client = new V1Client(
+    { name: `official-${name}`, version: '1.0.0' },
+    { capabilities: { elicitation: {} } },
+  );
   client.setRequestHandler(ElicitRequestSchema, (request) => {
     asked.push(request.params.message);
     return { action: 'accept', content: { name, ok: true } };
@@ -115,7 +129,9 @@ describe('gateway: two upstreams over stdio and one over HTTP, clients of both e
     const { resources } = await client.listResources();
     assert.ok(resources.some((r) => r.uri === 'gateway://local/memo://one'));
     const read = await client.readResource('gateway://local/memo://one');
-    assert.deepEqual(read.contents, [{ uri: 'gateway://local/memo://one', mimeType: 'text/plain', text: 'memo one' }]);
+    assert.deepEqual(read.contents, [
+      { uri: 'gateway://local/memo://one', mimeType: 'text/plain', text: 'memo one' },
+    ]);
     const templated = await client.readResource('gateway://local/memo://seven');
     assert.equal((templated.contents[0] as { text: string }).text, 'memo seven');
     const prompt = await client.getPrompt('local__greet', { who: 'Ada' });
@@ -138,11 +154,16 @@ describe('gateway: two upstreams over stdio and one over HTTP, clients of both e
     assert.deepEqual(ada.asked, ['Your name?']);
     assert.deepEqual(bob.asked, ['Your name?']);
     // An official SDK upstream asks the same way.
-    assert.equal(textOf((await bob.client.callTool({ name: 'official__confirm', arguments: {} })) as CallToolResult), 'confirmed true');
+    assert.equal(
+      textOf((await bob.client.callTool({ name: 'official__confirm', arguments: {} })) as CallToolResult),
+      'confirmed true',
+    );
     assert.deepEqual(bob.asked, ['Your name?', 'Proceed?']);
 
     const adaPid = pidOf(await ada.client.callTool('local__whoami'));
-    const bobPid = pidOf((await bob.client.callTool({ name: 'local__whoami', arguments: {} })) as CallToolResult);
+    const bobPid = pidOf(
+      (await bob.client.callTool({ name: 'local__whoami', arguments: {} })) as CallToolResult,
+    );
     assert.notEqual(adaPid, bobPid, 'each client has its own upstream process');
     ada.assertClean();
     await ada.client.close();
@@ -162,7 +183,9 @@ describe('gateway: two upstreams over stdio and one over HTTP, clients of both e
 
   test("an upstream's list change reaches downstream clients as list_changed", async () => {
     const dan = await switchboardClient(started.url, 'dan', 'legacy');
-    const changed = new Promise<void>((resolve) => dan.client.on('notifications/tools/list_changed', () => resolve()));
+    const changed = new Promise<void>((resolve) =>
+      dan.client.on('notifications/tools/list_changed', () => resolve()),
+    );
     // grow runs in dan's own session; the gateway's catalog session sees its own copy change only
     // when it grows there too, so ask the catalog through a 2026-07-28 client.
     const eve = await switchboardClient(started.url, 'eve');
@@ -184,7 +207,10 @@ describe('gateway: faults', () => {
     try {
       const health = started.gateway.health();
       const broken = health.find((h) => h.name === 'broken');
-      assert.ok(broken && (broken.state === 'failing' || broken.state === 'circuit-open'), JSON.stringify(health));
+      assert.ok(
+        broken && (broken.state === 'failing' || broken.state === 'circuit-open'),
+        JSON.stringify(health),
+      );
       assert.match(broken.lastError ?? '', /cannot open the database/);
       assert.equal(health.find((h) => h.name === 'local')?.state, 'up');
 
@@ -208,7 +234,10 @@ describe('gateway: faults', () => {
     const started = await startGateway({ local: { command: process.execPath, args: [UPSTREAM] } });
     const a = await switchboardClient(started.url, 'a', 'legacy');
     const b = await switchboardClient(started.url, 'b', 'legacy');
-    const pids = [pidOf(await a.client.callTool('local__whoami')), pidOf(await b.client.callTool('local__whoami'))];
+    const pids = [
+      pidOf(await a.client.callTool('local__whoami')),
+      pidOf(await b.client.callTool('local__whoami')),
+    ];
     const modern = await switchboardClient(started.url, 'c');
     pids.push(pidOf(await modern.client.callTool('local__whoami')));
     assert.equal(new Set(pids).size, 3);
