@@ -10,6 +10,7 @@
  */
 
 import type { CallOptions } from '../client/client.js';
+import type { Channel } from '../engine/channel.js';
 import type { Client } from '../extensions/client.js';
 import { Server } from '../extensions/server.js';
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
@@ -37,6 +38,8 @@ export interface GatewayRuntimeOptions {
   logger?: Logger;
   /** The version in `serverInfo` and in the gateway's `clientInfo` upstream. */
   version?: string;
+  /** Wraps every channel the gateway opens to an upstream (e.g. a `SchemaCheckedChannel` in tests). */
+  wrapChannel?: (channel: Channel, upstream: string) => Channel;
 }
 
 /** Where a downstream name leads. */
@@ -88,6 +91,7 @@ export class Gateway {
       const upstream = new Upstream(upstreamConfig, {
         logger: this.logger,
         version,
+        wrapChannel: options.wrapChannel,
         catalogChanged: (changed) => void this.refresh(changed),
       });
       this.upstreams.set(upstream.name, upstream);
@@ -179,7 +183,8 @@ export class Gateway {
       return;
     }
     const { client } = await upstream.catalog();
-    this.listen(upstream, client);
+    // Listening first, and acknowledged before listing, so no change after the lists goes unseen.
+    await this.listen(upstream, client);
     const caps = client.serverCapabilities;
     const [tools, prompts, resources, templates] = await Promise.all([
       caps.tools ? client.listTools().then((r) => r.tools) : [],
@@ -202,7 +207,7 @@ export class Gateway {
   private readonly listening = new WeakSet<Client>();
 
   /** Follows the catalog's list changes (legacy notifications or a 2026-07-28 listen stream). */
-  private listen(upstream: Upstream, client: Client): void {
+  private async listen(upstream: Upstream, client: Client): Promise<void> {
     if (this.listening.has(client)) return;
     this.listening.add(client);
     const caps = client.serverCapabilities;
@@ -213,10 +218,13 @@ export class Gateway {
     };
     if (Object.keys(filter).length === 0) return;
     const changed = () => void this.refresh(upstream);
-    client.listen(filter, {
+    const subscription = client.listen(filter, {
       onToolsListChanged: changed,
       onPromptsListChanged: changed,
       onResourcesListChanged: changed,
+    });
+    await subscription.acknowledged.catch((error: unknown) => {
+      this.logger.warn(`gateway: cannot follow the lists of "${upstream.name}": ${errorMessage(error)}`);
     });
   }
 

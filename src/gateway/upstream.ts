@@ -81,6 +81,8 @@ export class CallRouter {
 export interface UpstreamHooks {
   readonly logger: Logger;
   readonly version: string;
+  /** Wraps each channel to the upstream (a schema check in tests, tracing). */
+  readonly wrapChannel?: ((channel: Channel, upstream: string) => Channel) | undefined;
   /** The catalog session (re)connected or its lists changed: mirror them again. */
   catalogChanged(upstream: Upstream): void;
 }
@@ -260,7 +262,8 @@ export class Upstream {
     // Negotiation may open a second channel (a legacy server that hung up on the modern probe):
     // only the close of the one in use after connecting ends the session.
     const open = (): Channel => {
-      const channel = this.channel();
+      const made = this.channel();
+      const channel = this.hooks.wrapChannel ? this.hooks.wrapChannel(made, this.name) : made;
       last = channel;
       return watchClose(channel, () => {
         if (!connected || last !== channel) return;

@@ -91,6 +91,21 @@ describe('switchboard gateway', () => {
       child.kill('SIGKILL');
     }
   });
+  test('a gateway killed with SIGKILL leaves no upstream behind (their stdin closes)', async () => {
+    const channel = new StdioClientChannel({
+      command: process.execPath,
+      args: [CLI, 'gateway', '--stdio', writeConfig()],
+      env: { XDG_CACHE_HOME: CLI_ENV.XDG_CACHE_HOME },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'kill-test', version: '1.0.0' }, { version: 'legacy' });
+    await client.connect(channel);
+    const upstream = pidOf(await client.callTool('local__whoami'));
+    process.kill(channel.pid!, 'SIGKILL');
+    await assertExited([upstream], 'upstream of a killed gateway');
+    await client.close().catch(() => undefined);
+  });
+
   test('--stdio: a client spawns the gateway; its upstreams end with it', async () => {
     const channel = new StdioClientChannel({
       command: process.execPath,

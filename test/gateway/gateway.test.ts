@@ -5,80 +5,21 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Client } from '../../src/extensions/client.js';
-import { parseGatewayConfig } from '../../src/gateway/config.js';
-import { Gateway } from '../../src/gateway/gateway.js';
-import { nodeFetch } from '../../src/node/fetch.js';
-import { type RunningServer, serve } from '../../src/node/serve.js';
 import type { CallToolResult } from '../../src/protocol/types.js';
-import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
-import { createHttpHandler } from '../../src/transports/http/server/handler.js';
 import { type RunningServer as OfficialServer, startV2 } from '../fixtures/http-official.js';
-import { checkedChannel } from '../http/client/helpers.js';
 import { assertExited } from '../interop/helpers/processes.js';
-
-const UPSTREAM = fileURLToPath(new URL('../fixtures/gateway-upstream.js', import.meta.url));
-const OFFICIAL_V1 = fileURLToPath(new URL('../fixtures/gateway-official-v1.js', import.meta.url));
-
-const textOf = (result: CallToolResult): string =>
-  result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('');
-const pidOf = (result: CallToolResult): number => Number(/pid (\d+)/.exec(textOf(result))?.[1]);
-
-export interface StartedGateway {
-  gateway: Gateway;
-  http: RunningServer;
-  url: string;
-  close(): Promise<void>;
-}
-
-export async function startGateway(
-  servers: Record<string, unknown>,
-  options: Record<string, unknown> = {},
-): Promise<StartedGateway> {
-  const loaded = parseGatewayConfig(
-    'gateway-test.json',
-    JSON.stringify({ mcpServers: servers, gateway: options }),
-  );
-  assert.ok(loaded.ok, loaded.ok ? '' : JSON.stringify(loaded.problems));
-  const warnings: string[] = [];
-  const gateway = new Gateway(loaded.config, {
-    version: '1.0.0',
-    logger: { warn: (message) => warnings.push(message), error: (error) => warnings.push(error.message) },
-  });
-  await gateway.start();
-  const http = await serve(createHttpHandler(gateway.server), { port: 0 });
-  return {
-    gateway,
-    http,
-    url: http.url,
-    async close() {
-      await http.close();
-      await gateway.close();
-    },
-  };
-}
-
-/** A Switchboard client over HTTP that answers elicitation with `name`; frames it sends are schema-checked. */
-async function switchboardClient(url: string, name: string, era: 'auto' | 'legacy' = 'auto') {
-  const asked: string[] = [];
-  const client = new Client(
-    { name: `client-${name}`, version: '1.0.0' },
-    { version: era, probeTimeoutMs: 10_000 },
-  );
-  client.onElicitation((params) => {
-    asked.push(params.message);
-    return { action: 'accept', content: { name } };
-  });
-  const checked = await checkedChannel(
-    new StreamableHttpClientChannel(url, { fetch: nodeFetch, rememberEra: false }),
-  );
-  await client.connect(checked);
-  return { client, asked, assertClean: () => checked.assertClean() };
-}
+import {
+  OFFICIAL_V1,
+  pidOf,
+  type StartedGateway,
+  startGateway,
+  switchboardClient,
+  textOf,
+  UPSTREAM,
+} from './helpers.js';
 
 async function officialClient(url: string, name: string) {
   const asked: string[] = [];
@@ -195,54 +136,5 @@ describe('gateway: two upstreams over stdio and one over HTTP, clients of both e
     assert.ok(tools.some((tool) => tool.name === 'local__grown'));
     await dan.client.close();
     await eve.client.close();
-  });
-});
-
-describe('gateway: faults', () => {
-  test('an upstream that never starts is reported; the others serve; a crash mid-call is an error result, then it comes back', async () => {
-    const started = await startGateway({
-      broken: { command: process.execPath, args: [UPSTREAM, 'crash-on-start'] },
-      local: { command: process.execPath, args: [UPSTREAM] },
-    });
-    try {
-      const health = started.gateway.health();
-      const broken = health.find((h) => h.name === 'broken');
-      assert.ok(
-        broken && (broken.state === 'failing' || broken.state === 'circuit-open'),
-        JSON.stringify(health),
-      );
-      assert.match(broken.lastError ?? '', /cannot open the database/);
-      assert.equal(health.find((h) => h.name === 'local')?.state, 'up');
-
-      const { client } = await switchboardClient(started.url, 'fay', 'legacy');
-      const first = pidOf(await client.callTool('local__whoami'));
-      const crashed = await client.callTool('local__crash');
-      assert.equal(crashed.isError, true);
-      assert.match(textOf(crashed), /exited|closed/);
-      await assertExited([first], 'the crashed upstream');
-      // The next call opens a new session.
-      const second = pidOf(await client.callTool('local__whoami'));
-      assert.notEqual(second, first);
-      await client.close();
-      await assertExited([second], 'the session of a closed client');
-    } finally {
-      await started.close();
-    }
-  });
-
-  test('close() stops every upstream process it started, the catalog and the per-client ones', async () => {
-    const started = await startGateway({ local: { command: process.execPath, args: [UPSTREAM] } });
-    const a = await switchboardClient(started.url, 'a', 'legacy');
-    const b = await switchboardClient(started.url, 'b', 'legacy');
-    const pids = [
-      pidOf(await a.client.callTool('local__whoami')),
-      pidOf(await b.client.callTool('local__whoami')),
-    ];
-    const modern = await switchboardClient(started.url, 'c');
-    pids.push(pidOf(await modern.client.callTool('local__whoami')));
-    assert.equal(new Set(pids).size, 3);
-    await started.close();
-    await assertExited(pids, 'gateway close');
-    await Promise.allSettled([a.client.close(), b.client.close(), modern.client.close()]);
   });
 });
