@@ -28,19 +28,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   testing: ['engine', 'protocol', 'util'],
   // OAuth: the resource server plugs into the HTTP handler and reads the scopes items declare.
   auth: ['engine', 'protocol', 'server', 'transports', 'util'],
-  // The gateway sits above everything; its CLI command reuses the CLI's usage errors and io.
-  gateway: [
-    'cli',
-    'client',
-    'engine',
-    'extensions',
-    'node',
-    'protocol',
-    'schema',
-    'server',
-    'transports',
-    'util',
-  ],
+  // The gateway sits above everything but the CLI, whose `gateway` command imports it.
+  gateway: ['client', 'engine', 'extensions', 'node', 'protocol', 'schema', 'server', 'transports', 'util'],
   cli: [
     'client',
     'engine',
