@@ -69,6 +69,8 @@ export interface DevAuthorizationServerOptions {
    * the scopes of resources added later. oidc-provider checks registrations against this list.
    */
   scopes?: readonly string[];
+  /** Offer dynamic client registration (RFC 7591). Default true. */
+  registration?: boolean;
   /** The subject of the development user. Default `dev-user`. */
   account?: string;
 }
@@ -147,7 +149,7 @@ export async function startDevAuthorizationServer(
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     features: {
       devInteractions: { enabled: false },
-      registration: { enabled: true },
+      registration: { enabled: options.registration !== false },
       introspection: { enabled: true },
       revocation: { enabled: true },
       clientCredentials: { enabled: true },

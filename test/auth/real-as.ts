@@ -5,6 +5,7 @@
  * resource-server tests use them to meet tokens exactly as an authorization server mints them.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { headlessSignIn } from '../../conformance/client/headless-sign-in.js';
 
 interface AsMetadata {
   issuer: string;
@@ -76,16 +77,8 @@ export async function authorizationCode(
   })) {
     authorize.searchParams.set(key, value);
   }
-  // The development user is signed in and consents at once: follow redirects up to the callback.
-  let next = authorize.href;
-  for (let hops = 0; !next.startsWith(redirectUri); hops++) {
-    if (hops > 5) throw new Error('authorization: too many redirects');
-    const response = await fetch(next, { redirect: 'manual' });
-    const location = response.headers.get('location');
-    if (!location) throw new Error(`authorization: ${response.status} ${await response.text()}`);
-    next = new URL(location, next).href;
-  }
-  const callback = new URL(next);
+  // The development user is signed in and consents at once.
+  const callback = await headlessSignIn(authorize, redirectUri);
   if (callback.searchParams.get('state') !== state) throw new Error('authorization: state mismatch');
   const code = callback.searchParams.get('code');
   if (!code) throw new Error(`authorization: ${callback.search}`);
