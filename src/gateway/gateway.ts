@@ -31,6 +31,7 @@ import { errorMessage } from '../util/guards.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import type { GatewayConfig } from './config.js';
 import { exposedName, exposedUri, parseExposedUri, withSuffix } from './names.js';
+import { ToolPins } from './pins.js';
 import { type ForwardedCall, Upstream, type UpstreamHealth, type UpstreamSession } from './upstream.js';
 
 export interface GatewayRuntimeOptions {
@@ -38,6 +39,11 @@ export interface GatewayRuntimeOptions {
   logger?: Logger;
   /** The version in `serverInfo` and in the gateway's `clientInfo` upstream. */
   version?: string;
+  /**
+   * Tool pinning: the lock file that records each tool's definition hash (made when missing). A tool
+   * whose definition changed since is hidden until approved (`gateway.pins.approve()`).
+   */
+  lock?: string;
   /** Wraps every channel the gateway opens to an upstream (e.g. a `SchemaCheckedChannel` in tests). */
   wrapChannel?: (channel: Channel, upstream: string) => Channel;
 }
@@ -64,6 +70,8 @@ function glob(pattern: string): RegExp {
 
 export class Gateway {
   readonly server: Server;
+  /** The tool pins, with `--lock` / the `lock` option. */
+  readonly pins: ToolPins | undefined;
   private readonly upstreams = new Map<string, Upstream>();
   private readonly logger: Logger;
   /** Downstream tool and prompt names → where they lead. */
@@ -85,6 +93,7 @@ export class Gateway {
     options: GatewayRuntimeOptions = {},
   ) {
     this.logger = options.logger ?? silentLogger;
+    this.pins = options.lock === undefined ? undefined : ToolPins.load(options.lock);
     const version = options.version ?? '0.0.0';
     this.server = new Server({ name: 'switchboard-gateway', version }, { logger: this.logger });
     for (const upstreamConfig of config.upstreams) {
@@ -245,6 +254,13 @@ export class Gateway {
             : item.name;
       const key = this.downstreamKey(upstream, kind, original);
       if (key === undefined) continue;
+      if (kind === 'tool' && this.pins && !this.pins.admit(key, item as Tool)) {
+        this.logger.warn(
+          `gateway: tool "${key}" is hidden: its definition changed since it was pinned in ${this.pins.file}. ` +
+            'Review it, then run: switchboard gateway approve --lock <lock file> <config>',
+        );
+        continue;
+      }
       seen.add(key);
       const definition = JSON.stringify(item);
       const existing = mirror.get(key);

@@ -19,6 +19,8 @@ export interface RunOptions {
   readonly host: string | undefined;
   readonly port: number | undefined;
   readonly version: string;
+  /** The tool pins' lock file (`--lock`). */
+  readonly lock?: string | undefined;
 }
 
 /** Structured logs: one JSON object per line on stderr, secrets masked. */
@@ -37,7 +39,11 @@ export async function runGateway(
   options: RunOptions,
   report: (text: string) => void,
 ): Promise<number> {
-  const gateway = new Gateway(config, { logger: jsonLogger(report), version: options.version });
+  const gateway = new Gateway(config, {
+    logger: jsonLogger(report),
+    version: options.version,
+    ...(options.lock !== undefined ? { lock: options.lock } : {}),
+  });
   await gateway.start();
   if (options.stdio) {
     const closed = new Promise<void>((resolve) => {
@@ -64,7 +70,12 @@ export async function runGateway(
     if (req.method === 'GET' && path === '/readyz') {
       const upstreams = gateway.health();
       const ready = upstreams.every((u) => u.state === 'up' || (u.state === 'idle' && isLazy(config, u)));
-      return reply(res, ready ? 200 : 503, { ready, upstreams });
+      const held = gateway.pins?.pending().map((p) => p.name) ?? [];
+      return reply(res, ready ? 200 : 503, {
+        ready,
+        upstreams,
+        ...(held.length > 0 ? { heldTools: held } : {}),
+      });
     }
     mcp!(req, res);
   });
@@ -81,6 +92,33 @@ export async function runGateway(
   await running.close();
   await gateway.close();
   return 0;
+}
+
+/** `switchboard gateway approve`: connects, pins the held tools' current definitions, stops. */
+export async function approveTools(
+  config: GatewayConfig,
+  options: RunOptions,
+  names: readonly string[],
+  out: (text: string) => void,
+  report: (text: string) => void,
+): Promise<number> {
+  const gateway = new Gateway(config, {
+    logger: jsonLogger(report),
+    version: options.version,
+    ...(options.lock !== undefined ? { lock: options.lock } : {}),
+  });
+  try {
+    await gateway.start();
+    const held = gateway.pins!.pending().map((p) => p.name);
+    const unknown = names.filter((name) => !held.includes(name));
+    const approved = gateway.pins!.approve(names);
+    for (const tool of approved) out(`approved ${tool.name} (${tool.found})\n`);
+    if (approved.length === 0 && names.length === 0) out('no tool is waiting for approval\n');
+    for (const name of unknown) report(`switchboard gateway: ${name} is not waiting for approval.\n`);
+    return unknown.length > 0 ? 1 : 0;
+  } finally {
+    await gateway.close();
+  }
 }
 
 function isLazy(config: GatewayConfig, health: UpstreamHealth): boolean {
@@ -120,7 +158,13 @@ export function summary(gateway: Gateway, where: string): string {
     where === 'stdio'
       ? `switchboard gateway: serving ${count} over stdio`
       : `switchboard gateway: serving ${count} at ${where}`;
-  return `${head}\n${lines.join('\n')}\n`;
+  const held = gateway.pins?.pending().map((p) => p.name) ?? [];
+  const pins =
+    held.length === 0
+      ? ''
+      : `  hidden until approved (changed since pinned): ${held.join(', ')}\n` +
+        `  review them, then: switchboard gateway approve --lock ${gateway.pins!.file} CONFIG\n`;
+  return `${head}\n${lines.join('\n')}\n${pins}`;
 }
 
 function plural(count: number, word: string): string {
