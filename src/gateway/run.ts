@@ -33,17 +33,22 @@ export function jsonLogger(write: (line: string) => void): Logger {
   };
 }
 
+/** The gateway the command runs: JSON logs on `report`, the lock file if `--lock` gave one. */
+function makeGateway(config: GatewayConfig, options: RunOptions, report: (text: string) => void): Gateway {
+  return new Gateway(config, {
+    logger: jsonLogger(report),
+    version: options.version,
+    ...(options.lock !== undefined ? { lock: options.lock } : {}),
+  });
+}
+
 /** Serves until stopped; `report` writes the start-up summary and the JSON log lines (stderr). */
 export async function runGateway(
   config: GatewayConfig,
   options: RunOptions,
   report: (text: string) => void,
 ): Promise<number> {
-  const gateway = new Gateway(config, {
-    logger: jsonLogger(report),
-    version: options.version,
-    ...(options.lock !== undefined ? { lock: options.lock } : {}),
-  });
+  const gateway = makeGateway(config, options, report);
   await gateway.start();
   if (options.stdio) {
     const closed = new Promise<void>((resolve) => {
@@ -102,11 +107,7 @@ export async function approveTools(
   out: (text: string) => void,
   report: (text: string) => void,
 ): Promise<number> {
-  const gateway = new Gateway(config, {
-    logger: jsonLogger(report),
-    version: options.version,
-    ...(options.lock !== undefined ? { lock: options.lock } : {}),
-  });
+  const gateway = makeGateway(config, options, report);
   try {
     await gateway.start();
     const held = gateway.pins!.pending().map((p) => p.name);
