@@ -26,7 +26,19 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   extensions: ['client', 'engine', 'protocol', 'schema', 'server', 'util'],
   node: ['engine', 'protocol', 'transports', 'util'],
   testing: ['engine', 'protocol', 'util'],
-  cli: ['client', 'engine', 'extensions', 'node', 'protocol', 'schema', 'server', 'transports', 'util'],
+  check: ['engine', 'node', 'protocol', 'schema', 'server', 'testing', 'transports', 'util'],
+  cli: [
+    'check',
+    'client',
+    'engine',
+    'extensions',
+    'node',
+    'protocol',
+    'schema',
+    'server',
+    'transports',
+    'util',
+  ],
 };
 
 describe('the layers of src/', () => {
