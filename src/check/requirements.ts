@@ -82,7 +82,14 @@ export const REQUIREMENTS: readonly Requirement[] = [
     'MUST',
     ALL,
     'schema',
-    'Every message the server sends is valid against the official JSON Schema of the revision in use (objects closed to the fields that revision defines).',
+    'Every message the server sends is valid against the official JSON Schema of the revision in use.',
+  ),
+  r(
+    'schema.revision-fields',
+    'SHOULD',
+    ALL,
+    'schema',
+    'Messages carry only the fields the revision in use defines (a field from a later revision means the server did not fit its answer to the version it negotiated).',
   ),
 
   // --- JSON-RPC 2.0 envelope
@@ -508,6 +515,11 @@ export function requirement(id: string): Requirement {
   const found = byId.get(id);
   if (!found) throw new Error(`No requirement "${id}" in the catalogue.`);
   return found;
+}
+
+/** The ids of an area's requirements, in catalogue order. */
+export function idsOf(area: Area): string[] {
+  return REQUIREMENTS.filter((r) => r.area === area).map((r) => r.id);
 }
 
 /** Whether a requirement applies to a revision over a transport. */

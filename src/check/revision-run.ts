@@ -6,7 +6,13 @@
 import type { Channel } from '../engine/channel.js';
 import { isRevision, type Revision } from '../protocol/revisions.js';
 import type { MessageSchemaChecker } from '../testing/message-schema-checker.js';
-import { CHECKER_INFO, ProbeContext, type ProbeOptions } from './probes/context.js';
+import {
+  answerServerRequest,
+  CHECKER_INFO,
+  checkerCapabilities,
+  ProbeContext,
+  type ProbeOptions,
+} from './probes/context.js';
 import { forgedCursor, walkList } from './probes/lists.js';
 import { judgeObserved } from './probes/observed.js';
 import { probePrompts } from './probes/prompts.js';
@@ -21,7 +27,7 @@ import {
 } from './probes/protocol.js';
 import { probeResources } from './probes/resources.js';
 import { probeTools } from './probes/tools.js';
-import type { TransportKind } from './requirements.js';
+import { idsOf, type TransportKind } from './requirements.js';
 import { Verdicts } from './results.js';
 import { describeReply, type Json, ProbeWire } from './wire.js';
 
@@ -36,6 +42,8 @@ export interface RevisionOutcome {
   readonly note: string;
   /** The server's name and version, when it said. */
   readonly server?: { readonly name: string; readonly version: string };
+  /** The capabilities the server declared in this revision. */
+  readonly capabilities: Json;
   readonly verdicts: Verdicts;
 }
 
@@ -43,23 +51,33 @@ export async function checkRevision(
   revision: Revision,
   channel: Channel,
   transport: TransportKind,
-  checker: MessageSchemaChecker,
+  checkers: { readonly published: MessageSchemaChecker; readonly strict: MessageSchemaChecker },
   options: ProbeOptions,
   progress: (line: string) => void,
 ): Promise<RevisionOutcome> {
   const verdicts = new Verdicts(revision, transport);
-  const wire = new ProbeWire(channel, revision, checker, { timeoutMs: options.timeoutMs });
+  const wire = new ProbeWire(channel, revision, checkers, {
+    timeoutMs: options.timeoutMs,
+    onServerRequest: answerServerRequest,
+  });
   const ctx = new ProbeContext(wire, verdicts, revision, transport, options);
   wire.start();
   try {
     const handshake = ctx.modern ? await discover(ctx) : await initialize(ctx);
     if (!handshake.supported) {
-      return { revision, supported: false, note: handshake.note, verdicts };
+      return { revision, supported: false, note: handshake.note, capabilities: {}, verdicts };
     }
     progress(`${revision}: ${handshake.note}`);
     await runProbes(ctx, progress);
     judgeObserved(ctx);
-    return { revision, supported: true, note: handshake.note, server: handshake.server, verdicts };
+    return {
+      revision,
+      supported: true,
+      note: handshake.note,
+      server: handshake.server,
+      capabilities: ctx.capabilities,
+      verdicts,
+    };
   } finally {
     await wire.close();
   }
@@ -80,7 +98,11 @@ async function initialize(ctx: ProbeContext): Promise<Handshake> {
   const v = ctx.verdicts;
   const reply = await ctx.wire.request(
     'initialize',
-    { protocolVersion: ctx.revision, capabilities: {}, clientInfo: CHECKER_INFO },
+    {
+      protocolVersion: ctx.revision,
+      capabilities: checkerCapabilities(ctx.revision),
+      clientInfo: CHECKER_INFO,
+    },
     HANDSHAKE_TIMEOUT_MS,
   );
   if (reply.kind !== 'result') {
@@ -174,28 +196,11 @@ async function runProbes(ctx: ProbeContext, progress: (line: string) => void): P
   const prompts = await listed(ctx, 'prompts', 'prompts/list', 'prompts');
   if (ctx.declares('prompts')) await probePrompts(ctx, prompts);
   await probeCompletion(ctx, prompts, templates);
-  for (const [capability, ids] of Object.entries(NOT_DECLARED)) {
-    if (!ctx.declares(capability))
-      for (const id of ids) ctx.verdicts.notApplicable(id, `the server does not declare ${capability}`);
+  for (const area of FEATURE_AREAS) {
+    if (ctx.declares(area)) continue;
+    for (const id of idsOf(area)) ctx.verdicts.notApplicable(id, `the server does not declare ${area}`);
   }
 }
 
-/** Requirements that need a capability, by capability. */
-const NOT_DECLARED: Record<string, readonly string[]> = {
-  tools: [
-    'tools.input-schema-object',
-    'tools.name-format',
-    'tools.name-unique',
-    'tools.valid-arguments',
-    'tools.invalid-arguments',
-    'tools.output-schema',
-    'tools.unknown-tool',
-  ],
-  resources: [
-    'resources.read-listed',
-    'resources.template-syntax',
-    'resources.not-found',
-    'resources.not-found-modern',
-  ],
-  prompts: ['prompts.get', 'prompts.missing-arguments', 'prompts.unknown-prompt'],
-};
+/** The capabilities whose requirements make up an area of the same name. */
+const FEATURE_AREAS = ['tools', 'resources', 'prompts'] as const;

@@ -112,8 +112,11 @@ export async function checkServer(target: CheckTarget, options: CheckOptions = {
   for (const revision of options.revisions ?? REVISIONS) {
     progress(`${revision}: connecting to ${describeTarget(target)}`);
     const channel = openChannel(target);
-    const checker = new MessageSchemaChecker(catalog);
-    const outcome = await checkRevision(revision, channel, transport, checker, probeOptions, progress);
+    const checkers = {
+      published: new MessageSchemaChecker(catalog, { strict: false }),
+      strict: new MessageSchemaChecker(catalog, { strict: true }),
+    };
+    const outcome = await checkRevision(revision, channel, transport, checkers, probeOptions, progress);
     if (channel instanceof StdioClientChannel) lastTail = channel.stderrTail();
     if (!outcome.supported) progress(`${revision}: not spoken (${outcome.note})`);
     outcomes.push(outcome);

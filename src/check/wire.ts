@@ -11,6 +11,7 @@ import type { Params, RequestId } from '../protocol/jsonrpc.js';
 import type { Revision } from '../protocol/revisions.js';
 import type { MessageSchemaChecker } from '../testing/message-schema-checker.js';
 import type { SchemaViolation } from '../testing/schema-violation.js';
+import { jsonPreview } from '../util/clip.js';
 import { isPlainObject } from '../util/guards.js';
 
 export type Json = Record<string, unknown>;
@@ -37,8 +38,8 @@ export interface EnvelopeProblem {
 export interface WireOptions {
   /** Longest wait for a response, in ms. */
   readonly timeoutMs: number;
-  /** Called for each request the server sends; the reply goes back as is. Default: ping answered, others -32601. */
-  readonly onServerRequest?: (
+  /** Called for each request the server sends; the reply goes back as is. */
+  readonly onServerRequest: (
     method: string,
     params: unknown,
   ) => Json | { error: { code: number; message: string } };
@@ -53,13 +54,7 @@ interface Pending {
 
 /** A short, one-line rendering of a message for evidence. */
 export function brief(value: unknown, max = 400): string {
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = String(value);
-  }
-  return text.length > max ? `${text.slice(0, max)}…` : text;
+  return jsonPreview(value, max);
 }
 
 export class ProbeWire {
@@ -74,7 +69,10 @@ export class ProbeWire {
   /** Responses to no request in flight (unknown id, second answer, answer to a notification). */
   readonly unmatched: Json[] = [];
   readonly envelopeProblems: EnvelopeProblem[] = [];
+  /** Violations of the schema as published. */
   readonly violations: SchemaViolation[] = [];
+  /** Violations only the strict schema finds: fields the revision does not define. */
+  readonly extraFields: SchemaViolation[] = [];
   /** Every result, with the method of the request it answers. */
   readonly results: { readonly method: string; readonly result: Json }[] = [];
   /** Set once the legacy `initialized` notification went out. */
@@ -88,7 +86,10 @@ export class ProbeWire {
   constructor(
     readonly channel: Channel,
     readonly revision: Revision,
-    private readonly checker: MessageSchemaChecker,
+    private readonly checkers: {
+      readonly published: MessageSchemaChecker;
+      readonly strict: MessageSchemaChecker;
+    },
     private readonly options: WireOptions,
   ) {}
 
@@ -199,19 +200,19 @@ export class ProbeWire {
   }
 
   #checkSchema(message: Json, method?: string): void {
-    const found = this.checker.checkMessage(this.revision, 'server', message, method ? { method } : {});
+    const context = method ? { method } : {};
+    const found = this.checkers.published.checkMessage(this.revision, 'server', message, context);
     this.violations.push(...found);
+    if (found.length === 0) {
+      this.extraFields.push(...this.checkers.strict.checkMessage(this.revision, 'server', message, context));
+    }
   }
 
   #serverRequest(message: Json): void {
     const method = message.method as string;
     this.serverRequests.push({ method, beforeInitialized: !this.initialized });
     const id = message.id as RequestId;
-    const handler =
-      this.options.onServerRequest ??
-      ((m: string) =>
-        m === 'ping' ? {} : { error: { code: -32601, message: `The checker does not answer ${m}.` } });
-    const answer = handler(method, message.params);
+    const answer = this.options.onServerRequest(method, message.params);
     if (this.#closed) return;
     if ('error' in answer && isPlainObject(answer.error)) {
       this.channel.send(errorFrame(id, answer.error as { code: number; message: string }), {
@@ -278,7 +279,7 @@ export class ProbeWire {
 export function describeReply(reply: Reply): string {
   switch (reply.kind) {
     case 'result':
-      return `result ${brief(reply.result)}`;
+      return `result ${brief(reply.result, 200)}`;
     case 'error':
       return `error ${brief(reply.code)} ${brief(reply.text)}`;
     case 'timeout':

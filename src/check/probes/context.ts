@@ -12,6 +12,24 @@ import type { Json, ProbeWire, Reply } from '../wire.js';
 
 export const CHECKER_INFO = { name: 'switchboard-check', version: '1' } as const;
 
+/**
+ * What the checker declares as a client: roots (answered with none) and, where the revision has
+ * it, form elicitation (answered with decline), so tools and prompts that ask for input can be
+ * exercised. Never sampling: the checker has no model to answer with.
+ */
+export function checkerCapabilities(revision: Revision): Json {
+  if (revision === '2026-07-28') return { elicitation: {} };
+  return revision >= '2025-06-18' ? { roots: {}, elicitation: {} } : { roots: {} };
+}
+
+/** The checker's answers to the requests a legacy server may send it. */
+export function answerServerRequest(method: string): Json | { error: { code: number; message: string } } {
+  if (method === 'ping') return {};
+  if (method === 'roots/list') return { roots: [] };
+  if (method === 'elicitation/create') return { action: 'decline' };
+  return { error: { code: -32601, message: `The checker does not answer ${method}.` } };
+}
+
 export interface ProbeOptions {
   /** Call every tool, not only those annotated readOnlyHint: true. */
   readonly callTools: boolean;
@@ -39,7 +57,7 @@ export class ProbeContext {
   envelope(overrides: Json = {}): Json {
     return {
       [META.protocolVersion]: this.revision,
-      [META.clientCapabilities]: {},
+      [META.clientCapabilities]: checkerCapabilities(this.revision),
       [META.clientInfo]: CHECKER_INFO,
       ...overrides,
     };

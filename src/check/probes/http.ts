@@ -10,7 +10,8 @@ import type { ResponseLike } from '../../transports/http/client/fetch-like.js';
 import { errorMessage } from '../../util/guards.js';
 import type { Verdicts } from '../results.js';
 import { brief, type Json } from '../wire.js';
-import { CHECKER_INFO } from './context.js';
+import { CHECKER_INFO, checkerCapabilities } from './context.js';
+import { servedMethod } from './protocol.js';
 
 const ACCEPT = 'application/json, text/event-stream';
 const FOREIGN_ORIGIN = 'https://switchboard-check.invalid';
@@ -32,13 +33,17 @@ interface Target {
 
 export async function probeHttp(
   target: Target,
-  spoken: readonly { readonly revision: Revision; readonly verdicts: Verdicts }[],
+  spoken: readonly {
+    readonly revision: Revision;
+    readonly capabilities: Json;
+    readonly verdicts: Verdicts;
+  }[],
   options: { readonly timeoutMs: number },
 ): Promise<void> {
   const http = new HttpProbe(target, options.timeoutMs);
-  for (const { revision, verdicts } of spoken) {
+  for (const { revision, capabilities, verdicts } of spoken) {
     try {
-      if (isModernRevision(revision)) await modern(http, verdicts, revision);
+      if (isModernRevision(revision)) await modern(http, verdicts, revision, servedMethod(capabilities));
       else if (revision !== '2024-11-05') await legacy(http, verdicts, revision);
     } catch (error) {
       // A request that fails at the network level leaves its rules untested, and says why.
@@ -137,10 +142,11 @@ const errorCode = (answer: Answer) => (answer.message?.error as Json | undefined
 const isJsonOrStream = (answer: Answer) =>
   answer.contentType.startsWith('application/json') || answer.contentType.startsWith('text/event-stream');
 
-async function modern(http: HttpProbe, v: Verdicts, revision: Revision): Promise<void> {
+/** `served`: a method the server serves, for the version refusal (see servedMethod). */
+async function modern(http: HttpProbe, v: Verdicts, revision: Revision, served: string): Promise<void> {
   const envelope = {
     [META.protocolVersion]: revision,
-    [META.clientCapabilities]: {},
+    [META.clientCapabilities]: checkerCapabilities(revision),
     [META.clientInfo]: CHECKER_INFO,
   };
   const headers = (method: string, version: string = revision) => ({
@@ -185,7 +191,7 @@ async function modern(http: HttpProbe, v: Verdicts, revision: Revision): Promise
     version.status === 400 && errorCode(version) === -32022,
     'an unsupported version is HTTP 400 with -32022',
     () =>
-      `POST server/discover naming version ${future} was answered with ${describe(version)}; the spec requires 400 with a JSON-RPC -32022 body`,
+      `POST ${served} naming version ${future} was answered with ${describe(version)}; the spec requires 400 with a JSON-RPC -32022 body`,
   );
 
   const mismatch = await http.send('POST', headers('tools/list'), request('server/discover'));
@@ -216,7 +222,11 @@ async function legacy(http: HttpProbe, v: Verdicts, revision: Revision): Promise
     jsonrpc: '2.0',
     id: 1,
     method: 'initialize',
-    params: { protocolVersion: revision, capabilities: {}, clientInfo: CHECKER_INFO },
+    params: {
+      protocolVersion: revision,
+      capabilities: checkerCapabilities(revision),
+      clientInfo: CHECKER_INFO,
+    },
   };
   const init = await http.send('POST', base, initialize);
   v.expect(

@@ -5,7 +5,7 @@
  */
 import { META } from '../../protocol/meta.js';
 import { brief } from '../wire.js';
-import type { ProbeContext } from './context.js';
+import { checkerCapabilities, type ProbeContext } from './context.js';
 
 /** Results that are cacheable in 2026-07-28. */
 const CACHEABLE = new Set([
@@ -17,6 +17,12 @@ const CACHEABLE = new Set([
   'resources/read',
 ]);
 const RESULT_TYPES = new Set(['complete', 'input_required']);
+/** The client capability each server request needs. */
+const CAPABILITY_OF: Record<string, string> = {
+  'sampling/createMessage': 'sampling',
+  'elicitation/create': 'elicitation',
+  'roots/list': 'roots',
+};
 
 export function judgeObserved(ctx: ProbeContext): void {
   const { wire, verdicts: v } = ctx;
@@ -28,6 +34,10 @@ export function judgeObserved(ctx: ProbeContext): void {
     v.pass('schema.server-messages', `${seen} message(s) checked against the ${ctx.revision} schema`);
   }
   for (const violation of violations) v.fail('schema.server-messages', violation.message);
+  if (wire.extraFields.length === 0) {
+    v.pass('schema.revision-fields', `no message carries fields ${ctx.revision} does not define`);
+  }
+  for (const extra of wire.extraFields) v.fail('schema.revision-fields', extra.message);
 
   const envelopeRules = [
     'jsonrpc.version',
@@ -90,15 +100,16 @@ export function judgeObserved(ctx: ProbeContext): void {
       'no requests before initialized',
       () => `the server sent ${early.map((r) => r.method).join(', ')} before the initialized notification`,
     );
-    const undeclared = wire.serverRequests.filter((r) =>
-      ['sampling/createMessage', 'elicitation/create', 'roots/list'].includes(r.method),
+    const declared = checkerCapabilities(ctx.revision);
+    const undeclared = wire.serverRequests.filter(
+      (r) => CAPABILITY_OF[r.method] !== undefined && !(CAPABILITY_OF[r.method]! in declared),
     );
     v.expect(
       'capabilities.client-respected',
       undeclared.length === 0,
       'no requests for capabilities the client lacks',
       () =>
-        `the server sent ${undeclared.map((r) => r.method).join(', ')} to a client that declared no capabilities`,
+        `the server sent ${undeclared.map((r) => r.method).join(', ')} to a client that declared only ${JSON.stringify(declared)}`,
     );
   }
 }

@@ -32,7 +32,8 @@ async function suggestedValue(
       reply.kind === 'result' ? (reply.result.completion as Json | undefined)?.values : undefined;
     if (Array.isArray(values) && typeof values[0] === 'string') return values[0];
   }
-  return 'check';
+  // An argument named for a URI gets one: servers may put it where the schema wants a URI.
+  return /ur[il]/i.test(argument) ? 'https://example.com/check' : 'check';
 }
 
 export async function probePrompts(ctx: ProbeContext, prompts: readonly Json[]): Promise<void> {

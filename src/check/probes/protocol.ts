@@ -7,8 +7,23 @@ import { META } from '../../protocol/meta.js';
 import { brief, describeReply, type Json } from '../wire.js';
 import type { ProbeContext } from './context.js';
 
-/** How long a frame that may rightly go unanswered (a parse error) is waited for. */
-const SHORT_WAIT_MS = 3_000;
+/**
+ * A malformed frame is followed by a ping; stdio is read in order, so once the ping is answered the
+ * malformed frame's answer, if any, is due: it gets this much longer.
+ */
+const GRACE_MS = 500;
+
+/** Sends a malformed frame and returns its answer, waiting as long as GRACE_MS after a ping's. */
+async function malformed(ctx: ProbeContext, frame: string, id: string | undefined) {
+  const answer = ctx.wire.requestRaw(frame, id, 'ping');
+  const ping = await ctx.request('ping');
+  if (ping.kind === 'closed') return ping;
+  const grace = new Promise<{ kind: 'timeout'; ms: number }>((resolve) => {
+    const timer = setTimeout(() => resolve({ kind: 'timeout', ms: GRACE_MS }), GRACE_MS);
+    void answer.finally(() => clearTimeout(timer));
+  });
+  return Promise.race([answer, grace]);
+}
 
 export async function probeJsonRpc(ctx: ProbeContext): Promise<void> {
   const v = ctx.verdicts;
@@ -37,31 +52,25 @@ export async function probeJsonRpc(ctx: ProbeContext): Promise<void> {
   }
 
   if (ctx.transport !== 'stdio') return;
-  const parse = await ctx.wire.requestRaw(
-    '{"jsonrpc": "2.0", "id": "check-parse", "method": ',
-    undefined,
-    'ping',
-    SHORT_WAIT_MS,
-  );
+  const parse = await malformed(ctx, '{"jsonrpc": "2.0", "id": "check-parse", "method": ', undefined);
   v.expect(
     'jsonrpc.parse-error',
     parse.kind === 'error' && parse.code === -32700 && parse.message.id === null,
     'a frame that is not JSON is answered with -32700 and id null',
     () =>
-      `the line '{"jsonrpc": "2.0", "id": "check-parse", "method": ' was answered with ${describeReply(parse)}; JSON-RPC 2.0 answers invalid JSON with error -32700 and id null`,
+      `the line '{"jsonrpc": "2.0", "id": "check-parse", "method": ' was answered with ${parse.kind === 'timeout' ? 'nothing' : describeReply(parse)}; JSON-RPC 2.0 answers invalid JSON with error -32700 and id null`,
   );
-  const invalid = await ctx.wire.requestRaw(
+  const invalid = await malformed(
+    ctx,
     JSON.stringify({ jsonrpc: '2.0', id: 'check-invalid', method: 42 }),
     'check-invalid',
-    'ping',
-    SHORT_WAIT_MS,
   );
   v.expect(
     'jsonrpc.invalid-request',
     invalid.kind === 'error' && invalid.code === -32600,
     'an invalid request is answered with -32600',
     () =>
-      `{"jsonrpc":"2.0","id":"check-invalid","method":42} was answered with ${describeReply(invalid)}; JSON-RPC 2.0 answers an invalid request with error -32600`,
+      `{"jsonrpc":"2.0","id":"check-invalid","method":42} was answered with ${invalid.kind === 'timeout' ? 'nothing' : describeReply(invalid)}; JSON-RPC 2.0 answers an invalid request with error -32600`,
   );
 }
 
@@ -207,12 +216,28 @@ export async function probeCompletion(
   );
 }
 
+/**
+ * A request the server serves, to refuse on envelope grounds: a list of a declared capability
+ * (server/discover may answer whatever the version, by some readings of the spec: the last resort).
+ */
+export function servedMethod(capabilities: Json): string {
+  for (const [capability, method] of [
+    ['tools', 'tools/list'],
+    ['resources', 'resources/list'],
+    ['prompts', 'prompts/list'],
+  ] as const) {
+    if (typeof capabilities[capability] === 'object' && capabilities[capability] !== null) return method;
+  }
+  return 'server/discover';
+}
+
 /** 2026-07-28: a version the server does not have, and a request without the client capabilities. */
 export async function probeModernRefusals(ctx: ProbeContext): Promise<void> {
   if (!ctx.modern) return;
   const v = ctx.verdicts;
   const requested = '2099-12-31';
-  const reply = await ctx.wire.request('server/discover', {
+  const method = servedMethod(ctx.capabilities);
+  const reply = await ctx.wire.request(method, {
     _meta: ctx.envelope({ [META.protocolVersion]: requested }),
   });
   const data = reply.kind === 'error' ? (reply.data as Json | undefined) : undefined;
@@ -221,15 +246,15 @@ export async function probeModernRefusals(ctx: ProbeContext): Promise<void> {
     reply.kind === 'error' && reply.code === -32022 && Array.isArray(data?.supported),
     'an unsupported version is refused with -32022 and the supported list',
     () =>
-      `server/discover naming protocol version ${requested} was answered with ${describeReply(reply)}; the spec requires error -32022 with data.supported`,
+      `${method} naming protocol version ${requested} was answered with ${describeReply(reply)}; the spec requires error -32022 with data.supported`,
   );
   const { [META.clientCapabilities]: _left, ...partial } = ctx.envelope();
-  const missing = await ctx.wire.request('server/discover', { _meta: partial });
+  const missing = await ctx.wire.request(method, { _meta: partial });
   v.expect(
     'lifecycle.missing-envelope',
     missing.kind === 'error' && missing.code === -32602,
     'a request without client capabilities is refused with -32602',
     () =>
-      `server/discover whose _meta lacks ${META.clientCapabilities} was answered with ${describeReply(missing)}; the spec requires error -32602`,
+      `${method} whose _meta lacks ${META.clientCapabilities} was answered with ${describeReply(missing)}; the spec requires error -32602`,
   );
 }

@@ -5,6 +5,7 @@
  * the user allows every tool (`--call-tools`).
  */
 import { compilePeerSchema } from '../peer-schema.js';
+import { idsOf } from '../requirements.js';
 import { invalidInstances, validInstance } from '../synthesize.js';
 import { brief, describeReply, type Json } from '../wire.js';
 import type { ProbeContext } from './context.js';
@@ -16,16 +17,7 @@ const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 export async function probeTools(ctx: ProbeContext, tools: readonly Json[]): Promise<void> {
   const v = ctx.verdicts;
   if (tools.length === 0) {
-    for (const id of [
-      'tools.input-schema-object',
-      'tools.name-format',
-      'tools.name-unique',
-      'tools.valid-arguments',
-      'tools.invalid-arguments',
-      'tools.output-schema',
-    ]) {
-      v.notApplicable(id, 'the server lists no tools');
-    }
+    for (const id of idsOf('tools')) v.notApplicable(id, 'the server lists no tools');
   }
   const names = new Set<string>();
   for (const tool of tools) {
