@@ -20,7 +20,7 @@ import {
 } from '../check/run.js';
 import { isRevision, REVISIONS, type Revision } from '../protocol/revisions.js';
 import { errorMessage } from '../util/guards.js';
-import type { CliIo } from './cli.js';
+import type { CliIo } from './io.js';
 import { parseTarget } from './target.js';
 import { escapeControls } from './terminal-text.js';
 import { UsageError } from './usage-error.js';
