@@ -1,21 +1,14 @@
-/**
- * The `switchboard check` command as a user runs it: the bundled bin, its exit statuses (0 clean,
- * 1 a MUST failed, 2 not checkable or a wrong command line), and the report files it writes.
- */
+/** The `switchboard check` command as a user runs it (the bundled bin): the readable report and the JSON, JUnit and HTML files, a MUST failure's exit 1 and --expected-failures. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { runCli } from '../cli/run-cli.js';
+import { scratch, server } from './cli-target.js';
 
-const SERVER = fileURLToPath(new URL('../fixtures/check-server.js', import.meta.url));
-const server = (bug?: string) =>
-  [process.execPath, SERVER, ...(bug ? [bug] : [])].map((w) => JSON.stringify(w)).join(' ');
-const dir = mkdtempSync(join(tmpdir(), 'switchboard-check-'));
+const dir = scratch();
 
-describe('switchboard check (the command)', () => {
+describe('switchboard check: reports', () => {
   test('a clean server: exit 0, a readable report, and JSON, JUnit and HTML files', async () => {
     const json = join(dir, 'report.json');
     const junit = join(dir, 'report.xml');
@@ -58,7 +51,6 @@ describe('switchboard check (the command)', () => {
     assert.match(page, /<p class="score">100\/100<\/p>/);
     assert.doesNotMatch(page, /<script|https?:\/\/(?!modelcontextprotocol\.io)/);
   });
-
   test('a MUST failure: exit 1, the failure named with its evidence; --expected-failures forgives it', async () => {
     const junit = join(dir, 'failed.xml');
     const run = await runCli([
@@ -87,54 +79,5 @@ describe('switchboard check (the command)', () => {
     ]);
     assert.equal(forgiven.code, 0, forgiven.stderr);
     assert.match(forgiven.stdout, /FAIL tools\.invalid-arguments \[MUST\] \(expected\)/);
-  });
-
-  test('a SHOULD warning alone exits 0; --skip and --only select checks by id or area', async () => {
-    const run = await runCli(['check', '--quiet', '--revision', '2025-11-25', server('cursor-ignored')]);
-    assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /WARN pagination\.invalid-cursor \[SHOULD\]/);
-    const only = await runCli([
-      'check',
-      '--quiet',
-      '--revision',
-      '2025-11-25',
-      '--only',
-      'tools,ping',
-      server(),
-    ]);
-    assert.equal(only.code, 0, only.stderr);
-    assert.match(only.stdout, /^ {2}ping {10}1 passed$/m);
-    assert.doesNotMatch(only.stdout, /^ {2}(jsonrpc|resources) /m);
-    const skipped = await runCli([
-      'check',
-      '--quiet',
-      '--revision',
-      '2025-06-18',
-      '--skip',
-      'tools.invalid-arguments',
-      server('no-input-validation'),
-    ]);
-    assert.equal(skipped.code, 0, skipped.stderr);
-  });
-
-  test('exit 2: a target that speaks no MCP, and a wrong command line', async () => {
-    const notMcp = await runCli([
-      'check',
-      '--quiet',
-      '--revision',
-      '2025-11-25',
-      '--',
-      process.execPath,
-      '-e',
-      'console.log("hello")',
-    ]);
-    assert.equal(notMcp.code, 2);
-    assert.match(notMcp.stderr, /speaks none of the revisions checked, so it could not be checked/);
-    const unknown = await runCli(['check', '--only', 'no-such-rule', server()]);
-    assert.equal(unknown.code, 2);
-    assert.match(unknown.stderr, /--only\/--skip name no requirement or area: no-such-rule/);
-    const revision = await runCli(['check', '--revision', '2020-01-01', server()]);
-    assert.equal(revision.code, 2);
-    assert.match(revision.stderr, /Unknown revision "2020-01-01"/);
   });
 });
