@@ -16,9 +16,6 @@ import { EraMemory } from './era-memory.js';
 import type { CliOptions } from './invocation.js';
 import type { Target } from './target.js';
 
-/** `auto` gives up on `server/discover` after this long (or the request timeout, if shorter). */
-const PROBE_TIMEOUT_MS = 5_000;
-
 export interface Session {
   readonly client: Client;
   /** Connects and negotiates the era. */
@@ -59,7 +56,7 @@ export function createSession(
     {
       version: negotiation(options.protocol),
       timeoutMs: options.timeoutMs,
-      probeTimeoutMs: Math.min(PROBE_TIMEOUT_MS, options.timeoutMs),
+      probeTimeoutMs: options.probeTimeoutMs,
       // One command, one answer: never serve a result from the 2026-07-28 cache.
       cache: false,
       logger,
@@ -84,7 +81,9 @@ export function createSession(
       async connect() {
         await client.connect(open);
         const learned = recallEra(endpoint);
-        if (negotiated && learned !== undefined && learned !== known) memory.remember(server, learned);
+        if (negotiated && learned !== undefined && learned !== known && !client.probeUnanswered) {
+          memory.remember(server, learned);
+        }
       },
       stderrTail: () => '',
       transport: () => (channel?.activeTransport === 'sse' ? 'HTTP+SSE' : 'Streamable HTTP'),
@@ -110,7 +109,8 @@ export function createSession(
     client,
     async connect() {
       await client.connect(open);
-      if (negotiated && client.era !== known) memory.remember(server, client.era);
+      // A probe that timed out says the server was slow, not that it is legacy: nothing learned.
+      if (negotiated && client.era !== known && !client.probeUnanswered) memory.remember(server, client.era);
     },
     stderrTail: () => channel?.stderrTail() ?? '',
     transport: () => 'stdio',

@@ -96,7 +96,8 @@ describe('switchboard and what the server says', { concurrency: 8 }, () => {
       fallback.stderr,
       /connected to cli-fixture 1\.2\.3 over stdio, protocol 2025-11-25 \(legacy era\)/,
     );
-    const modern = await runCli(['tools', target, '--verbose']);
+    // An explicit --timeout is the probe's too: on a loaded machine the fixture may start slower than 5 s.
+    const modern = await runCli(['tools', target, '--verbose', '--timeout', '30000']);
     assert.match(modern.stderr, /over stdio, protocol 2026-07-28 \(modern era\)/);
     const legacy = await runCli(['tools', target, '--legacy', '--verbose']);
     assert.match(legacy.stderr, /over stdio, protocol 2025-11-25 \(legacy era\)/);

@@ -326,6 +326,22 @@ describe('INVALID_RESULT and friends (a misbehaving server)', () => {
 });
 
 describe('era negotiation', () => {
+  test('auto tells a refused probe from an unanswered one (the CLI remembers only the first)', async () => {
+    for (const [answer, unanswered] of [
+      [{ error: { code: -32601, message: 'Method not found' } }, false],
+      [undefined, true],
+    ] as const) {
+      const server = fakeServer(
+        (r): Answer => (r.method === 'server/discover' ? answer : legacyInit('2025-11-25')),
+      );
+      const client = new Client({ name: 'c', version: '1' }, { probeTimeoutMs: 50 });
+      await client.connect(server.channel);
+      assert.equal(client.era, 'legacy');
+      assert.equal(client.probeUnanswered, unanswered);
+      await client.close();
+    }
+  });
+
   test('auto against a dual-era Server: server/discover, then modern', async () => {
     const { client, sent } = await recorded(makeServer());
     assert.equal(client.revision, '2026-07-28');
