@@ -5,13 +5,14 @@
  *
  *   npm run bench:profile -- [--transport stdio|http] [--side server|client]
  *                            [--impl switchboard|sdk-v1|sdk-v2|tmcp] [--era legacy|modern]
- *                            [--in-flight N] [--ms N] [--top N]
+ *                            [--in-flight N] [--ms N] [--top N] [--fetch node|undici|global]
  *
  * The .cpuprofile files stay in a temporary directory (printed) for Chrome DevTools or speedscope.
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { FetchKind } from './clients/fetches.js';
 import type { ClientKind, Era } from './clients/types.js';
 import { fixture, runJob, startServer } from './lib/harness.js';
 import type { LoadResult } from './worker.js';
@@ -76,6 +77,7 @@ async function main(): Promise<void> {
   const inFlight = Number(option('--in-flight', '64'));
   const ms = Number(option('--ms', '4000'));
   const top = Number(option('--top', '25'));
+  const fetch = option('--fetch', 'node') as FetchKind;
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-prof-'));
   const prof = ['--cpu-prof', '--cpu-prof-dir', dir];
   const client = (side === 'client' ? impl : 'raw') as ClientKind;
@@ -85,6 +87,7 @@ async function main(): Promise<void> {
     era,
     tool: 'echo' as const,
     inFlight,
+    fetch,
     warmupMs: 500,
     durationMs: ms,
   };

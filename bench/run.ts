@@ -5,7 +5,7 @@
  *
  *   npm run bench                 the full run (several minutes)
  *   npm run bench -- --smoke      about a second per scenario, to prove every cell runs
- *   options: --runs N (every scenario)   --only stdio|http   --out FILE (also write the report there)
+ *   options: --runs N (every scenario)   --only stdio|http|fetch   --out FILE (also write the report there)
  *
  * The markdown report goes to stdout, progress to stderr. Exits 1 if any cell failed.
  */
@@ -15,6 +15,7 @@ import { type Config, FULL, SMOKE } from './config.js';
 import { renderSection, type Section } from './lib/report.js';
 import type { Context } from './scenarios/common.js';
 import { httpSections } from './scenarios/http.js';
+import { httpFetchSections } from './scenarios/http-fetch.js';
 import { stdioSections } from './scenarios/stdio.js';
 import { renderTargets } from './targets.js';
 
@@ -35,8 +36,8 @@ function parseArgs(argv: readonly string[]): {
     config = { ...config, runs: n, load: { ...config.load, runs: n } };
   }
   const only = value('--only');
-  if (only !== undefined && only !== 'stdio' && only !== 'http') {
-    throw new Error(`--only takes stdio or http, got ${only}`);
+  if (only !== undefined && only !== 'stdio' && only !== 'http' && only !== 'fetch') {
+    throw new Error(`--only takes stdio, http or fetch, got ${only}`);
   }
   return { config, only, out: value('--out') };
 }
@@ -59,8 +60,10 @@ async function main(): Promise<void> {
   };
   ctx.log(`switchboard bench: ${config.smoke ? 'smoke pass' : 'full run'}, ${config.runs} run(s)`);
   const sections: Section[] = [];
-  if (only !== 'http') sections.push(...(await stdioSections(ctx)));
-  if (only !== 'stdio') sections.push(...(await httpSections(ctx)));
+  if (only === undefined || only === 'stdio') sections.push(...(await stdioSections(ctx)));
+  if (only === undefined || only === 'http') sections.push(...(await httpSections(ctx)));
+  if (only === undefined || only === 'http' || only === 'fetch')
+    sections.push(...(await httpFetchSections(ctx)));
   const minutes = ((Date.now() - started) / 60_000).toFixed(1);
   const command = `npm run bench${config.smoke ? ' -- --smoke' : ''}`;
   const report = [

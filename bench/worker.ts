@@ -5,6 +5,7 @@
  * Only the library of the job's client is imported, so nothing else runs in here.
  */
 import { performance } from 'node:perf_hooks';
+import type { FetchKind } from './clients/fetches.js';
 import { loadClient } from './clients/index.js';
 import type { BenchClient, ClientKind, ConnectClient, Era, Target } from './clients/types.js';
 import { ownCpuMicros, processCpuMicros } from './lib/cpu.js';
@@ -16,6 +17,8 @@ export interface ClientSpec {
   readonly target: Target;
   /** The server's pid when the harness started it (HTTP); stdio servers are found through the client. */
   readonly serverPid?: number;
+  /** The fetch of an HTTP client that takes one (default: `nodeFetch`). */
+  readonly fetch?: FetchKind;
 }
 
 export type Job =
@@ -30,7 +33,16 @@ export type Job =
   | (ClientSpec & { type: 'payload'; sizes: readonly number[]; reps: readonly number[] })
   | (ClientSpec & { type: 'list'; expectTools: number; warmupMs: number; durationMs: number })
   | (ClientSpec & { type: 'mix'; clients: number; warmupMs: number; durationMs: number })
-  | (ClientSpec & { type: 'sessions'; warm: number; count: number });
+  | (ClientSpec & { type: 'sessions'; warm: number; count: number })
+  | (ClientSpec & {
+      type: 'fetches';
+      /** Each a Switchboard client on that fetch, or the raw client. */
+      fetches: readonly (FetchKind | 'raw')[];
+      inFlight: number;
+      rounds: number;
+      warmupMs: number;
+      durationMs: number;
+    });
 
 export interface LoadResult {
   calls: number;
@@ -118,7 +130,7 @@ async function load(
 }
 
 async function run(job: Job, connect: ConnectClient): Promise<unknown> {
-  const open = () => connect(job.era, job.target);
+  const open = () => connect(job.era, job.target, job.fetch);
   const pidOf = (client: BenchClient) => () => job.serverPid ?? client.serverPid;
   switch (job.type) {
     case 'load': {
@@ -197,6 +209,50 @@ async function run(job: Job, connect: ConnectClient): Promise<unknown> {
         };
         // Each client keeps one request in flight: one load lane per client.
         return await load(next, clients.length, job.warmupMs, job.durationMs, () => job.serverPid);
+      } finally {
+        await Promise.all(clients.map((c) => c.close()));
+      }
+    }
+    case 'fetches': {
+      // Every variant connected in this one process; each round measures them in turn (rotated), so
+      // whatever else the machine does weighs on all of them alike.
+      const clients: BenchClient[] = [];
+      try {
+        for (const fetch of job.fetches) {
+          const client =
+            fetch === 'raw'
+              ? await (await loadClient('raw'))(job.era, job.target)
+              : await (await loadClient('switchboard'))(job.era, job.target, fetch);
+          checkEcho(await client.call('echo', ECHO_ARGS), ECHO_ARGS.text);
+          clients.push(client);
+        }
+        // A first round, not recorded, warms both processes (JIT, pools) for every variant.
+        for (const client of clients) {
+          await load(
+            () => client.call('echo', ECHO_ARGS),
+            job.inFlight,
+            0,
+            job.warmupMs * 5,
+            () => job.serverPid,
+          );
+        }
+        const results: LoadResult[][] = clients.map(() => []);
+        for (let round = 0; round < job.rounds; round++) {
+          for (let k = 0; k < clients.length; k++) {
+            const i = (k + round) % clients.length;
+            const client = clients[i]!;
+            results[i]!.push(
+              await load(
+                () => client.call('echo', ECHO_ARGS),
+                job.inFlight,
+                job.warmupMs,
+                job.durationMs,
+                () => job.serverPid,
+              ),
+            );
+          }
+        }
+        return results;
       } finally {
         await Promise.all(clients.map((c) => c.close()));
       }

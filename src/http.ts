@@ -16,6 +16,7 @@ export { forgetHttpEras, type HttpEra } from './transports/http/client/era-cache
 export type {
   ByteReaderLike,
   ByteStreamLike,
+  FetchCancel,
   FetchLike,
   RequestInitLike,
   ResponseLike,

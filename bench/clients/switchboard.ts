@@ -1,16 +1,16 @@
 /**
  * The Switchboard client. Its 2026-07-28 result cache is off: the benchmark measures the wire, and a
  * cached `tools/list` would never leave the process. Over HTTP it uses `nodeFetch` from
- * `switchboard/node`, the fetch Switchboard offers Node applications (the global undici fetch costs
- * several times a bare request; see src/node/fetch.ts).
+ * `switchboard/node`, the fetch Switchboard offers Node applications, unless the job names another
+ * (see fetches.ts).
  */
 import { type Channel, Client } from 'switchboard';
 import { StreamableHttpClientChannel } from 'switchboard/http';
-import { nodeFetch } from 'switchboard/node';
 import { StdioClientChannel } from 'switchboard/stdio';
+import { loadFetch } from './fetches.js';
 import { type BenchClient, CLIENT_INFO, type ConnectClient, MODERN } from './types.js';
 
-export const connect: ConnectClient = async (era, target) => {
+export const connect: ConnectClient = async (era, target, fetch = 'node') => {
   const client = new Client(CLIENT_INFO, {
     version: era === 'modern' ? { pin: MODERN } : 'legacy',
     cache: false,
@@ -22,7 +22,7 @@ export const connect: ConnectClient = async (era, target) => {
     pid = () => stdio.pid;
     channel = stdio;
   } else {
-    channel = new StreamableHttpClientChannel(target.url, { fetch: nodeFetch });
+    channel = new StreamableHttpClientChannel(target.url, { fetch: await loadFetch(fetch) });
   }
   await client.connect(channel);
   return {

@@ -1,4 +1,5 @@
 /** What every load client offers the harness, whatever library sits underneath. */
+import type { FetchKind } from './fetches.js';
 
 /** `legacy` = the 2025-11-25 handshake (`initialize`); `modern` = 2026-07-28 (per-request `_meta`, no session). */
 export type Era = 'legacy' | 'modern';
@@ -25,7 +26,8 @@ export interface CallResult {
   isError?: boolean;
 }
 
-export type ConnectClient = (era: Era, target: Target) => Promise<BenchClient>;
+/** `fetch`: which fetch an HTTP client runs on, for the clients that take one (Switchboard's). */
+export type ConnectClient = (era: Era, target: Target, fetch?: FetchKind) => Promise<BenchClient>;
 
 export const CLIENT_INFO = { name: 'bench-client', version: '1.0.0' } as const;
 export const MODERN = '2026-07-28';

@@ -1,167 +1,328 @@
 /**
- * A `fetch` for the HTTP client channels built on `node:http`/`node:https` with keep-alive
- * agents. Node's built-in fetch (undici) spends most of an MCP call's client CPU on the Fetch
- * machinery itself (Request/Response/Headers objects, WHATWG streams, transferable wrappers): on a
- * small JSON round trip it costs several times a bare `http.request`. The channels only need the
- * {@link ResponseLike} slice of a Response, so this answers with exactly that, straight from the
- * `IncomingMessage`.
+ * `nodeFetch`: the {@link FetchLike} for the HTTP client channels on Node, over undici's `dispatch()`
+ * (the `undici` package, the HTTP client Node's own fetch is built on, at its lowest public layer).
  *
- * Pass it as `fetch: nodeFetch`. It supports what the channels use: string bodies, plain-object
- * headers, `AbortSignal`, redirects (`follow` up to 5, `manual`, `error`), and gives errors the
- * shape fetch gives (`TypeError('fetch failed', { cause })`, `AbortError` on abort). The channels
- * cancel their requests through an internal abort hook rather than a signal (see fetch-like.ts).
+ * Why not Node's global fetch: building WHATWG `Request`/`Response`/`Headers` objects and web streams
+ * costs several times an MCP exchange. Why not a hand-written `node:http` client (what this was):
+ * measured side by side, undici's dispatcher spends less CPU per request (docs/benchmarks.md), and it
+ * brings what a client behind a corporate network needs: `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY`,
+ * keep-alive pools with a bound on connections per origin. The response is exactly the
+ * {@link ResponseLike} slice the channels read, filled straight from undici's handler callbacks.
+ *
+ * What it does beyond a bare request:
+ * - cancellation through `init.cancel` (no AbortSignal per request) or `init.signal`; errors shaped
+ *   like fetch's (`TypeError('fetch failed', { cause })`, `AbortError`, `TypeError('terminated')`);
+ * - redirects (`follow`, up to 5; `manual`; `error`); a redirect to another origin carries only the
+ *   protocol's own headers ({@link CROSS_ORIGIN_HEADERS}): Authorization, Cookie, the session id and
+ *   every header the caller added stay behind;
+ * - at most `connections` sockets per origin (default 64), kept alive and reused: more requests wait;
+ * - proxies: `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` read at the first request (loopback stays direct),
+ *   or one given explicitly; tunnelled with CONNECT.
+ *
+ * undici is loaded on the first request, so importing `switchboard/node` to serve HTTP costs nothing.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import {
-  ABORT_HOOK,
-  type ByteReaderLike,
-  type FetchLike,
-  type HookedRequestInit,
-  type RequestInitLike,
-  type ResponseLike,
-  takesAbortHook,
+import { STATUS_CODES } from 'node:http';
+import type { Dispatcher } from 'undici';
+import type {
+  ByteReaderLike,
+  FetchCancel,
+  FetchLike,
+  RequestInitLike,
+  ResponseLike,
 } from '../transports/http/client/fetch-like.js';
 
 export interface NodeFetchOptions {
-  /** Agent for http: URLs. Default: a keep-alive agent of this module. */
-  httpAgent?: HttpAgent;
-  /** Agent for https: URLs. Default: a keep-alive agent of this module. */
-  httpsAgent?: HttpsAgent;
+  /**
+   * Most connections open to one origin at once; more requests wait for a free one. Default 64.
+   * Every request whose answer streams holds one until it ends: set it above the number of calls
+   * you keep in flight at once, so the short requests that answer the server still get through.
+   */
+  connections?: number;
+  /**
+   * `'env'` (default): `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` (or their lower-case forms), read
+   * at the first request; `false`: connect directly; a URL (`http://user:pass@proxy:3128`): that
+   * proxy for every request.
+   */
+  proxy?: 'env' | false | string;
+  /** An undici `Dispatcher` of your own (TLS settings, another proxy...): `connections` and `proxy` then do not apply. */
+  dispatcher?: Dispatcher;
 }
 
+const DEFAULT_CONNECTIONS = 64;
 const MAX_REDIRECTS = 5;
-
-/** Creates a {@link FetchLike} over `node:http(s)` with the given agents. */
-export function createNodeFetch(options: NodeFetchOptions = {}): FetchLike {
-  const httpAgent = options.httpAgent ?? new HttpAgent({ keepAlive: true });
-  const httpsAgent = options.httpsAgent ?? new HttpsAgent({ keepAlive: true });
-
-  /** One request; a redirect to follow sends the next from its response, on the same promise. */
-  const send = (
-    url: URL,
-    init: HookedRequestInit,
-    hops: number,
-    resolve: (response: NodeResponse) => void,
-    reject: (error: unknown) => void,
-  ): void => {
-    // The channels' cancellation: a hook to set (no AbortSignal listener per request) or a signal.
-    const hook = init[ABORT_HOOK];
-    const { signal } = init;
-    if (hook ? hook.aborted : signal.aborted) {
-      reject(abortError(hook ? hook.reason : signal.reason));
-      return;
-    }
-    const https = url.protocol === 'https:';
-    const req = (https ? httpsRequest : httpRequest)({
-      protocol: url.protocol,
-      // IPv6 literals come bracketed in URL.hostname; the socket wants them without.
-      hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
-      port: url.port,
-      path: url.pathname + url.search,
-      method: init.method,
-      headers: rawHeaders(url, init),
-      agent: https ? httpsAgent : httpAgent,
-    });
-    let response: NodeResponse | undefined;
-    const onAbort = () => {
-      const error = abortError(hook ? hook.reason : signal.reason);
-      req.destroy(error);
-      response?.fail(error);
-      reject(error);
-    };
-    let detach: () => void;
-    if (hook) {
-      hook.onabort = onAbort;
-      detach = () => {
-        if (hook.onabort === onAbort) hook.onabort = undefined;
-      };
-    } else {
-      signal.addEventListener('abort', onAbort, { once: true });
-      detach = () => signal.removeEventListener('abort', onAbort);
-    }
-    req.on('response', (res) => {
-      const status = res.statusCode ?? 0;
-      const location = res.headers.location;
-      if (!isRedirect(status) || location === undefined || init.redirect === 'manual') {
-        response = new NodeResponse(res, detach);
-        resolve(response);
-        return;
-      }
-      // Drop the redirect's body so the socket can be reused, and follow it (or refuse to).
-      detach();
-      res.resume();
-      if (init.redirect === 'error' || hops === MAX_REDIRECTS) {
-        reject(
-          new TypeError('fetch failed', {
-            cause: new Error(init.redirect === 'error' ? `redirected to ${location}` : 'too many redirects'),
-          }),
-        );
-        return;
-      }
-      let next: URL;
-      try {
-        next = new URL(location, url);
-      } catch (error) {
-        reject(new TypeError('fetch failed', { cause: error }));
-        return;
-      }
-      send(next, redirected(init, status, url, next), hops + 1, resolve, reject);
-    });
-    req.on('error', (error) => {
-      detach();
-      if (!(hook ? hook.aborted : signal.aborted)) reject(new TypeError('fetch failed', { cause: error }));
-    });
-    req.end(init.body);
-  };
-
-  const fetch: FetchLike = (input, init) =>
-    new Promise((resolve, reject) => {
-      try {
-        send(parseUrl(input), init, 0, resolve, reject);
-      } catch (error) {
-        // An invalid URL or header: fetch rejects with a TypeError rather than throwing.
-        reject(error instanceof TypeError ? error : new TypeError('fetch failed', { cause: error }));
-      }
-    });
-  takesAbortHook.add(fetch);
-  return fetch;
-}
-
-/** The default node fetch, with keep-alive agents of its own. */
-export const nodeFetch: FetchLike = createNodeFetch();
+/** A redirect's body is dropped; past this size its connection is dropped with it. */
+const MAX_REDIRECT_BODY = 64 * 1024;
 
 /**
- * The request headers as a raw `[name, value, ...]` list: `node:http` then writes them as given,
- * where a headers object costs a `setHeader` (a validation and a map entry) per header. What it
- * would add to an object itself, we add: `Host`, `Content-Length` and Basic credentials from the URL.
+ * The headers a redirect to another origin keeps: those the protocol derives from the request
+ * itself. Everything else may be a credential (Authorization, Cookie, Mcp-Session-Id, an API key
+ * header) and stays with the origin it was meant for.
  */
-function rawHeaders(url: URL, init: RequestInitLike): string[] {
-  const list: string[] = [];
-  let host = false;
-  let authorization = false;
-  for (const name in init.headers) {
-    const lower = name.toLowerCase();
-    // A body's Content-Length is its own, whatever the caller said.
-    if (lower === 'content-length' && init.body !== undefined) continue;
-    if (lower === 'host') host = true;
-    else if (lower === 'authorization') authorization = true;
-    list.push(name, init.headers[name]!);
+const CROSS_ORIGIN_HEADERS = new Set([
+  'accept',
+  'content-type',
+  'user-agent',
+  'last-event-id',
+  'mcp-protocol-version',
+  'mcp-method',
+  'mcp-name',
+]);
+const keptAcrossOrigins = (name: string) => CROSS_ORIGIN_HEADERS.has(name) || name.startsWith('mcp-param-');
+
+type Undici = typeof import('undici');
+let undici: Promise<Undici> | undefined;
+/** undici, loaded once for every fetch of the process. */
+const loadUndici = (): Promise<Undici> => {
+  undici ??= import('undici');
+  return undici;
+};
+
+/** Which dispatcher serves a URL. */
+type Route = (url: URL) => Dispatcher;
+
+/** Creates a {@link FetchLike} over undici with its own connection pool (see {@link NodeFetchOptions}). */
+export function createNodeFetch(options: NodeFetchOptions = {}): FetchLike {
+  const connections = options.connections ?? DEFAULT_CONNECTIONS;
+  if (!Number.isInteger(connections) || connections < 1) {
+    throw new TypeError(`createNodeFetch: connections must be a positive integer, got ${connections}.`);
   }
-  if (!host) list.push('host', url.host);
-  if (init.body !== undefined) list.push('content-length', String(Buffer.byteLength(init.body)));
-  if (url.username && !authorization) {
-    const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-    list.push('authorization', `Basic ${Buffer.from(credentials).toString('base64')}`);
+  const own = options.dispatcher;
+  let route: Route | undefined = own ? () => own : undefined;
+  let loading: Promise<Route> | undefined;
+  const load = (): Promise<Route> =>
+    (loading ??= loadUndici().then((module) => {
+      route = routeOf(module, connections, options.proxy ?? 'env');
+      return route;
+    }));
+
+  return (input, init) =>
+    new Promise<ResponseLike>((resolve, reject) => {
+      // A channel's `requestInit: { dispatcher }` reaches here as it reaches undici's own fetch.
+      const given = (init as { dispatcher?: Dispatcher }).dispatcher;
+      const start = (using: Route) => {
+        try {
+          new Hop(using, new URL(input), init, 0, resolve, reject).send();
+        } catch (error) {
+          // An invalid URL or header: fetch rejects with a TypeError rather than throwing.
+          reject(error instanceof TypeError ? error : new TypeError('fetch failed', { cause: error }));
+        }
+      };
+      if (given) start(() => given);
+      else if (route) start(route);
+      else load().then(start, (error) => reject(new TypeError('fetch failed', { cause: error })));
+    });
+}
+
+/** The default node fetch, with a connection pool of its own. */
+export const nodeFetch: FetchLike = createNodeFetch();
+
+function routeOf(module: Undici, connections: number, proxy: 'env' | false | string): Route {
+  const direct = new module.Agent({ connections });
+  if (proxy === false) return () => direct;
+  if (proxy !== 'env') {
+    const proxied = new module.ProxyAgent({ uri: proxy, connections });
+    return () => proxied;
   }
-  return list;
+  const env = process.env;
+  const set = (name: string) => Boolean(env[name] ?? env[name.toUpperCase()]);
+  // Without a proxy, no per-request NO_PROXY check (EnvHttpProxyAgent parses every origin).
+  if (!set('http_proxy') && !set('https_proxy')) return () => direct;
+  // A proxy from the environment is for the outside world: loopback stays direct (as Go's
+  // ProxyFromEnvironment does), since a local MCP server is the common case and a corporate proxy
+  // cannot reach it. NO_PROXY applies to everything else.
+  const proxied = new module.EnvHttpProxyAgent({ connections });
+  return (url) => (isLoopback(url.hostname) ? direct : proxied);
+}
+
+/** localhost, *.localhost, 127.0.0.0/8 and ::1 (URL.hostname keeps IPv6 brackets). */
+const isLoopback = (hostname: string): boolean =>
+  hostname === 'localhost' ||
+  hostname.endsWith('.localhost') ||
+  hostname === '[::1]' ||
+  /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+
+const abortError = (reason: unknown): Error =>
+  reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError');
+
+/**
+ * One request of a fetch: a redirect to follow sends the next hop when this one's response is over,
+ * resolving the same promise. It is the undici handler of its request, and watches its abort.
+ */
+class Hop implements Dispatcher.DispatchHandler {
+  readonly #cancel: FetchCancel | undefined;
+  readonly #signal: AbortSignal | undefined;
+  #controller: Dispatcher.DispatchController | undefined;
+  #response: NodeResponse | undefined;
+  #settled = false;
+  /** Set while the response is a redirect being followed: where to, its status, its body's bytes seen. */
+  #next: URL | undefined;
+  #redirectStatus = 0;
+  #dropped = 0;
+
+  constructor(
+    private readonly route: Route,
+    private readonly url: URL,
+    private readonly init: RequestInitLike,
+    private readonly hops: number,
+    private readonly resolve: (response: ResponseLike) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {
+    // The channels' cheap cancellation when there is one; a signal otherwise (read only then).
+    this.#cancel = init.cancel;
+    this.#signal = this.#cancel ? undefined : init.signal;
+  }
+
+  send(): void {
+    if (this.#cancel ? this.#cancel.aborted : this.#signal?.aborted) {
+      this.reject(abortError(this.#cancel ? this.#cancel.reason : this.#signal?.reason));
+      return;
+    }
+    const { url, init } = this;
+    if (this.#cancel) this.#cancel.onabort = this.#onAbort;
+    else this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
+    this.route(url).dispatch(
+      {
+        origin: url.origin,
+        path: url.pathname + url.search,
+        method: init.method as Dispatcher.HttpMethod,
+        headers: requestHeaders(url, init),
+        body: init.body,
+      },
+      this,
+    );
+  }
+
+  /** Aborted by the caller: fail the request (or the reading of its response) with the reason. */
+  readonly #onAbort = (): void => {
+    const error = abortError(this.#cancel ? this.#cancel.reason : this.#signal?.reason);
+    this.#detach();
+    // Failed first: aborting the controller reports an error of undici's own, synchronously.
+    this.#fail(error);
+    this.#controller?.abort(error);
+  };
+
+  #detach(): void {
+    if (this.#cancel) {
+      if (this.#cancel.onabort === this.#onAbort) this.#cancel.onabort = undefined;
+    } else this.#signal?.removeEventListener('abort', this.#onAbort);
+  }
+
+  #fail(error: Error): void {
+    if (!this.#settled) {
+      this.#settled = true;
+      this.reject(error);
+    }
+    this.#response?.fail(error);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    // Aborted while it waited for a connection: the promise already rejected.
+    if (this.#settled && !this.#response) controller.abort(abortError(undefined));
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    status: number,
+    headers: Record<string, string | string[] | undefined>,
+    statusText?: string,
+  ): void {
+    if (this.#settled) return;
+    const location = headers.location;
+    const redirect = this.init.redirect ?? 'follow';
+    if (isRedirect(status) && typeof location === 'string' && redirect !== 'manual') {
+      let next: URL | undefined;
+      let problem: string | undefined;
+      if (redirect === 'error') problem = `redirected to ${location}`;
+      else if (this.hops === MAX_REDIRECTS) problem = 'too many redirects';
+      else {
+        try {
+          next = new URL(location, this.url);
+        } catch (error) {
+          problem = `an invalid redirect location (${(error as Error).message})`;
+        }
+      }
+      if (next === undefined) {
+        this.#settled = true;
+        this.#detach();
+        controller.abort(new Error(problem));
+        this.reject(new TypeError('fetch failed', { cause: new Error(problem) }));
+        return;
+      }
+      // Its body is read and dropped, so the connection can serve the next request.
+      this.#next = next;
+      this.#redirectStatus = status;
+      return;
+    }
+    this.#settled = true;
+    this.#response = new NodeResponse(status, statusText || STATUS_CODES[status] || '', headers, controller);
+    this.resolve(this.#response);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#next) {
+      this.#dropped += chunk.length;
+      if (this.#dropped > MAX_REDIRECT_BODY) controller.abort(new Error('redirect body too large'));
+      return;
+    }
+    this.#response?.push(chunk, controller);
+  }
+
+  onResponseEnd(): void {
+    this.#detach();
+    const next = this.#next;
+    if (next) {
+      this.#next = undefined;
+      this.#follow(next);
+      return;
+    }
+    this.#response?.end();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.#detach();
+    if (this.#next && this.#dropped > MAX_REDIRECT_BODY && !this.#settled) {
+      // The redirect's body was too large to drain: follow it anyway, on another connection.
+      const next = this.#next;
+      this.#next = undefined;
+      this.#follow(next);
+      return;
+    }
+    if (!this.#settled) {
+      this.#settled = true;
+      const aborted = this.#cancel ? this.#cancel.aborted : this.#signal?.aborted;
+      this.reject(aborted ? error : new TypeError('fetch failed', { cause: error }));
+      return;
+    }
+    this.#response?.fail(new TypeError('terminated', { cause: error }));
+  }
+
+  #follow(next: URL): void {
+    const init = redirected(this.init, this.#redirectStatus, this.url, next);
+    new Hop(this.route, next, init, this.hops + 1, this.resolve, this.reject).send();
+  }
+}
+
+const isRedirect = (status: number) =>
+  status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
+
+/**
+ * The request's headers: the caller's, plus Basic credentials from the URL (undici, like fetch, takes
+ * none from it). Host and Content-Length are undici's to set.
+ */
+function requestHeaders(url: URL, init: RequestInitLike): Record<string, string> {
+  if (!url.username || 'authorization' in init.headers) return init.headers;
+  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  return { ...init.headers, authorization: `Basic ${Buffer.from(credentials).toString('base64')}` };
 }
 
 /** The request a redirect from `from` to `to` makes of `init`. */
-function redirected(init: HookedRequestInit, status: number, from: URL, to: URL): HookedRequestInit {
-  const headers = { ...init.headers };
-  // Like fetch: credentials do not follow a redirect to another origin.
-  if (to.origin !== from.origin) delete headers.authorization;
+function redirected(init: RequestInitLike, status: number, from: URL, to: URL): RequestInitLike {
+  let headers = { ...init.headers };
+  if (to.origin !== from.origin) {
+    headers = {};
+    for (const name in init.headers) if (keptAcrossOrigins(name)) headers[name] = init.headers[name]!;
+  }
   // 303 (and 301/302 after a POST) turn into a GET without a body; 307/308 repeat the request.
   const toGet = status === 303 || ((status === 301 || status === 302) && init.method === 'POST');
   if (!toGet) return { ...init, headers };
@@ -169,28 +330,9 @@ function redirected(init: HookedRequestInit, status: number, from: URL, to: URL)
   return { ...init, method: init.method === 'HEAD' ? 'HEAD' : 'GET', headers, body: undefined };
 }
 
-/** The channels fetch the same few URLs over and over: parse each once. */
-const parsed = new Map<string, URL>();
-function parseUrl(input: string): URL {
-  let url = parsed.get(input);
-  if (url === undefined) {
-    url = new URL(input);
-    if (parsed.size >= 64) parsed.clear();
-    parsed.set(input, url);
-  }
-  return url;
-}
-
-const isRedirect = (status: number) =>
-  status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
-
-function abortError(reason: unknown): Error {
-  return reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError');
-}
-
 /** Response headers by name, case-insensitively; repeated headers joined with ', '. */
 class NodeHeaders {
-  constructor(private readonly raw: IncomingMessage['headers']) {}
+  constructor(private readonly raw: Record<string, string | string[] | undefined>) {}
 
   get(name: string): string | null {
     const value = this.raw[name.toLowerCase()];
@@ -199,23 +341,52 @@ class NodeHeaders {
 }
 
 /**
- * A {@link ResponseLike} over an `IncomingMessage`: read it once, as text or as a byte stream.
- * Listeners are added with `on`, not `once`: each event fires at most once per response anyway, and
- * `once` allocates a wrapper per listener (four per response on the hot path).
+ * A {@link ResponseLike} filled by undici's handler: read once, as text or as a byte stream. A
+ * stream reader pauses the connection whenever it holds an unread chunk (backpressure).
  */
 class NodeResponse implements ResponseLike {
-  readonly status: number;
-  readonly statusText: string;
   readonly headers: NodeHeaders;
-  readonly #res: IncomingMessage;
+  readonly #controller: Dispatcher.DispatchController;
+  readonly #chunks: Buffer[] = [];
+  #ended = false;
   #failure: Error | undefined;
+  #streaming = false;
+  /** The reader or text() waiting for more. */
+  #waiter: (() => void) | undefined;
 
-  constructor(res: IncomingMessage, done: () => void) {
-    this.#res = res;
-    this.status = res.statusCode ?? 0;
-    this.statusText = res.statusMessage ?? '';
-    this.headers = new NodeHeaders(res.headers);
-    res.on('close', done);
+  constructor(
+    readonly status: number,
+    readonly statusText: string,
+    headers: Record<string, string | string[] | undefined>,
+    controller: Dispatcher.DispatchController,
+  ) {
+    this.headers = new NodeHeaders(headers);
+    this.#controller = controller;
+  }
+
+  push(chunk: Buffer, controller: Dispatcher.DispatchController): void {
+    this.#chunks.push(chunk);
+    if (this.#streaming) {
+      controller.pause();
+      this.#wake();
+    }
+  }
+
+  end(): void {
+    this.#ended = true;
+    this.#wake();
+  }
+
+  /** The request was aborted or the connection broke: reading fails with `error`. */
+  fail(error: Error): void {
+    this.#failure ??= error;
+    this.#wake();
+  }
+
+  #wake(): void {
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    waiter?.();
   }
 
   get body(): { getReader(): ByteReaderLike } {
@@ -223,72 +394,38 @@ class NodeResponse implements ResponseLike {
   }
 
   text(): Promise<string> {
-    const res = this.#res;
     return new Promise((resolve, reject) => {
-      if (this.#failure) return reject(this.#failure);
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () =>
-        resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')),
-      );
-      res.on('error', (error) => reject(this.#failure ?? new TypeError('terminated', { cause: error })));
-      res.on('close', () => {
-        if (!res.complete) reject(this.#failure ?? new TypeError('terminated'));
-      });
+      const settle = () => {
+        if (this.#failure) reject(this.#failure);
+        else if (!this.#ended) this.#waiter = settle;
+        else {
+          const chunks = this.#chunks;
+          resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+        }
+      };
+      settle();
     });
-  }
-
-  /** The request was aborted: reading fails with the abort reason. */
-  fail(error: Error): void {
-    this.#failure = error;
-    this.#res.destroy(error);
   }
 
   #reader(): ByteReaderLike {
-    const res = this.#res;
-    const chunks: Buffer[] = [];
-    let ended = false;
-    let error: Error | undefined;
-    let waiter: (() => void) | undefined;
-    const wake = () => {
-      const w = waiter;
-      waiter = undefined;
-      w?.();
-    };
-    res.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      // Back-pressure: hold the socket until the reader asks for more.
-      res.pause();
-      wake();
-    });
-    res.on('end', () => {
-      ended = true;
-      wake();
-    });
-    res.on('error', (e) => {
-      error = this.#failure ?? new TypeError('terminated', { cause: e });
-      wake();
-    });
-    res.on('close', () => {
-      if (!res.complete && !error) error = this.#failure ?? new TypeError('terminated');
-      ended = true;
-      wake();
-    });
+    this.#streaming = true;
     return {
       read: async () => {
         for (;;) {
-          const chunk = chunks.shift();
+          const chunk = this.#chunks.shift();
           if (chunk) return { done: false, value: chunk };
-          if (error) throw error;
-          if (ended) return { done: true, value: undefined };
+          if (this.#failure) throw this.#failure;
+          if (this.#ended) return { done: true, value: undefined };
           await new Promise<void>((resolve) => {
-            waiter = resolve;
-            res.resume();
+            this.#waiter = resolve;
+            this.#controller.resume();
           });
         }
       },
       cancel: async () => {
-        res.destroy();
+        if (this.#ended || this.#failure) return;
+        this.#failure = new DOMException('The response was cancelled', 'AbortError');
+        this.#controller.abort(this.#failure);
       },
     };
   }

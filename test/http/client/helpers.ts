@@ -14,7 +14,7 @@ import {
   type StreamableHttpClientChannelOptions,
 } from '../../../src/transports/http/client/streamable-channel.js';
 
-/** The fetches the channels are tested with: the runtime's, and the node:http one. */
+/** The fetches the channels are tested with: the runtime's, and nodeFetch. */
 export const FETCHES: readonly (readonly [string, FetchLike | undefined])[] = [
   ['global fetch', undefined],
   ['nodeFetch', nodeFetch],

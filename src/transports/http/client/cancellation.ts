@@ -2,12 +2,12 @@
  * The cancellation of one HTTP exchange, with no AbortController unless something needs a signal.
  *
  * Every request of an HTTP client channel can be cancelled (by the client, by closing the channel,
- * by a lingering stream), but almost none is. A fetch that takes an {@link AbortHook} (nodeFetch)
- * is told through the hook; any other fetch gets {@link Cancellation.signal}, made on first use.
+ * by a lingering stream), but almost none is. A fetch that watches `init.cancel` (nodeFetch) is told
+ * through {@link onabort}; any other fetch reads `init.signal`, made on first use.
  */
-import type { AbortHook } from './fetch-like.js';
+import type { FetchCancel } from './fetch-like.js';
 
-export class Cancellation implements AbortHook {
+export class Cancellation implements FetchCancel {
   aborted = false;
   reason: unknown = undefined;
   onabort: (() => void) | undefined = undefined;
@@ -22,7 +22,7 @@ export class Cancellation implements AbortHook {
     return this.#controller.signal;
   }
 
-  /** Aborts (once): the hooked fetch first, then the signal's listeners. */
+  /** Aborts (once): the fetch watching `onabort` first, then the signal's listeners. */
   abort(reason?: unknown): void {
     if (this.aborted) return;
     this.aborted = true;

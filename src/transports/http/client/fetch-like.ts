@@ -23,36 +23,40 @@ export interface ByteReaderLike {
   cancel(reason?: unknown): Promise<void>;
 }
 
-/** The request the channels make: always a string URL, a method, plain-object headers and a signal. */
+/**
+ * The request the channels make: always a string URL, a method, plain-object headers (lower-case
+ * names) and a way to abort it: `signal`, and on the requests of the hot path also `cancel`.
+ */
 export interface RequestInitLike extends Omit<RequestInit, 'headers' | 'body' | 'signal' | 'method'> {
   method: string;
   headers: Record<string, string>;
   body?: string;
+  /**
+   * Aborts the request, and reading its response. When `cancel` is set too, this is a getter that
+   * makes the AbortSignal on first read: a fetch that watches `cancel` should not read it.
+   */
   signal: AbortSignal;
+  /** The same cancellation as `signal`, for a fetch that can watch it without an AbortSignal. */
+  cancel?: FetchCancel;
+}
+
+/**
+ * A request's cancellation without an AbortSignal. The HTTP channels give one with every request
+ * that waits for an answer (`init.cancel`), and make `init.signal` only when a fetch reads it: on
+ * Node 20 an AbortController, its AbortSignal and an 'abort' listener per request cost a fifth of
+ * the client's CPU at 64 requests in flight (docs/benchmarks.md), for requests that are almost never
+ * cancelled. `nodeFetch` watches `cancel`; any other fetch may, or may use `signal`.
+ */
+export interface FetchCancel {
+  readonly aborted: boolean;
+  /** Why, once aborted (undefined: a plain abort, which rejects with an `AbortError`). */
+  readonly reason: unknown;
+  /**
+   * Set by the fetch while its request or response can still be aborted (one fetch at a time), and
+   * cleared when it no longer can; called once, on abort.
+   */
+  onabort: (() => void) | undefined;
 }
 
 /** A `fetch`. The global one is the default. */
 export type FetchLike = (url: string, init: RequestInitLike) => Promise<ResponseLike>;
-
-/**
- * @internal A cancellation a fetch may take in place of `signal`: the HTTP channels pass one per
- * request to a fetch listed in {@link takesAbortHook} (nodeFetch), whose `signal` is then a signal
- * that never aborts. An AbortController, its AbortSignal and an 'abort' listener per request cost
- * about 5% of an HTTP client's CPU, for requests that are almost never cancelled.
- */
-export interface AbortHook {
-  readonly aborted: boolean;
-  /** Why, once aborted (undefined: a plain abort, an `AbortError`). */
-  readonly reason: unknown;
-  /** Set by the fetch while its request or response may still be aborted; called once on abort. */
-  onabort: (() => void) | undefined;
-}
-
-/** @internal Where a {@link RequestInitLike} carries its {@link AbortHook}. */
-export const ABORT_HOOK: unique symbol = Symbol('switchboard.abortHook');
-
-/** @internal A {@link RequestInitLike} that may carry an {@link AbortHook}. */
-export type HookedRequestInit = RequestInitLike & { [ABORT_HOOK]?: AbortHook };
-
-/** @internal The fetches that honour {@link ABORT_HOOK} (and so may be given a signal that never aborts). */
-export const takesAbortHook = new WeakSet<FetchLike>();

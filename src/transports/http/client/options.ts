@@ -6,14 +6,7 @@
 import { SwitchboardError } from '../../../protocol/errors.js';
 import type { Logger } from '../../../util/logger.js';
 import type { Cancellation } from './cancellation.js';
-import {
-  ABORT_HOOK,
-  type FetchLike,
-  type HookedRequestInit,
-  type RequestInitLike,
-  type ResponseLike,
-  takesAbortHook,
-} from './fetch-like.js';
+import type { FetchLike, RequestInitLike, ResponseLike } from './fetch-like.js';
 import { displayUrl } from './http-errors.js';
 
 /** Extra request headers: fixed, or computed for every request (e.g. a signature or a trace id). */
@@ -63,8 +56,6 @@ export interface HttpClientChannelOptions {
 }
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
-/** The `signal` of requests whose fetch is told about cancellation through its abort hook instead. */
-const NEVER_ABORTED = new AbortController().signal;
 const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 
 /** The parts of the options every exchange needs, resolved once. */
@@ -77,8 +68,6 @@ export class HttpIo {
   readonly maxMessageBytes: number;
   readonly reconnect: Required<ReconnectOptions>;
   readonly #fetch: FetchLike;
-  /** The fetch takes an abort hook: cancellable requests need no AbortSignal of their own. */
-  readonly #hooked: boolean;
   readonly #options: HttpClientChannelOptions;
   /** The headers when neither they nor the token are computed per request. */
   readonly #fixed: Record<string, string> | undefined;
@@ -114,7 +103,6 @@ export class HttpIo {
     this.href = parsed.href;
     this.display = displayUrl(parsed);
     this.#fetch = fetchImpl;
-    this.#hooked = takesAbortHook.has(fetchImpl);
     this.#options = options;
     this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
@@ -154,22 +142,27 @@ export class HttpIo {
   }
 
   /**
-   * `fetch` for a request that `cancel` may abort: through the fetch's abort hook when it takes one
-   * (no AbortController per request), else with `cancel.signal`.
+   * `fetch` for a request that `cancel` may abort: it goes as `init.cancel`, and `init.signal` is
+   * made only if the fetch reads it (see FetchCancel).
    */
   fetchCancellable(
     url: string,
-    init: Omit<RequestInitLike, 'signal'>,
+    method: string,
+    headers: Record<string, string>,
+    body: string | undefined,
     cancel: Cancellation,
   ): Promise<ResponseLike> {
-    const full = init as HookedRequestInit;
-    if (this.#hooked) {
-      full.signal = NEVER_ABORTED;
-      full[ABORT_HOOK] = cancel;
-    } else {
-      full.signal = cancel.signal;
-    }
-    return this.fetch(url, full);
+    const fetchImpl = this.#fetch;
+    return fetchImpl(url, {
+      ...this.#options.requestInit,
+      method,
+      headers,
+      body,
+      cancel,
+      get signal() {
+        return cancel.signal;
+      },
+    });
   }
 
   /** Takes the logger of the Client this channel serves (used when the options name none). */

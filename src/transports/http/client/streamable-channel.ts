@@ -265,7 +265,9 @@ export class StreamableHttpClientChannel implements Channel {
       this.#addProtocolHeaders(headers, info, exchange.modern);
       const response = await this.#io.fetchCancellable(
         this.#io.href,
-        { method: 'POST', headers, body: exchange.frame },
+        'POST',
+        headers,
+        exchange.frame,
         exchange,
       );
       this.#reached = true;
