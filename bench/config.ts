@@ -31,7 +31,7 @@ export const FULL: Config = {
   load: { runs: 5, warmupMs: 400, durationMs: 1500 },
   matrix: { warmupMs: 300, durationMs: 1500 },
   inFlight: 64,
-  coldIterations: 8,
+  coldIterations: 16,
   payload: { sizes: [1e3, 1e5, 1e6, 1e7], reps: [100, 30, 10, 3] },
   list: { tools: 1000, warmupMs: 300, durationMs: 1500 },
   http: { warmupMs: 300, durationMs: 1200, mixClients: 50, sessions: { warm: 20, count: 1000 } },

@@ -5,7 +5,7 @@
  *
  *   npm run bench                 the full run (several minutes)
  *   npm run bench -- --smoke      about a second per scenario, to prove every cell runs
- *   options: --runs N (every scenario)   --only stdio|http|fetch   --out FILE (also write the report there)
+ *   options: --runs N (every scenario)   --only stdio|cold|http|fetch   --out FILE (also write the report there)
  *
  * The markdown report goes to stdout, progress to stderr. Exits 1 if any cell failed.
  */
@@ -13,6 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { type Config, FULL, SMOKE } from './config.js';
 import { renderSection, type Section } from './lib/report.js';
+import { coldSections } from './scenarios/cold.js';
 import type { Context } from './scenarios/common.js';
 import { httpSections } from './scenarios/http.js';
 import { httpFetchSections } from './scenarios/http-fetch.js';
@@ -36,8 +37,8 @@ function parseArgs(argv: readonly string[]): {
     config = { ...config, runs: n, load: { ...config.load, runs: n } };
   }
   const only = value('--only');
-  if (only !== undefined && only !== 'stdio' && only !== 'http' && only !== 'fetch') {
-    throw new Error(`--only takes stdio, http or fetch, got ${only}`);
+  if (only !== undefined && !['stdio', 'cold', 'http', 'fetch'].includes(only)) {
+    throw new Error(`--only takes stdio, cold, http or fetch, got ${only}`);
   }
   return { config, only, out: value('--out') };
 }
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
   ctx.log(`switchboard bench: ${config.smoke ? 'smoke pass' : 'full run'}, ${config.runs} run(s)`);
   const sections: Section[] = [];
   if (only === undefined || only === 'stdio') sections.push(...(await stdioSections(ctx)));
+  if (only === undefined || only === 'cold') sections.push(...(await coldSections(ctx)));
   if (only === undefined || only === 'http') sections.push(...(await httpSections(ctx)));
   if (only === undefined || only === 'http' || only === 'fetch')
     sections.push(...(await httpFetchSections(ctx)));

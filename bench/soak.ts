@@ -19,11 +19,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EraMemory } from '../src/cli/era-memory.js';
 import type { ResultCache } from '../src/client/cache.js';
-import { Client } from '../src/client/client.js';
+import { Client } from '../src/extensions/client.js';
+import { Server } from '../src/extensions/server.js';
 import { serve } from '../src/node/serve.js';
 import { MemoryRequestStateStore } from '../src/server/request-state.js';
-import { Server } from '../src/server/server.js';
-import { endpointKey, recallEra, rememberEra } from '../src/transports/http/client/era-cache.js';
+import { defaultHttpEraStore, endpointKey } from '../src/transports/http/client/era-store.js';
 import { MemoryEventStore } from '../src/transports/http/server/event-store.js';
 import { createHttpHandler, type McpHttpHandler } from '../src/transports/http/server/handler.js';
 import { createLinkedChannels } from '../src/transports/memory.js';
@@ -391,10 +391,10 @@ function cachesAtBounds(): Promise<ScenarioReport> {
 
       // The HTTP client's era memory: 256 endpoints.
       for (let i = 0; i < 1000; i++)
-        rememberEra(endpointKey(new URL(`http://127.0.0.1:${1000 + i}/mcp`)), 'modern');
+        defaultHttpEraStore.set(endpointKey(new URL(`http://127.0.0.1:${1000 + i}/mcp`)), 'modern');
       let remembered = 0;
       for (let i = 0; i < 1000; i++)
-        if (recallEra(endpointKey(new URL(`http://127.0.0.1:${1000 + i}/mcp`)))) remembered++;
+        if (defaultHttpEraStore.get(endpointKey(new URL(`http://127.0.0.1:${1000 + i}/mcp`)))) remembered++;
       m.facts.httpErasRemembered = remembered;
       check(m, remembered <= 256, `the HTTP era memory holds ${remembered} endpoints`);
 

@@ -37,13 +37,13 @@ const TARGETS: readonly Target[] = [
     peers: ['sdk-v1', 'sdk-v2'],
   },
   {
-    what: 'stdio cold start (vs a bare Node process answering one line)',
-    section: 'stdio: client + server',
-    metric: 'cold start: spawn to first answer p50',
+    what: 'stdio cold start, one-tool server (vs a bare Node script answering the same line)',
+    section: 'stdio cold start',
+    metric: 'spawn to first answer p50',
     column: 'switchboard',
     kind: 'max',
     goal: 1.3,
-    peers: ['sdk-v1', 'sdk-v2'],
+    peers: ['switchboard-unbundled', 'sdk-v1', 'sdk-v2'],
   },
   {
     what: 'stdio 10 MB echo',

@@ -29,7 +29,13 @@ export type Job =
       warmupMs: number;
       durationMs: number;
     })
-  | (ClientSpec & { type: 'cold'; iterations: number })
+  | {
+      type: 'cold';
+      /** The raw client times every server, so only the servers differ. */
+      client: 'raw';
+      servers: readonly ColdServer[];
+      iterations: number;
+    }
   | (ClientSpec & { type: 'payload'; sizes: readonly number[]; reps: readonly number[] })
   | (ClientSpec & { type: 'list'; expectTools: number; warmupMs: number; durationMs: number })
   | (ClientSpec & { type: 'mix'; clients: number; warmupMs: number; durationMs: number })
@@ -43,6 +49,13 @@ export type Job =
       warmupMs: number;
       durationMs: number;
     });
+
+/** One server of a `cold` job: spawned `iterations` times, each time until its first answer. */
+export interface ColdServer {
+  readonly id: string;
+  readonly era: Era;
+  readonly target: Target;
+}
 
 export interface LoadResult {
   calls: number;
@@ -130,6 +143,7 @@ async function load(
 }
 
 async function run(job: Job, connect: ConnectClient): Promise<unknown> {
+  if (job.type === 'cold') return cold(job.servers, job.iterations, connect);
   const open = () => connect(job.era, job.target, job.fetch);
   const pidOf = (client: BenchClient) => () => job.serverPid ?? client.serverPid;
   switch (job.type) {
@@ -150,17 +164,6 @@ async function run(job: Job, connect: ConnectClient): Promise<unknown> {
       } finally {
         await client.close();
       }
-    }
-    case 'cold': {
-      // Spawn to the first answer: the handshake (initialize, or server/discover) resolved.
-      const ms: number[] = [];
-      for (let i = 0; i < job.iterations; i++) {
-        const start = performance.now();
-        const client = await open();
-        ms.push(performance.now() - start);
-        await client.close();
-      }
-      return { ms };
     }
     case 'payload': {
       const client = await open();
@@ -276,6 +279,32 @@ async function run(job: Job, connect: ConnectClient): Promise<unknown> {
       }
     }
   }
+}
+
+/**
+ * Spawn to first answer (the handshake, `initialize` or `server/discover`, resolved) of every server,
+ * `iterations` rounds, milliseconds per start by server id. Round i starts the servers one after
+ * another in an order rotated by i and reversed every other round, so none always goes first or
+ * always follows the same one.
+ */
+async function cold(
+  servers: readonly ColdServer[],
+  iterations: number,
+  connect: ConnectClient,
+): Promise<Record<string, number[]>> {
+  const ms: Record<string, number[]> = Object.fromEntries(servers.map((s) => [s.id, []]));
+  for (let round = 0; round < iterations; round++) {
+    const k = round % servers.length;
+    const order = [...servers.slice(k), ...servers.slice(0, k)];
+    if (round % 2 === 1) order.reverse();
+    for (const server of order) {
+      const start = performance.now();
+      const client = await connect(server.era, server.target);
+      ms[server.id]!.push(performance.now() - start);
+      await client.close();
+    }
+  }
+  return ms;
 }
 
 /** Tells the harness where a `sessions` job stands and waits for it to say go on. */

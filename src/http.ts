@@ -12,7 +12,13 @@ export {
   scanToolHeaders,
   type ToolHeaderScan,
 } from './protocol/mcp-headers.js';
-export { forgetHttpEras, type HttpEra } from './transports/http/client/era-cache.js';
+export {
+  defaultHttpEraStore,
+  forgetHttpEras,
+  type HttpEra,
+  type HttpEraStore,
+  MemoryHttpEraStore,
+} from './transports/http/client/era-store.js';
 export type {
   ByteReaderLike,
   ByteStreamLike,

@@ -6,12 +6,14 @@
 
 export {
   type CallOptions,
-  Client,
   type ClientCallContext,
-  type ClientOptions,
+  ClientCore,
+  type ClientCoreOptions,
   type ListOptions,
-  type ListToolsOptions,
   type LogMessage,
+  type RequestArgs,
+  type RequestCallOptions,
+  type RequestResult,
   type VersionNegotiation,
 } from './client/client.js';
 export type {
@@ -53,6 +55,8 @@ export {
   toolVisibility,
   withAppsSupport,
 } from './extensions/apps.js';
+export { Client, type ClientOptions, type ListToolsOptions } from './extensions/client.js';
+export { Server, type ServerOptions } from './extensions/server.js';
 export { ClientTask, type TaskCallOptions, type TaskWaitOptions } from './extensions/tasks/client.js';
 export { MemoryTaskStore, type MemoryTaskStoreOptions } from './extensions/tasks/memory-store.js';
 export type { TaskServerOptions } from './extensions/tasks/server.js';
@@ -77,7 +81,6 @@ export {
   type TaskInputRequest,
   type TaskStatus,
 } from './extensions/tasks/types.js';
-export type { ElicitFieldValue, ElicitFormContent } from './protocol/elicitation.js';
 export { ErrorCode, type LocalErrorCode, ProtocolError, SwitchboardError } from './protocol/errors.js';
 export type {
   JsonRpcMessage,
@@ -88,6 +91,25 @@ export type {
   RequestId,
 } from './protocol/jsonrpc.js';
 export { META } from './protocol/meta.js';
+export type {
+  CallToolParams,
+  CompleteRequestParams,
+  EmptyResult,
+  GetPromptParams,
+  InitializeRequestParams,
+  InputRoundParams,
+  KnownMethod,
+  ListenParams,
+  McpMethods,
+  PaginatedParams,
+  ParamsOf,
+  ReadResourceParams,
+  RequestParams,
+  ResultEnvelope,
+  ResultOf,
+  SetLevelParams,
+  SubscribeParams,
+} from './protocol/method-map.js';
 export {
   type Era,
   isRevision,
@@ -101,6 +123,7 @@ export {
   type Revision,
 } from './protocol/revisions.js';
 export * from './protocol/types.js';
+export type { ElicitFieldValue, ElicitFormContent } from './schema/elicitation.js';
 export { jsonSchema, type SchemaLike, type TypedJsonSchema } from './schema/index.js';
 export type { Completer, CompletionContext } from './server/completion.js';
 export type { ServerConnection } from './server/connection.js';
@@ -113,8 +136,8 @@ export {
   text,
   toolError,
 } from './server/content.js';
+export type { TaskHandoff } from './server/context.js';
 export {
-  type ClientView,
   type ElicitFormRequest,
   type ElicitOutcome,
   type ElicitUrlRequest,
@@ -122,6 +145,13 @@ export {
 } from './server/context.js';
 export type { Handle } from './server/handles.js';
 export { type InputCallOptions, InputRequiredError } from './server/input.js';
+export type { ClientView } from './server/link.js';
+export type {
+  FallbackLogic,
+  MethodOptions,
+  MethodParams,
+  MethodResult,
+} from './server/methods.js';
 export type {
   PromptArgs,
   PromptArgumentConfig,
@@ -143,12 +173,11 @@ export {
   type PromptHandle,
   type ResourceHandle,
   type ResourceTemplateHandle,
-  Server,
+  ServerCore,
+  type ServerCoreOptions,
   type ServerEvents,
-  type ServerOptions,
   type ToolHandle,
 } from './server/server.js';
-export type { TaskHandoff } from './server/task-handoff.js';
 export type { StructuredToolReturn, ToolArgs, ToolConfig, ToolHandler, ToolReturn } from './server/tools.js';
 export { UriTemplate } from './server/uri-template.js';
 export {

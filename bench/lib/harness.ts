@@ -79,6 +79,7 @@ export function runJob<T>(
 }
 
 function describeJob(job: Job): string {
+  if (job.type === 'cold') return `cold job (${job.servers.map((s) => s.id).join(', ')})`;
   const where = job.target.kind === 'stdio' ? job.target.args.join(' ') : job.target.url;
   return `${job.type} job (${job.client} client, ${job.era}, ${where})`;
 }

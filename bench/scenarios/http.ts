@@ -10,7 +10,7 @@
 import type { ClientKind, Era } from '../clients/types.js';
 import { JobError, type MemoryReport, type ServerProcess, startServer } from '../lib/harness.js';
 import { record, row, type Section, section } from '../lib/report.js';
-import type { Job, LoadResult } from '../worker.js';
+import type { ClientSpec, Job, LoadResult } from '../worker.js';
 import { type Context, cell, inTurn, recordAlone, recordLoad } from './common.js';
 
 interface ServerSpec {
@@ -99,7 +99,7 @@ export async function httpSections(ctx: Context): Promise<Section[]> {
     client: ClientKind,
     era: Era,
     server: ServerSpec,
-    job: (base: Pick<Job, 'client' | 'era' | 'target' | 'serverPid'>) => Job,
+    job: (base: Pick<ClientSpec, 'client' | 'era' | 'target' | 'serverPid'>) => Job,
   ): Promise<T | undefined> => {
     return withServer(what, server, (running) =>
       cell<T>(

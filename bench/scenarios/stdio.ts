@@ -2,12 +2,9 @@
  * The stdio scenarios. Each implementation is a load client spawning its own fixture server over
  * pipes; `raw` is the limit (no MCP library on either side) every ratio divides by.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import type { ClientKind, Era, Target } from '../clients/types.js';
 import { fixture } from '../lib/harness.js';
 import { record, row, type Section, section } from '../lib/report.js';
-import { median } from '../lib/stats.js';
 import type { LoadResult } from '../worker.js';
 import { type Context, cell, inTurn, recordAlone, recordLoad } from './common.js';
 
@@ -27,14 +24,6 @@ const IMPLS: readonly Impl[] = [
   { id: 'raw', client: 'raw', era: 'legacy', server: 'raw-stdio' },
 ];
 
-/** The libraries each implementation's stdio server imports before it can answer. */
-const IMPORTS: Record<string, readonly string[]> = {
-  switchboard: ['switchboard', 'switchboard/stdio'],
-  'sdk-v1': ['@modelcontextprotocol/sdk/server/mcp.js', '@modelcontextprotocol/sdk/server/stdio.js', 'zod'],
-  'sdk-v2': ['@modelcontextprotocol/server', '@modelcontextprotocol/server/stdio', 'zod'],
-  raw: [],
-};
-
 /** The one-side-alone cells: each library's client against the raw server, and its server under the raw client. */
 const SIDES: readonly { id: string; client: ClientKind; server: string }[] = [
   { id: 'switchboard', client: 'switchboard', server: 'switchboard-stdio' },
@@ -47,8 +36,6 @@ const stdio = (server: string, extra: readonly string[] = []): Target => ({
   command: process.execPath,
   args: [fixture(server), ...extra],
 });
-
-const execFileAsync = promisify(execFile);
 
 const KB = (n: number) => (n >= 1e6 ? `${n / 1e6} MB` : `${n / 1e3} KB`);
 
@@ -123,32 +110,6 @@ export async function stdioSections(ctx: Context): Promise<Section[]> {
     },
     config.load.runs,
   );
-
-  await each('cold start', async (impl, run) => {
-    const result = await cell<{ ms: number[] }>(ctx, `${impl.id} cold`, {
-      type: 'cold',
-      ...spec(impl),
-      iterations: config.coldIterations,
-    });
-    // The first start warms the disk cache and is not counted.
-    const ms = result ? median(result.ms.slice(result.ms.length > 1 ? 1 : 0)) : undefined;
-    record(row(main, 'cold start: spawn to first answer p50', 'ms', 'lower'), impl.id, run, ms);
-  });
-
-  for (let run = 0; run < runs; run++) {
-    ctx.log(`stdio import time, run ${run + 1}/${runs}`);
-    await inTurn(ctx, Object.entries(IMPORTS), run, async ([id, specifiers]) => {
-      const { stdout } = await execFileAsync(process.execPath, [fixture('import-time'), ...specifiers], {
-        encoding: 'utf8',
-      });
-      record(
-        row(main, 'cold start: import of the library', 'ms', 'lower', true),
-        id,
-        run,
-        JSON.parse(stdout).ms,
-      );
-    });
-  }
 
   await each('echo payloads', async (impl, run) => {
     const result = await cell<{ ms: number[] }>(ctx, `${impl.id} payload`, {
@@ -226,8 +187,6 @@ export async function stdioSections(ctx: Context): Promise<Section[]> {
       '(newline-delimited JSON-RPC, `JSON.parse`/`JSON.stringify`, one write per message).',
     'seq: one call in flight; echo of `"hello"`. CPU per call: user+system time of the load-client process ' +
       '(`process.cpuUsage`) and of the server process (`/proc/PID/stat`) over the measured window, divided by calls.',
-    'cold start: spawn the server until the client has its first answer (`initialize` or `server/discover`); ' +
-      '`raw` is a bare Node process answering one line. Import: a fresh `node` importing only the library.',
     `tools/list: ${tools} extra tools (plus echo and add) in one page for everyone (Switchboard's pageSize raised).`,
   );
   sides.notes.push(

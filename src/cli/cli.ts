@@ -18,6 +18,11 @@ export interface CliIo {
 }
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  // The gateway is a server, not a client command: its own arguments, loaded only when used.
+  if (argv[0] === 'gateway') {
+    const { runGatewayCli } = await import('../gateway/cli.js');
+    return runGatewayCli(argv.slice(1), io).catch((error: unknown) => usageFailure(error, io));
+  }
   let invocation: Invocation;
   try {
     invocation = parseInvocation(argv, (name) => COMMANDS.has(name));

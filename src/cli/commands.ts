@@ -2,7 +2,7 @@
  * The commands: what each needs on the command line, how it uses the connected client, and how it
  * prints. Usage is checked before any server is started.
  */
-import type { Client } from '../client/client.js';
+import type { Client } from '../extensions/client.js';
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import type { ServerCapabilities } from '../protocol/types.js';
 import { promptArguments, toolArguments } from './arguments.js';

@@ -40,6 +40,7 @@ Usage:
 
 Commands:
 ${list}
+  ${'gateway'.padEnd(width)}  Serve many MCP servers behind one endpoint (switchboard gateway --help)
 
 ${TARGET}
 

@@ -4,10 +4,11 @@
  * `--verbose` and otherwise kept for error messages.
  */
 import { readFileSync } from 'node:fs';
-import { Client, type VersionNegotiation } from '../client/client.js';
+import type { VersionNegotiation } from '../client/client.js';
 import type { Channel } from '../engine/channel.js';
+import { Client } from '../extensions/client.js';
 import { nodeFetch } from '../node/fetch.js';
-import { endpointKey, type HttpEra, recallEra, rememberEra } from '../transports/http/client/era-cache.js';
+import type { HttpEra, HttpEraStore } from '../transports/http/client/era-store.js';
 import { StreamableHttpClientChannel } from '../transports/http/client/streamable-channel.js';
 import { StdioClientChannel } from '../transports/stdio/client-channel.js';
 import { lineLogger } from '../util/logger.js';
@@ -63,28 +64,18 @@ export function createSession(
     },
   );
   if (target.kind === 'http') {
-    // The HTTP channel has its own per-endpoint memory (in this process): seed it, and keep what it learns.
-    const endpoint = endpointKey(target.url);
-    const server = `http ${endpoint}`;
-    const known = negotiated ? memory.recall(server) : undefined;
-    if (known !== undefined && isHttpEra(known)) rememberEra(endpoint, known);
     let channel: StreamableHttpClientChannel | undefined;
     const open = (): Channel =>
       (channel = new StreamableHttpClientChannel(target.url, {
-        // node:http keep-alive: several times cheaper per request than Node 20's global fetch.
         fetch: nodeFetch,
         headers: options.headers,
         bearerToken: options.bearer,
+        // The channel reads and records what the endpoint speaks in the file that outlives this run.
+        rememberEra: negotiated ? fileEraStore(memory, () => client.probeUnanswered) : false,
       }));
     return {
       client,
-      async connect() {
-        await client.connect(open);
-        const learned = recallEra(endpoint);
-        if (negotiated && learned !== undefined && learned !== known && !client.probeUnanswered) {
-          memory.remember(server, learned);
-        }
-      },
+      connect: () => client.connect(open),
       stderrTail: () => '',
       transport: () => (channel?.activeTransport === 'sse' ? 'HTTP+SSE' : 'Streamable HTTP'),
       close: () => client.close(),
@@ -124,3 +115,22 @@ function negotiation(protocol: CliOptions['protocol']): VersionNegotiation {
 
 const isHttpEra = (era: string): era is HttpEra =>
   era === 'modern' || era === 'streamable-legacy' || era === 'sse';
+
+/**
+ * The HTTP channel's era store over the CLI's era file (keys: `http <endpoint>`); written on change
+ * only, and not when `server/discover` went unanswered (a slow server is not thereby a legacy one).
+ */
+function fileEraStore(memory: EraMemory, probeUnanswered: () => boolean): HttpEraStore {
+  const key = (endpoint: string) => `http ${endpoint}`;
+  return {
+    get(endpoint) {
+      const era = memory.recall(key(endpoint));
+      return era !== undefined && isHttpEra(era) ? era : undefined;
+    },
+    set(endpoint, era) {
+      if (!probeUnanswered() && memory.recall(key(endpoint)) !== era) memory.remember(key(endpoint), era);
+    },
+    // A remembered era that proved wrong is overwritten by what the connection finds.
+    delete() {},
+  };
+}

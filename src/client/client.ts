@@ -1,6 +1,10 @@
 /**
  * The client: connects over any Channel, works out which era the server speaks, and offers a typed
- * method for every request. Results come back in the same shape from both eras.
+ * method for every request. Results come back in the same shape from both eras, and every built-in
+ * method's result is shape-checked (`protocol/results.ts`) before its caller sees it.
+ *
+ * `ClientCore` is the client without extensions; the `Client` users import (`extensions/client.ts`)
+ * adds tasks and MCP Apps through the protected hooks below.
  */
 import type { Channel, InboundExtra } from '../engine/channel.js';
 import { compose, type MethodHandler, type Middleware } from '../engine/middleware.js';
@@ -11,19 +15,11 @@ import {
   type ProgressUpdate,
   type RequestOptions,
 } from '../engine/peer.js';
-import { toolsForModel } from '../extensions/apps.js';
-import { ClientTask, type TaskCallOptions, type TaskClientHost } from '../extensions/tasks/client.js';
-import {
-  decodeTask,
-  relatedTaskOf,
-  TASKS_EXTENSION,
-  type TaskDetails,
-  type TaskInfo,
-} from '../extensions/tasks/types.js';
 import { encodeClientCapabilities, encodeImplementation } from '../protocol/codec.js';
 import { ErrorCode, invalidRequest, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import type { JsonRpcNotification, Params } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
+import type { KnownMethod, ParamsOf, ResultOf } from '../protocol/method-map.js';
 import { methodSpec } from '../protocol/methods.js';
 import {
   type Era,
@@ -55,7 +51,13 @@ import type {
   SubscriptionFilter,
   Tool,
 } from '../protocol/types.js';
-import { type CompiledSchema, compileSchema, formatIssues } from '../schema/index.js';
+import {
+  type CompiledSchema,
+  compileSchema,
+  formatIssues,
+  type InferInput,
+  type SchemaLike,
+} from '../schema/index.js';
 import { loadLinearPatterns, mayHavePatterns } from '../schema/linear-pattern.js';
 import { asError, isPlainObject } from '../util/guards.js';
 import { type Logger, withOnerror } from '../util/logger.js';
@@ -80,7 +82,7 @@ import { type ListenHandlers, type Subscription, SubscriptionManager } from './s
  */
 export type VersionNegotiation = 'auto' | 'legacy' | { pin: Revision };
 
-export interface ClientOptions {
+export interface ClientCoreOptions {
   /** Capabilities to declare to the server. */
   capabilities?: ClientCapabilities;
   version?: VersionNegotiation;
@@ -108,12 +110,6 @@ export interface ClientOptions {
   logLevel?: LoggingLevel;
   /** 2026-07-28: how many `input_required` rounds one call may take before it fails. Default 8. */
   maxInputRounds?: number;
-  /**
-   * 2026-07-28: declare the tasks extension (`io.modelcontextprotocol/tasks`) on every request, so
-   * the server may answer a tool call with a task. `callTool` then follows such a task to its end
-   * transparently; `callToolAsTask` needs it. (2025-11-25 tasks need no declaration.)
-   */
-  tasks?: boolean;
 }
 
 /** A log message from the server (`notifications/message`). */
@@ -144,17 +140,32 @@ export interface ListOptions extends CallOptions {
   singlePage?: boolean;
 }
 
-export interface ListToolsOptions extends ListOptions {
+/** Options of `client.request()`. */
+export interface RequestCallOptions<R extends SchemaLike | undefined = undefined> extends CallOptions {
   /**
-   * Only the tools a model may see: drops MCP Apps tools whose `_meta.ui.visibility` leaves out
-   * `"model"` (app-only tools, which a host MUST NOT show its agent). See `toolsForModel`.
+   * A schema of the result (zod, valibot, arktype or raw JSON Schema), for a method the client does
+   * not know: the result is checked against it (`INVALID_RESULT`) and typed by it.
    */
-  forModel?: boolean;
+  result?: R;
+  /**
+   * Hand the result over as the server sent it, without the method's shape check (a conformance
+   * checker that judges results itself). `resultType` is still checked.
+   */
+  unchecked?: boolean;
 }
+
+/** The params (and options) of `client.request(method, ...)`: params may be left out when the method needs none. */
+export type RequestArgs<M extends string, R extends SchemaLike | undefined> =
+  {} extends ParamsOf<M>
+    ? [params?: ParamsOf<M>, options?: RequestCallOptions<R>]
+    : [params: ParamsOf<M>, options?: RequestCallOptions<R>];
+
+/** What `client.request(method, ...)` resolves with: the result schema's type, else the typed map's. */
+export type RequestResult<M extends string, R> = R extends SchemaLike ? InferInput<R> : ResultOf<M>;
 
 /** What sending middleware sees about the call it wraps. */
 export interface ClientCallContext {
-  readonly client: Client;
+  readonly client: ClientCore;
   readonly options: CallOptions;
 }
 
@@ -171,9 +182,9 @@ interface Negotiated {
   instructions: string | undefined;
 }
 
-export class Client {
+export class ClientCore {
   readonly info: Implementation;
-  private readonly options: ClientOptions;
+  protected readonly options: ClientCoreOptions;
   private readonly logger: Logger;
   private peer: Peer | undefined;
   private negotiated: Negotiated | undefined;
@@ -183,18 +194,15 @@ export class Client {
   private readonly middleware: Middleware<ClientCallContext>[] = [];
   private chain: MethodHandler<ClientCallContext>;
   private readonly outputValidators = new Map<string, CompiledSchema>();
-  private readonly inputs = new InputHandlers();
+  protected readonly inputs = new InputHandlers();
   private logLevel: LoggingLevel | undefined;
   /** Legacy: whether `roots.listChanged` was declared at initialize (so root changes may be announced). */
   private rootsDeclared = false;
   private readonly subscriptions: SubscriptionManager;
-  /** Tools whose last listing said `execution.taskSupport: "required"` (2025-11-25 calls them as tasks). */
-  private readonly taskOnlyTools = new Set<string>();
-  private taskClientHost: TaskClientHost | undefined;
   /** The JSON each output validator was compiled from: a relisted, unchanged schema is not recompiled. */
   private readonly outputSchemaJson = new Map<string, string>();
 
-  constructor(info: Implementation, options: ClientOptions = {}) {
+  constructor(info: Implementation, options: ClientCoreOptions = {}) {
     if (!info || typeof info.name !== 'string' || typeof info.version !== 'string') {
       throw new SwitchboardError(
         'CONFIG',
@@ -213,7 +221,7 @@ export class Client {
           ? featuresOf(this.negotiated.revision).era
           : undefined,
       serverCapabilities: () => this.facts.capabilities,
-      request: (method, params, callOptions) => this.request(method, params, callOptions),
+      request: (method, params, callOptions) => this.call(method, params, callOptions),
       notify: (method, params) => this.peer?.notify(method, params),
       ackTimeoutMs: options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       report: (error) => this.logger.error(error),
@@ -265,7 +273,7 @@ export class Client {
     this.cache?.clear();
     // Output schemas belong to the server they were listed from, not to the next one.
     this.outputValidators.clear();
-    this.taskOnlyTools.clear();
+    this.connectionReset();
     this.outputSchemaJson.clear();
     const peer = new Peer(
       channel,
@@ -446,10 +454,10 @@ export class Client {
     return Object.freeze(envelope);
   }
 
-  /** The options' capabilities merged with those the registered input handlers (and `tasks`) imply. */
-  private declaredCapabilities(): ClientCapabilities {
+  /** The options' capabilities merged with those the registered input handlers (and extensions) imply. */
+  protected declaredCapabilities(): ClientCapabilities {
     const declared: Record<string, unknown> = { ...this.inputs.capabilities() };
-    if (this.options.tasks) declared.extensions = { [TASKS_EXTENSION]: {} };
+    this.extendCapabilities(declared);
     for (const [key, value] of Object.entries(this.options.capabilities ?? {})) {
       const derived = declared[key];
       declared[key] =
@@ -626,7 +634,9 @@ export class Client {
       );
     }
     if (request.method === 'ping') return {};
-    const taskId = relatedTaskOf(request.params);
+    // A request on behalf of a task (2025-11-25) names it in _meta: input handlers see which.
+    const related = (request.params?._meta as Meta | undefined)?.[META.relatedTask];
+    const taskId = isPlainObject(related) && typeof related.taskId === 'string' ? related.taskId : undefined;
     const ctx: InputContext = { signal: request.signal, revision, era: f.era, ...(taskId ? { taskId } : {}) };
     // The server waits on us (a user filling a form): our own calls to it must not time out meanwhile.
     const release = this.peer!.holdTimeouts();
@@ -646,10 +656,40 @@ export class Client {
 
   // --- requests ------------------------------------------------------------------------------
 
-  /** Sends any request through the middleware chain; resolves with the raw result. */
-  request(method: string, params: Params = {}, options: CallOptions = {}): Promise<Record<string, unknown>> {
-    // Not async (one promise layer less per call), so a middleware that throws synchronously is
-    // turned into a rejection here.
+  /**
+   * Sends any request through the middleware chain: a built-in method (typed by the typed map,
+   * {@link McpMethods}, and its result shape-checked), a method of an extension or a vendor method
+   * (`acme/search`: typed by declaration merging, or by a `result` schema it is checked against).
+   */
+  request<M extends string, R extends SchemaLike | undefined = undefined>(
+    method: M,
+    ...[params, options]: RequestArgs<M, R>
+  ): Promise<RequestResult<M, R>> {
+    const call = this.call(method, (params ?? {}) as Params, options ?? {});
+    const schema = options?.result;
+    if (schema === undefined) return call as Promise<RequestResult<M, R>>;
+    const validator = compileSchema(schema, { role: 'output', name: method, kind: 'method' });
+    return call.then(async (result) => {
+      const verdict = await validator.validate(result);
+      if (!verdict.ok) {
+        throw new SwitchboardError(
+          'INVALID_RESULT',
+          formatIssues(verdict.issues, `The server's ${method} result does not match the result schema`),
+        );
+      }
+      return verdict.value as RequestResult<M, R>;
+    });
+  }
+
+  /**
+   * A request through the middleware chain, untyped: what the typed methods build on. Not async (one
+   * promise layer less per call), so a middleware that throws synchronously becomes a rejection here.
+   */
+  protected call(
+    method: string,
+    params: Params,
+    options: RequestCallOptions<SchemaLike | undefined>,
+  ): Promise<Record<string, unknown>> {
     try {
       return Promise.resolve(this.chain(method, params, { client: this, options })) as Promise<
         Record<string, unknown>
@@ -659,10 +699,24 @@ export class Client {
     }
   }
 
-  private async send(method: string, params: Params, options: CallOptions): Promise<Record<string, unknown>> {
+  /** A built-in method, typed by the typed map: the typed methods of this class use it. */
+  private known<M extends KnownMethod>(
+    method: M,
+    params: Params,
+    options: CallOptions,
+  ): Promise<ResultOf<M>> {
+    return this.call(method, params, options) as Promise<ResultOf<M>>;
+  }
+
+  private async send(
+    method: string,
+    params: Params,
+    options: RequestCallOptions<SchemaLike | undefined>,
+  ): Promise<Record<string, unknown>> {
     const facts = this.facts;
     const modern = featuresOf(facts.revision).modern;
-    const cacheable = modern && this.cache !== undefined && methodSpec(method)?.cacheable === true;
+    const spec = methodSpec(method);
+    const cacheable = modern && this.cache !== undefined && spec?.cacheable === true;
     const cacheKey = cacheable ? ResultCache.key(method, params) : '';
     if (cacheable && !options.fresh) {
       const hit = this.cache!.get(cacheKey);
@@ -687,7 +741,7 @@ export class Client {
     const call = options as RequestOptions;
     let result = await this.peer!.request(method, wire, call);
     let rounds = 0;
-    while (result.resultType === 'input_required' && modern && methodSpec(method)?.inputRequired) {
+    while (result.resultType === 'input_required' && modern && spec?.inputRequired) {
       if (++rounds > (this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS)) {
         throw new SwitchboardError(
           'INPUT_ROUNDS_EXCEEDED',
@@ -701,6 +755,7 @@ export class Client {
       );
     }
     this.checkResultType(method, result);
+    if (!options.unchecked) spec?.checkResult?.(result, method);
     // Retries carry inputResponses/requestState: their results are never cached.
     if (cacheable && rounds === 0) this.cache!.put(cacheKey, result);
     return result;
@@ -751,8 +806,8 @@ export class Client {
     const type = result.resultType;
     // A missing resultType means "complete": that is how every legacy server answers.
     if (type === undefined || type === 'complete') return;
-    // The tasks extension's answer, which only a tool call that declared the extension may get.
-    if (type === 'task' && method === 'tools/call' && this.tasksDeclared) return;
+    // An extension's answer (tasks: `task`, to a tool call that declared the extension).
+    if (this.acceptsResultType(method, type)) return;
     if (type === 'input_required') {
       const revision = this.facts.revision;
       throw new SwitchboardError(
@@ -768,16 +823,19 @@ export class Client {
     );
   }
 
-  /** Walks every page of a list up to `maxPages`, or fetches one page on request. */
-  private async list<K extends string>(
+  /**
+   * Walks every page of a list up to `maxPages`, or fetches one page on request. The pages' shape is
+   * checked by the method's result check (every list method has one).
+   */
+  protected async list<K extends string>(
     method: string,
     key: K,
     options: ListOptions,
   ): Promise<Record<K, unknown[]> & { nextCursor?: string }> {
     const { cursor, singlePage, ...call } = options;
+    type Page = Record<K, unknown[]> & { nextCursor?: string };
     if (cursor !== undefined || singlePage) {
-      const page = await this.request(method, cursor === undefined ? {} : { cursor }, call);
-      return asListResult(page, key, method);
+      return (await this.call(method, cursor === undefined ? {} : { cursor }, call)) as Page;
     }
     const maxPages = this.options.maxPages ?? DEFAULT_MAX_PAGES;
     const items: unknown[] = [];
@@ -789,26 +847,18 @@ export class Client {
           `'${method}' returned more than ${maxPages} pages; raise maxPages or page manually with { cursor }.`,
         );
       }
-      const page = asListResult(
-        await this.request(method, next === undefined ? {} : { cursor: next }, call),
-        key,
-        method,
-      );
+      const page = (await this.call(method, next === undefined ? {} : { cursor: next }, call)) as Page;
       items.push(...page[key]);
       next = page.nextCursor;
       if (next === undefined) return { [key]: items } as Record<K, unknown[]>;
     }
   }
 
-  async listTools(options: ListToolsOptions = {}): Promise<ListToolsResult> {
-    const { forModel, ...listOptions } = options;
-    const result = (await this.list('tools/list', 'tools', listOptions)) as unknown as ListToolsResult;
-    for (const tool of result.tools) {
-      await this.rememberOutputSchema(tool);
-      if (tool.execution?.taskSupport === 'required') this.taskOnlyTools.add(tool.name);
-      else this.taskOnlyTools.delete(tool.name);
-    }
-    return forModel ? { ...result, tools: toolsForModel(result.tools) } : result;
+  async listTools(options: ListOptions = {}): Promise<ListToolsResult> {
+    const result = (await this.list('tools/list', 'tools', options)) as unknown as ListToolsResult;
+    for (const tool of result.tools) await this.rememberOutputSchema(tool);
+    this.toolsListed(result.tools);
+    return result;
   }
 
   /**
@@ -823,130 +873,49 @@ export class Client {
     options: CallOptions = {},
   ): Promise<CallToolResult> {
     const params: Params = args === undefined ? { name } : { name, arguments: args };
-    const asTask = this.legacyTasks && this.taskOnlyTools.has(name);
-    if (asTask) params.task = {};
-    const result = await this.request('tools/call', params, options);
-    if (result.resultType === 'task' || (asTask && isPlainObject(result.task))) {
-      const task = this.toolTask(name, params, result);
-      return task.result({ signal: options.signal, timeoutMs: options.timeoutMs });
-    }
-    return this.checkToolResult(name, result);
+    this.prepareToolCall(name, params);
+    const result = await this.known('tools/call', params, options);
+    return this.finishToolCall(name, params, result as unknown as Record<string, unknown>, options);
   }
 
-  // --- tasks ---------------------------------------------------------------------------------
-
   /**
-   * Calls a tool as a task and returns its handle at once (see docs/tasks.md). On 2026-07-28 the
-   * server decides: it answers with a task, or with the result (the handle then holds it); the
-   * client must declare the extension (`tasks: true`). On 2025-11-25 the call asks for a task with
-   * `params.task` when the server offers task-augmented tool calls. Older servers simply answer.
+   * The check a tool result gets beyond its shape (which `send` checked): structured output per the
+   * output schema the tool was listed with. Only such a tool costs a validation (and an await).
    */
-  async callToolAsTask(
+  protected async checkToolResult(name: string | undefined, result: CallToolResult): Promise<CallToolResult> {
+    if (name !== undefined && this.outputValidators.has(name))
+      await this.checkStructuredContent(name, result);
+    return result;
+  }
+
+  // --- extension hooks (tasks, apps: see extensions/client.ts) -----------------------------------
+
+  /** Adds what extensions declare to the capabilities (tasks: the extension, when asked for). */
+  protected extendCapabilities(_declared: Record<string, unknown>): void {}
+
+  /** Whether an extension takes a `resultType` the core does not know (tasks: `task`). */
+  protected acceptsResultType(_method: string, _type: unknown): boolean {
+    return false;
+  }
+
+  /** Lets an extension change a tool call's params before it goes (2025-11-25 tasks: `task`). */
+  protected prepareToolCall(_name: string, _params: Params): void {}
+
+  /** What a tool call's answer becomes (tasks: a task is followed to its end). */
+  protected finishToolCall(
     name: string,
-    args?: Record<string, unknown>,
-    options: TaskCallOptions = {},
-  ): Promise<ClientTask> {
-    const { ttlMs, ...call } = options;
-    const params: Params = args === undefined ? { name } : { name, arguments: args };
-    if (this.era === 'modern' && !this.tasksDeclared) {
-      throw new SwitchboardError(
-        'CONFIG',
-        'callToolAsTask() on protocol 2026-07-28 needs the tasks extension declared: new Client(info, { tasks: true }).',
-      );
-    }
-    if (this.legacyTasks) params.task = ttlMs === undefined ? {} : { ttl: ttlMs };
-    const result = await this.request('tools/call', params, call);
-    return this.toolTask(name, params, result);
-  }
-
-  /** A handle on a task created earlier (its id kept across a restart, say). */
-  task(taskId: string): ClientTask {
-    return new ClientTask(this.taskHost, { legacy: this.era === 'legacy', taskId });
-  }
-
-  /** The task's state (`tasks/get`). */
-  async getTask(taskId: string, options: CallOptions = {}): Promise<TaskDetails> {
-    return this.task(taskId).refresh(options);
-  }
-
-  /** Asks the server to cancel the task (`tasks/cancel`). */
-  async cancelTask(taskId: string, options: CallOptions = {}): Promise<void> {
-    await this.task(taskId).cancel(options);
-  }
-
-  /**
-   * The tasks this client created on the connection (2025-11-25 `tasks/list`, every page unless a
-   * `cursor` or `singlePage` is given). The 2026-07-28 extension has no list: keep the ids.
-   */
-  async listTasks(options: ListOptions = {}): Promise<{ tasks: TaskInfo[]; nextCursor?: string }> {
-    if (this.era === 'modern') {
-      throw new SwitchboardError(
-        'CAPABILITY_MISSING',
-        'tasks/list exists only in protocol 2025-11-25; the 2026-07-28 tasks extension has no list, so keep the ids of the tasks you create.',
-      );
-    }
-    const page = await this.list('tasks/list', 'tasks', options);
-    const tasks = page.tasks.map((t) => decodeTask(t, true, 'tasks/list'));
-    return page.nextCursor === undefined ? { tasks } : { tasks, nextCursor: page.nextCursor };
-  }
-
-  /** Whether this client declares the 2026-07-28 tasks extension. */
-  private get tasksDeclared(): boolean {
-    return this.declaredCapabilities().extensions?.[TASKS_EXTENSION] !== undefined;
-  }
-
-  /** Whether this connection has 2025-11-25 task-augmented tool calls. */
-  private get legacyTasks(): boolean {
-    const requests = this.serverCapabilities.tasks?.requests as { tools?: { call?: unknown } } | undefined;
-    return this.revision === '2025-11-25' && isPlainObject(requests?.tools?.call);
-  }
-
-  /** The handle for what a tools/call answered: a task (either form), or the result itself. */
-  private toolTask(name: string, params: Params, result: Record<string, unknown>): ClientTask {
-    const legacy = this.era === 'legacy';
-    const call = { name, params };
-    if (result.resultType === 'task') {
-      return new ClientTask(this.taskHost, { legacy, call, task: decodeTask(result, false, 'tools/call') });
-    }
-    if (legacy && params.task !== undefined && isPlainObject(result.task)) {
-      return new ClientTask(this.taskHost, {
-        legacy,
-        call,
-        task: decodeTask(result.task, true, 'tools/call'),
-      });
-    }
-    return new ClientTask(this.taskHost, { legacy, call, result });
-  }
-
-  private get taskHost(): TaskClientHost {
-    this.taskClientHost ??= {
-      revision: () => this.revision,
-      request: (method, params, options) => this.request(method, params, options),
-      fulfil: (inputRequests, ctx) => this.inputs.fulfil(inputRequests, ctx, featuresOf(this.revision)),
-      listen: (filter, handlers) => this.listen(filter, handlers),
-      on: (method, listener) => this.on(method, (params) => listener(params)),
-      checkToolResult: (name, result) => this.checkToolResult(name, result),
-    };
-    return this.taskClientHost;
-  }
-
-  /** The checks every tool result gets: a `content` array, and structured output per the tool's schema. */
-  private async checkToolResult(
-    name: string | undefined,
+    _params: Params,
     result: Record<string, unknown>,
+    _options: CallOptions,
   ): Promise<CallToolResult> {
-    const what = name === undefined ? 'a task' : `"${name}"`;
-    if (!Array.isArray(result.content)) {
-      throw new SwitchboardError(
-        'INVALID_RESULT',
-        `The server's tools/call result for ${what} has no "content" array.`,
-      );
-    }
-    const typed = result as unknown as CallToolResult;
-    // Only a tool with a remembered output schema costs a validation (and an await).
-    if (name !== undefined && this.outputValidators.has(name)) await this.checkStructuredContent(name, typed);
-    return typed;
+    return this.checkToolResult(name, result as unknown as CallToolResult);
   }
+
+  /** Tools were listed (tasks: which of them run only as tasks). */
+  protected toolsListed(_tools: readonly Tool[]): void {}
+
+  /** The connection was replaced: what an extension learned of the old server is stale. */
+  protected connectionReset(): void {}
 
   listResources(options: ListOptions = {}): Promise<ListResourcesResult> {
     return this.list('resources/list', 'resources', options) as unknown as Promise<ListResourcesResult>;
@@ -960,8 +929,8 @@ export class Client {
     ) as unknown as Promise<ListResourceTemplatesResult>;
   }
 
-  async readResource(uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
-    return (await this.request('resources/read', { uri }, options)) as unknown as ReadResourceResult;
+  readResource(uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
+    return this.known('resources/read', { uri }, options);
   }
 
   listPrompts(options: ListOptions = {}): Promise<ListPromptsResult> {
@@ -974,19 +943,19 @@ export class Client {
     options: CallOptions = {},
   ): Promise<GetPromptResult> {
     const params: Params = args === undefined ? { name } : { name, arguments: args };
-    return (await this.request('prompts/get', params, options)) as unknown as GetPromptResult;
+    return this.known('prompts/get', params, options);
   }
 
   async complete(params: CompleteParams, options: CallOptions = {}): Promise<CompleteResult> {
     const wire: Params = { ...params };
     // `context` arrived in 2025-06-18; older servers would not expect it.
     if (!featuresOf(this.revision).structured) delete wire.context;
-    return (await this.request('completion/complete', wire, options)) as unknown as CompleteResult;
+    return this.known('completion/complete', wire, options);
   }
 
   /** Legacy only: `ping` does not exist in 2026-07-28. */
   async ping(options: CallOptions = {}): Promise<void> {
-    await this.request('ping', {}, options);
+    await this.known('ping', {}, options);
   }
 
   /**
@@ -999,7 +968,7 @@ export class Client {
       this.refreshEnvelope();
       return;
     }
-    await this.request('logging/setLevel', { level }, options);
+    await this.known('logging/setLevel', { level }, options);
   }
 
   // --- structured output ---------------------------------------------------------------------
@@ -1062,21 +1031,3 @@ function handshakeRefused(method: string, revision: Revision, error: unknown, ad
 }
 
 const NEVER_ABORTED = new AbortController().signal;
-
-function asListResult<K extends string>(
-  page: Record<string, unknown>,
-  key: K,
-  method: string,
-): Record<K, unknown[]> & { nextCursor?: string } {
-  if (!Array.isArray(page[key])) {
-    throw new SwitchboardError('INVALID_RESULT', `The server's ${method} result has no "${key}" array.`);
-  }
-  const next = page.nextCursor;
-  if (next !== undefined && typeof next !== 'string') {
-    throw new SwitchboardError(
-      'INVALID_RESULT',
-      `The server's ${method} result has a non-string nextCursor.`,
-    );
-  }
-  return page as Record<K, unknown[]> & { nextCursor?: string };
-}

@@ -6,11 +6,11 @@
  * themselves (`notifications/cancelled`, `notifications/progress`), nothing else.
  */
 import { ErrorCode, ProtocolError, SwitchboardError, toErrorObject } from '../protocol/errors.js';
+import { errorFrame, notificationFrame, requestFrame, resultFrame } from '../protocol/frames.js';
 import { exceedsDepth, tooDeepMessage } from '../protocol/json-depth.js';
 import {
   classify,
   isRequestId,
-  type JsonRpcErrorObject,
   type JsonRpcNotification,
   type Params,
   type RequestId,
@@ -19,7 +19,6 @@ import { type Deferred, deferred } from '../util/deferred.js';
 import { asError, isPlainObject, isPromiseLike } from '../util/guards.js';
 import type { Logger } from '../util/logger.js';
 import type { Channel, ChannelSink, FrameInfo, InboundExtra } from './channel.js';
-import { RawJson } from './raw-json.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_TOTAL_TIMEOUT_MS = 10 * 60_000;
@@ -72,7 +71,7 @@ export interface InboundRequest {
 }
 
 export interface PeerHandlers {
-  /** Answers a request: a result object, a {@link RawJson}, or a thrown error. */
+  /** Answers a request: a result object, a `RawJson` (protocol/frames.ts), or a thrown error. */
   request(request: InboundRequest): unknown;
   /** Any notification except cancellations of our inbound requests and progress for our outbound ones. */
   notification(notification: JsonRpcNotification, extra: InboundExtra | undefined): void;
@@ -635,29 +634,6 @@ function abortError(method: string, reason: unknown): SwitchboardError {
   return new SwitchboardError('ABORTED', `Request '${method}' was aborted${why ? `: ${why}` : ''}.`, {
     cause: reason,
   });
-}
-
-function requestFrame(id: number, method: string, params: Params | undefined): string {
-  const head = `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)}`;
-  return params === undefined ? `${head}}` : `${head},"params":${JSON.stringify(params)}}`;
-}
-
-/** Serializes a notification. */
-export function notificationFrame(method: string, params: Params | undefined): string {
-  return params === undefined
-    ? `{"jsonrpc":"2.0","method":${JSON.stringify(method)}}`
-    : `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}`;
-}
-
-/** Serializes a result response; a {@link RawJson} result is spliced in as is. Throws if `result` cannot be serialized. */
-export function resultFrame(id: RequestId, result: unknown): string {
-  const json = result instanceof RawJson ? result.json : JSON.stringify(result ?? {});
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${json}}`;
-}
-
-/** Serializes an error response. */
-export function errorFrame(id: RequestId | null, error: JsonRpcErrorObject): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":${JSON.stringify(error)}}`;
 }
 
 /**

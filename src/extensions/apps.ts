@@ -29,9 +29,9 @@ import type {
   Tool,
 } from '../protocol/types.js';
 import type { SchemaLike } from '../schema/index.js';
-import type { ClientView } from '../server/context.js';
+import type { ClientView } from '../server/link.js';
 import { normalizeReadResult, type ResourceConfig, type ResourceReader } from '../server/resources.js';
-import type { ResourceHandle, Server, ToolHandle } from '../server/server.js';
+import type { ResourceHandle, ServerCore, ToolHandle } from '../server/server.js';
 import type { ToolConfig, ToolHandler } from '../server/tools.js';
 import { isPlainObject } from '../util/guards.js';
 
@@ -144,7 +144,7 @@ function checkResourceUi(ui: AppResourceUi): void {
  * advertises the extension. `read` returns the HTML (a string, bytes, or contents).
  */
 export function registerAppResource(
-  server: Server,
+  server: ServerCore,
   name: string,
   uri: string,
   config: AppResourceConfig,
@@ -216,7 +216,7 @@ export function registerAppTool<
   In extends SchemaLike | undefined = undefined,
   Out extends SchemaLike | undefined = undefined,
 >(
-  server: Server,
+  server: ServerCore,
   name: string,
   config: AppToolConfig<In, Out>,
   handler: ToolHandler<NoInfer<In>, NoInfer<Out>>,

@@ -1,13 +1,19 @@
 /**
- * The method table: for every request a client sends a server, in which revisions it exists, which
- * server capability it needs, whether its result is cacheable (2026-07-28) and whether it may answer
- * `input_required`; plus a hand-written check of its params. Dispatch consults this table once per
- * request, before any handler or middleware runs, so handlers only ever see well-formed params.
+ * The built-in method table: for every request a client sends a server, in which revisions it
+ * exists, which server capability it needs, whether its result is cacheable (2026-07-28), whether it
+ * may answer `input_required`, which param `Mcp-Name` mirrors, a hand-written check of its params
+ * (the server runs it before any handler or middleware, so handlers only see well-formed params) and
+ * a check of its result (the client runs it before its caller sees the result).
+ *
+ * Pure data: the server's method registry (`server/methods.ts`) pairs these specs with handlers, the
+ * client reads them to cache, to loop on `input_required` and to check results, and the HTTP
+ * transports read `nameParam`. Methods of extensions and of users get specs of the same shape.
  */
 
 import { isPlainObject } from '../util/guards.js';
 import { invalidParams } from './errors.js';
 import type { Params } from './jsonrpc.js';
+import { RESULT_CHECKS, type ResultCheck } from './results.js';
 import { featuresOf, type Revision } from './revisions.js';
 import { LOGGING_LEVELS, type ServerCapabilities } from './types.js';
 
@@ -15,15 +21,17 @@ export interface MethodSpec {
   /** Whether the method exists in `revision`. */
   readonly inRevision: (revision: Revision) => boolean;
   /** The server capability that must be advertised for the method to be callable. */
-  readonly capability?: keyof ServerCapabilities;
+  readonly capability?: keyof ServerCapabilities & string;
   /** 2026-07-28: result carries `ttlMs`/`cacheScope`. */
   readonly cacheable?: boolean;
   /** 2026-07-28: may answer `resultType: "input_required"`. */
   readonly inputRequired?: boolean;
   /** Which param the `Mcp-Name` HTTP header mirrors. */
-  readonly nameParam?: 'name' | 'uri' | 'taskId';
+  readonly nameParam?: string;
   /** Throws `ProtocolError(-32602)` naming the problem when params are malformed. */
-  readonly check?: (params: Params, method: string) => void;
+  readonly checkParams?: (params: Params, method: string) => void;
+  /** Throws `SwitchboardError('INVALID_RESULT')` naming the problem when a result is malformed. */
+  readonly checkResult?: ResultCheck;
 }
 
 const legacy = (revision: Revision) => !featuresOf(revision).modern;
@@ -144,23 +152,37 @@ const checks = {
 
 /** Requests a client sends to a server. */
 export const SERVER_METHODS: Readonly<Record<string, MethodSpec>> = Object.freeze({
-  initialize: { inRevision: legacy, check: checks.initialize },
+  initialize: { inRevision: legacy, checkParams: checks.initialize },
   ping: { inRevision: legacy },
   'server/discover': { inRevision: modern, cacheable: true },
-  'tools/list': { inRevision: always, capability: 'tools', cacheable: true, check: paginated },
+  'tools/list': {
+    inRevision: always,
+    capability: 'tools',
+    cacheable: true,
+    checkParams: paginated,
+    checkResult: RESULT_CHECKS.listTools,
+  },
   'tools/call': {
     inRevision: always,
     capability: 'tools',
     inputRequired: true,
     nameParam: 'name',
-    check: checks.callTool,
+    checkParams: checks.callTool,
+    checkResult: RESULT_CHECKS.callTool,
   },
-  'resources/list': { inRevision: always, capability: 'resources', cacheable: true, check: paginated },
+  'resources/list': {
+    inRevision: always,
+    capability: 'resources',
+    cacheable: true,
+    checkParams: paginated,
+    checkResult: RESULT_CHECKS.listResources,
+  },
   'resources/templates/list': {
     inRevision: always,
     capability: 'resources',
     cacheable: true,
-    check: paginated,
+    checkParams: paginated,
+    checkResult: RESULT_CHECKS.listResourceTemplates,
   },
   'resources/read': {
     inRevision: always,
@@ -168,35 +190,48 @@ export const SERVER_METHODS: Readonly<Record<string, MethodSpec>> = Object.freez
     cacheable: true,
     inputRequired: true,
     nameParam: 'uri',
-    check: checks.readResource,
+    checkParams: checks.readResource,
+    checkResult: RESULT_CHECKS.readResource,
   },
-  'resources/subscribe': { inRevision: legacy, capability: 'resources', check: checks.subscribe },
-  'resources/unsubscribe': { inRevision: legacy, capability: 'resources', check: checks.subscribe },
-  'prompts/list': { inRevision: always, capability: 'prompts', cacheable: true, check: paginated },
+  'resources/subscribe': { inRevision: legacy, capability: 'resources', checkParams: checks.subscribe },
+  'resources/unsubscribe': { inRevision: legacy, capability: 'resources', checkParams: checks.subscribe },
+  'prompts/list': {
+    inRevision: always,
+    capability: 'prompts',
+    cacheable: true,
+    checkParams: paginated,
+    checkResult: RESULT_CHECKS.listPrompts,
+  },
   'prompts/get': {
     inRevision: always,
     capability: 'prompts',
     inputRequired: true,
     nameParam: 'name',
-    check: checks.getPrompt,
+    checkParams: checks.getPrompt,
+    checkResult: RESULT_CHECKS.getPrompt,
   },
-  'completion/complete': { inRevision: always, capability: 'completions', check: checks.complete },
-  'logging/setLevel': { inRevision: legacy, capability: 'logging', check: checks.setLevel },
-  'subscriptions/listen': { inRevision: modern, check: checks.listen },
+  'completion/complete': {
+    inRevision: always,
+    capability: 'completions',
+    checkParams: checks.complete,
+    checkResult: RESULT_CHECKS.complete,
+  },
+  'logging/setLevel': { inRevision: legacy, capability: 'logging', checkParams: checks.setLevel },
+  'subscriptions/listen': { inRevision: modern, checkParams: checks.listen },
   'tasks/get': {
     inRevision: (r) => r === '2025-11-25' || modern(r),
     nameParam: 'taskId',
-    check: checks.task,
+    checkParams: checks.task,
   },
   // 2025-11-25 only, where no header mirrors the body: a 2026-07-28 request for it is -32601, whatever its headers.
-  'tasks/result': { inRevision: (r) => r === '2025-11-25', check: checks.task },
-  'tasks/list': { inRevision: (r) => r === '2025-11-25', check: paginated },
+  'tasks/result': { inRevision: (r) => r === '2025-11-25', checkParams: checks.task },
+  'tasks/list': { inRevision: (r) => r === '2025-11-25', checkParams: paginated },
   'tasks/cancel': {
     inRevision: (r) => r === '2025-11-25' || modern(r),
     nameParam: 'taskId',
-    check: checks.task,
+    checkParams: checks.task,
   },
-  'tasks/update': { inRevision: modern, nameParam: 'taskId', check: checks.updateTask },
+  'tasks/update': { inRevision: modern, nameParam: 'taskId', checkParams: checks.updateTask },
 });
 
 export const methodSpec = (method: string): MethodSpec | undefined =>

@@ -15,7 +15,7 @@ export interface CompileSchemaOptions {
   /** The tool's (or prompt's) name, for error messages. */
   name: string;
   /** What owns the schema, for error messages. Default `tool`. */
-  kind?: 'tool' | 'prompt';
+  kind?: 'tool' | 'prompt' | 'method';
   /**
    * The schema is a peer's (a server's outputSchema, on the client): its patterns are matched in
    * linear time by these. Required when a peer's raw schema has patterns.
@@ -79,7 +79,14 @@ export function compileSchema<S extends SchemaLike>(
 }
 
 function describe({ role, name, kind = 'tool' }: CompileSchemaOptions): string {
-  const field = kind === 'prompt' ? 'arguments schema' : role === 'input' ? 'inputSchema' : 'outputSchema';
+  const field =
+    kind === 'prompt'
+      ? 'arguments schema'
+      : kind === 'method'
+        ? `${role === 'input' ? 'params' : 'result'} schema`
+        : role === 'input'
+          ? 'inputSchema'
+          : 'outputSchema';
   return `The ${field} of ${kind} ${JSON.stringify(name)}`;
 }
 

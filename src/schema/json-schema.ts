@@ -15,6 +15,7 @@ import {
 } from '@cfworker/json-schema';
 import { SwitchboardError } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/types.js';
+import { deepFreeze } from '../util/freeze.js';
 import { errorMessage } from '../util/guards.js';
 import { compileFastPath } from './fast-path.js';
 import { childPath, issueText } from './issues.js';
@@ -64,15 +65,6 @@ export function dialectOf(schema: Record<string, unknown>, where: string): JsonS
       'Omit "$schema" (JSON Schema 2020-12, the MCP default) or set it to ' +
       '"https://json-schema.org/draft/2020-12/schema" or "http://json-schema.org/draft-07/schema#".',
   );
-}
-
-/** Deep-freezes a JSON tree in place. */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }
 
 export interface CompileJsonSchemaOptions {

@@ -6,9 +6,10 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { SwitchboardError } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/types.js';
+import { deepFreeze } from '../util/freeze.js';
 import { errorMessage, isPromiseLike } from '../util/guards.js';
 import { pathFromSegments } from './issues.js';
-import { deepFreeze, dialectOf } from './json-schema.js';
+import { dialectOf } from './json-schema.js';
 import type { JsonSchemaDialect, SchemaRole, StandardJsonSchema, ValidationResult } from './types.js';
 
 export interface CompiledStandardSchema {

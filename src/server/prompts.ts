@@ -19,6 +19,7 @@ import {
   type SchemaLike,
 } from '../schema/index.js';
 import { clip } from '../util/clip.js';
+import { frozenCopy } from '../util/freeze.js';
 import type { Completer } from './completion.js';
 import type { RequestContext } from './context.js';
 
@@ -95,9 +96,9 @@ export function buildPromptEntry(
   const descriptor: Prompt = { name };
   if (config.title !== undefined) descriptor.title = config.title;
   if (config.description !== undefined) descriptor.description = config.description;
-  if (config.icons !== undefined) descriptor.icons = config.icons;
-  if (args !== undefined && args.length > 0) descriptor.arguments = args;
-  if (config._meta !== undefined) descriptor._meta = config._meta;
+  if (config.icons !== undefined) descriptor.icons = frozenCopy(config.icons);
+  if (args !== undefined && args.length > 0) descriptor.arguments = frozenCopy(args);
+  if (config._meta !== undefined) descriptor._meta = frozenCopy(config._meta);
   const required = (args ?? []).filter((a) => a.required).map((a) => a.name);
   return { descriptor: Object.freeze(descriptor), schema, required, complete, handler };
 }

@@ -14,6 +14,7 @@ import type {
   ResourceTemplate,
 } from '../protocol/types.js';
 import { clip } from '../util/clip.js';
+import { frozenCopy } from '../util/freeze.js';
 import type { Completer } from './completion.js';
 import { resourceContents } from './content.js';
 import type { RequestContext } from './context.js';
@@ -82,7 +83,8 @@ export interface TemplateEntry {
 
 function copyDescriptorFields(target: Record<string, unknown>, config: ResourceConfig): void {
   for (const key of ['title', 'description', 'mimeType', 'size', 'icons', 'annotations', '_meta'] as const) {
-    if (config[key] !== undefined) target[key] = config[key];
+    // Nested values are copied and frozen: a descriptor is shared by every list and caller.
+    if (config[key] !== undefined) target[key] = frozenCopy(config[key]);
   }
 }
 

@@ -1,13 +1,15 @@
 /**
- * The server framework: register tools, resources, templates and prompts; add middleware; connect
- * to channels. One definition serves both protocol eras: legacy clients `initialize` a connection,
- * modern clients describe themselves on every request, and handlers cannot tell the difference
- * unless they ask (`ctx.era`).
+ * The server framework: register tools, resources, templates and prompts; serve methods of your
+ * own; add middleware; connect to channels. One definition serves both protocol eras: legacy clients
+ * `initialize` a connection, modern clients describe themselves on every request, and handlers
+ * cannot tell the difference unless they ask (`ctx.era`).
+ *
+ * `ServerCore` is the framework without extensions; the `Server` users import
+ * (`extensions/server.ts`) is this plus the tasks extension, plugged in through the extension points
+ * below (methods, tool call hooks, capabilities, shutdown and registration listeners).
  */
 import type { Channel } from '../engine/channel.js';
 import { compose, type MethodHandler, type Middleware } from '../engine/middleware.js';
-import { ServerTasks, type TaskServerOptions } from '../extensions/tasks/server.js';
-import type { TaskStore } from '../extensions/tasks/store.js';
 import { encodeImplementation, encodeServerCapabilities } from '../protocol/codec.js';
 import { envelopeCapabilities } from '../protocol/envelope.js';
 import {
@@ -17,8 +19,9 @@ import {
   ProtocolError,
   SwitchboardError,
 } from '../protocol/errors.js';
-import type { Params, RequestId } from '../protocol/jsonrpc.js';
+import type { Params } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
+import type { KnownMethod, ParamsOf, ResultOf } from '../protocol/method-map.js';
 import { checkMeta, methodSpec } from '../protocol/methods.js';
 import { LIST_CHANGED, type ListChangedKind, RESOURCE_UPDATED } from '../protocol/notifications.js';
 import {
@@ -53,9 +56,20 @@ import { type Logger, withOnerror } from '../util/logger.js';
 import { randomUuid } from '../util/random-id.js';
 import { type Completer, completerFor, runCompleter } from './completion.js';
 import { ServerConnection } from './connection.js';
-import { type ClientView, type ContextServices, RequestContext, type RequestLink } from './context.js';
-import { encodeResult, markMemoizable } from './encode.js';
+import { type ContextServices, RequestContext, TaskHandoff } from './context.js';
+import { BUILT_IN_ENCODERS, copyForMiddleware, encodeResult, markMemoizable } from './encode.js';
 import { type Handle, type ItemKind, registerItem } from './handles.js';
+import type { ClientView, LegacySession, RequestLink, ServedRequest } from './link.js';
+import {
+  type FallbackLogic,
+  type MethodEntry,
+  type MethodLogic,
+  type MethodOptions,
+  type MethodParams,
+  MethodRegistry,
+  type MethodResult,
+  userMethodEntry,
+} from './methods.js';
 import { Mrtr, type MrtrRound } from './mrtr.js';
 import { checkName } from './names.js';
 import { NotificationHub, updateLegacySubscription } from './notifications.js';
@@ -83,7 +97,6 @@ import {
   type TemplateEntry,
   type TemplateReader,
 } from './resources.js';
-import { TaskHandoff } from './task-handoff.js';
 import {
   buildToolEntry,
   type CallToolOutcome,
@@ -97,7 +110,7 @@ import {
 import { climbingVariable, UriTemplateIndex } from './uri-template.js';
 import { UrlElicitationTracker } from './url-elicitations.js';
 
-export interface ServerOptions {
+export interface ServerCoreOptions {
   /** Guidance for the client's model about how to use this server (sent at initialize and discover). */
   instructions?: string;
   /** Capabilities to advertise beyond those derived from what is registered (experimental, extensions). */
@@ -141,12 +154,6 @@ export interface ServerOptions {
   requestStateStore?: RequestStateStore;
   /** Legacy connections: how long `ctx.elicit`/`sample`/`listRoots` wait for the client. Default 10 minutes. */
   inputTimeoutMs?: number;
-  /**
-   * Tasks (the 2026-07-28 extension and the 2025-11-25 experimental form): where they are stored,
-   * how long they live, the poll interval. Registering a tool whose `execution.taskSupport` is
-   * `optional` or `required` turns tasks on with the defaults; see docs/tasks.md.
-   */
-  tasks?: TaskServerOptions;
 }
 
 /** Server events and their payloads. */
@@ -193,38 +200,32 @@ type ListItem<K extends ListKind> = K extends 'tools'
 
 const DEFAULT_LIST_CACHE: CacheHint = Object.freeze({ ttlMs: 60_000, cacheScope: 'public' });
 const NO_CACHE: CacheHint = Object.freeze({ ttlMs: 0, cacheScope: 'public' });
+/** A request without params is served as one with `{}`. */
+const EMPTY_PARAMS: Params = Object.freeze({}) as Params;
 
-/** State of a connection that completed the legacy `initialize` handshake. */
-export interface LegacySession {
-  /** Random, unguessable: what 2025-11-25 tasks are scoped to. */
-  readonly id: string;
-  readonly revision: LegacyRevision;
-  readonly client: ClientView;
-  /**
-   * What initialize advertised. It stays the session's contract: `list_changed` goes out as promised
-   * even after the last tool is removed, and the methods stay callable (answering an empty list).
-   */
-  readonly capabilities: ServerCapabilities;
-  initialized: boolean;
-  logLevel: (typeof LOGGING_LEVELS)[number] | undefined;
-  /**
-   * The URIs the client follows with `resources/subscribe`: made by the first request that asks for
-   * it (see `RequestLink.resourceSubscriptions`), as most sessions never subscribe.
-   */
-  resourceSubscriptions: Set<string> | undefined;
+/**
+ * @internal How a plugin takes part in `tools/call` once the tool is found (tasks use it). Each hook
+ * answers in the call's place, or resolves undefined to let it run as usual.
+ */
+export interface ToolCallHooks {
+  /** Before the handler runs (tasks: start it as a task and answer with the task's handle). */
+  start?(entry: ToolEntry, params: Params, ctx: RequestContext): Promise<unknown>;
+  /** The handler returned `ctx.continueAsTask(work)` (tasks: the call becomes a task now). */
+  handOff?(entry: ToolEntry, handoff: TaskHandoff, ctx: RequestContext): Promise<unknown>;
 }
 
-export class Server {
+export class ServerCore {
   readonly info: Implementation;
   /** `serverInfo` as every result but discover's carries it: `name` and `version` only. */
   private readonly briefInfo: Implementation;
-  private readonly options: ServerOptions;
-  /** @internal See {@link ServerOptions.logger}. */
+  private readonly options: ServerCoreOptions;
+  /** @internal See {@link ServerCoreOptions.logger}. */
   readonly logger: Logger;
   /** @internal The logger the user configured (logger or onerror), handed to channels; undefined when none. */
   readonly configuredLogger: Logger | undefined;
-  private readonly pageSize: number;
-  /** @internal See {@link ServerOptions.maxBatchLength}. */
+  /** @internal Items per list page. */
+  readonly pageSize: number;
+  /** @internal See {@link ServerCoreOptions.maxBatchLength}. */
   readonly maxBatchLength: number;
   private readonly served: ReadonlySet<Revision>;
   private readonly tools = new Registry<ToolEntry>('tool', () => this.listChanged('tools'));
@@ -243,7 +244,8 @@ export class Server {
   private index: { version: number; index: UriTemplateIndex<TemplateEntry> } | undefined;
   private readonly listFilters = new Map<ListKind, ((item: any, ctx: RequestContext) => boolean)[]>();
   private readonly mrtr: Mrtr;
-  private readonly services: ContextServices;
+  /** @internal Server-wide settings every request context uses. */
+  readonly services: ContextServices;
   /** How each kind of item is registered (see handles.ts). */
   private readonly kinds = {
     tool: {
@@ -253,7 +255,7 @@ export class Server {
       checkKey: (name) => checkName('tool', name),
       build: ({ key, config, fn }) => {
         const entry = buildToolEntry(key, config, fn as ToolEntry['handler']);
-        this.enableTasksFor(config);
+        for (const listener of this.plugged.toolRegistered) listener(config);
         return entry;
       },
     } satisfies ItemKind<ToolConfig<any, any>, ToolHandler<any, any>, ToolEntry>,
@@ -279,8 +281,16 @@ export class Server {
       build: ({ name, key, config, fn }) => buildTemplateEntry(name, key, config, fn),
     } satisfies ItemKind<ResourceTemplateConfig, TemplateReader, TemplateEntry>,
   };
-  /** Tasks, once turned on (the `tasks` option, or a tool that may run as a task). */
-  private taskService: ServerTasks | undefined;
+  /** @internal Every method this server answers: built-ins, extensions', users'. */
+  readonly methods = new MethodRegistry();
+  /** What plugins (tasks) added: capabilities, tool call hooks, shutdown and registration listeners. */
+  private readonly plugged: {
+    capabilities: ((caps: ServerCapabilities) => void)[];
+    toolCalls: ToolCallHooks | undefined;
+    shutdown: (() => Promise<void>)[];
+    sessionClosed: ((sessionId: string) => void)[];
+    toolRegistered: ((config: ToolConfig<any, any>) => void)[];
+  } = { capabilities: [], toolCalls: undefined, shutdown: [], sessionClosed: [], toolRegistered: [] };
   private offeredCache:
     | {
         caps: ServerCapabilities;
@@ -289,17 +299,16 @@ export class Server {
         resources: number;
         templates: number;
         extensions: number;
-        tasks: ServerTasks | undefined;
       }
     | undefined;
-  /** Bumped by declareExtension, so the cached capabilities (see `offered`) follow. */
+  /** Bumped by declareExtension and by plugins, so the cached capabilities (see `offered`) follow. */
   private extensionsVersion = 0;
   private readonly urlElicitations = new UrlElicitationTracker();
   private readonly listeners: { [E in keyof ServerEvents]: Set<(event: ServerEvents[E]) => void> } = {
     rootsListChanged: new Set(),
   };
 
-  constructor(info: Implementation, options: ServerOptions = {}) {
+  constructor(info: Implementation, options: ServerCoreOptions = {}) {
     if (!info || typeof info.name !== 'string' || typeof info.version !== 'string') {
       throw new SwitchboardError(
         'CONFIG',
@@ -335,7 +344,7 @@ export class Server {
       maxListens: options.maxSubscriptions,
       report: (error) => this.reportError(error),
     });
-    this.chain = (method, params, ctx) => this.core(method, params, ctx);
+    this.chain = this.core;
     this.mrtr = new Mrtr({
       sealer: new RequestStateSealer(options.requestStateKey),
       store: options.requestStateStore,
@@ -347,32 +356,116 @@ export class Server {
       urlElicitations: this.urlElicitations,
       reportError: (error) => this.reportError(error),
     };
-    if (options.tasks) this.enableTasks();
+    this.defineBuiltIns();
   }
 
-  /** The tasks service, created on first need with the `tasks` option. */
-  private enableTasks(): ServerTasks {
-    this.taskService ??= new ServerTasks(
-      {
-        notifications: this.notifications,
-        services: this.services,
-        pageSize: this.pageSize,
-        reportError: (error) => this.reportError(error),
-      },
-      this.options.tasks,
+  /** The innermost handler, behind every middleware: the method's own logic, from the registry. */
+  private readonly core: MethodHandler<RequestContext> = (method, params, ctx) =>
+    this.methods.run(method, params, ctx);
+
+  /** The protocol's own methods, registered like any other (see methods.ts). */
+  private defineBuiltIns(): void {
+    const define = (method: KnownMethod, handler: MethodLogic, cache?: 'list') =>
+      this.methods.define({
+        ...methodSpec(method)!,
+        method,
+        handler,
+        encode: BUILT_IN_ENCODERS[method],
+        cache,
+      });
+    define('ping', () => ({}));
+    define('logging/setLevel', (params, ctx) => {
+      ctx.setLogLevel(params.level as LoggingLevel);
+      return {};
+    });
+    define('server/discover', () => this.discover(), 'list');
+    define('tools/list', (params, ctx) => this.listed('tools', this.tools, params, ctx), 'list');
+    define('tools/call', (params, ctx) => this.callTool(params, ctx));
+    define('prompts/list', (params, ctx) => this.listed('prompts', this.prompts, params, ctx), 'list');
+    define('prompts/get', (params, ctx) => {
+      const name = params.name as string;
+      const entry = this.prompts.get(name);
+      if (!entry || !this.visible('prompts', entry.descriptor, ctx)) throw unknownPrompt(name);
+      return getPrompt(entry, params.arguments as Record<string, string> | undefined, ctx);
+    });
+    define('resources/list', (params, ctx) => this.listResources(params, ctx), 'list');
+    define(
+      'resources/templates/list',
+      (params, ctx) => this.listed('resourceTemplates', this.templates, params, ctx),
+      'list',
     );
-    return this.taskService;
+    define('resources/read', (params, ctx) => this.readResource(params.uri as string, ctx));
+    for (const method of ['resources/subscribe', 'resources/unsubscribe'] as const) {
+      define(method, (params, ctx) => updateLegacySubscription(method, params.uri as string, ctx.link));
+    }
+    define('subscriptions/listen', (params, ctx) =>
+      this.notifications.listen(params, this.capabilities, ctx),
+    );
+    define('completion/complete', (params, ctx) => this.complete(params as unknown as CompleteParams, ctx));
   }
 
-  /** A tool that may run as a task turns tasks on. */
-  private enableTasksFor(config: ToolConfig<any, any>): void {
-    const support = config.execution?.taskSupport;
-    if (support === 'optional' || support === 'required') this.enableTasks();
+  // --- methods -----------------------------------------------------------------------------------
+
+  /**
+   * Serves a method of your own (a vendor method such as `acme/search`): `params` and `result` are
+   * schemas (zod, valibot, arktype or raw JSON Schema) that check what arrives (-32602) and what the
+   * handler returns (-32603), and type the handler. Without schemas the types come from the typed
+   * map ({@link McpMethods}, which declaration merging extends). The method goes through the same
+   * pipeline as the built-in ones: admission, middleware (`intercept(name)` sees it), encoding.
+   */
+  method<
+    M extends string,
+    P extends SchemaLike | undefined = undefined,
+    R extends SchemaLike | undefined = undefined,
+  >(
+    name: M,
+    options: MethodOptions<P, R>,
+    handler: (
+      params: MethodParams<M, NoInfer<P>>,
+      ctx: RequestContext,
+    ) => MethodResult<M, NoInfer<R>> | Promise<MethodResult<M, NoInfer<R>>>,
+  ): this {
+    this.methods.define(userMethodEntry(name, options, handler));
+    return this;
   }
 
-  /** Where tasks are stored; undefined until tasks are on. */
-  get taskStore(): TaskStore | undefined {
-    return this.taskService?.store;
+  /**
+   * Serves every request whose method nothing registered (a gateway forwards them upstream). The
+   * request is admitted as any other (era, revision) and goes through the middleware; its params are
+   * not checked and its result is sent as returned. Without a fallback such requests answer -32601.
+   */
+  fallback(handler: FallbackLogic): this {
+    this.methods.fallback = handler;
+    return this;
+  }
+
+  // --- plugins -----------------------------------------------------------------------------------
+
+  /** @internal Plugins (tasks): capabilities to add to what the server advertises. */
+  addCapabilities(contribute: (capabilities: ServerCapabilities) => void): void {
+    this.plugged.capabilities.push(contribute);
+    this.extensionsVersion++;
+  }
+
+  /** @internal Plugins (tasks): how a found tool's call runs (see {@link ToolCallHooks}). One set per server. */
+  hookToolCalls(hooks: ToolCallHooks): void {
+    if (this.plugged.toolCalls) throw new SwitchboardError('CONFIG', 'Tool calls are hooked already.');
+    this.plugged.toolCalls = hooks;
+  }
+
+  /** @internal Plugins: runs before connections close in {@link close}. */
+  onShutdown(hook: () => Promise<void>): void {
+    this.plugged.shutdown.push(hook);
+  }
+
+  /** @internal Plugins: a legacy session (its connection) ended. */
+  onSessionClosed(listener: (sessionId: string) => void): void {
+    this.plugged.sessionClosed.push(listener);
+  }
+
+  /** @internal Plugins: a tool was registered or updated (its config). */
+  onToolRegistered(listener: (config: ToolConfig<any, any>) => void): void {
+    this.plugged.toolRegistered.push(listener);
   }
 
   // --- registration ----------------------------------------------------------------------------
@@ -424,25 +517,31 @@ export class Server {
    */
   use(middleware: Middleware<RequestContext>): this {
     this.middleware.push(middleware);
-    this.chain = compose((method, params, ctx) => this.core(method, params, ctx), this.middleware);
+    this.chain = compose(this.core, this.middleware);
     return this;
   }
 
   /**
-   * Intercepts one method: `hook(params, ctx, next)` may inspect or change the params, call `next`
-   * (or not), and inspect or replace the result.
+   * Intercepts one method, built-in or not: `hook(params, ctx, next)` may inspect or change the
+   * params, call `next` (or not), and inspect or replace the result. Typed per method by the typed
+   * map ({@link McpMethods}). A replaced `resources/read` result keeps the resource's cache hint
+   * (`ctx.cacheHint`), unless the hook sets another.
    */
-  intercept(
-    method: string,
+  intercept<M extends string>(
+    method: M,
     hook: (
-      params: Params,
+      params: ParamsOf<M>,
       ctx: RequestContext,
-      next: (params: Params) => Promise<unknown>,
-    ) => Promise<unknown> | unknown,
+      next: (params: ParamsOf<M>) => Promise<ResultOf<M>>,
+    ) => Promise<ResultOf<M>> | ResultOf<M>,
   ): this {
     return this.use(
       (next) => (m, params, ctx) =>
-        m === method ? Promise.resolve(hook(params, ctx, (p) => next(m, p, ctx))) : next(m, params, ctx),
+        m === method
+          ? Promise.resolve(
+              hook(params as ParamsOf<M>, ctx, (p) => next(m, p as Params, ctx) as Promise<ResultOf<M>>),
+            )
+          : next(m, params, ctx),
     );
   }
 
@@ -506,7 +605,7 @@ export class Server {
    * `notifications/cancelled`), then closes every connection.
    */
   async close(): Promise<void> {
-    await this.taskService?.close();
+    for (const hook of this.plugged.shutdown) await hook();
     await this.notifications.endListens();
     await Promise.all([...this.connections].map((c) => c.close()));
   }
@@ -515,7 +614,7 @@ export class Server {
   detach(connection: ServerConnection): void {
     this.connections.delete(connection);
     const sessionId = connection.session?.id;
-    if (sessionId !== undefined) this.taskService?.sessionClosed(sessionId);
+    if (sessionId !== undefined) for (const listener of this.plugged.sessionClosed) listener(sessionId);
   }
 
   /**
@@ -555,7 +654,7 @@ export class Server {
     }
     if (this.prompts.size > 0 || this.templates.size > 0) caps.completions ??= {};
     caps.logging ??= {};
-    this.taskService?.advertise(caps);
+    for (const contribute of this.plugged.capabilities) contribute(caps);
     return caps;
   }
 
@@ -572,7 +671,7 @@ export class Server {
   /** @internal Answers `initialize` and returns the legacy session it opens. */
   initialize(params: Params): { result: InitializeResult; session: LegacySession } {
     checkMeta(params, 'initialize');
-    methodSpec('initialize')!.check!(params, 'initialize');
+    methodSpec('initialize')!.checkParams!(params, 'initialize');
     const requested = params.protocolVersion as string;
     const legacyServed = LEGACY_REVISIONS.filter((r) => this.served.has(r));
     if (legacyServed.length === 0) {
@@ -619,13 +718,10 @@ export class Server {
    * @internal Serves one request: admits it (era, revision, method, capability, params), runs the
    * middleware chain and the method's handler, and encodes the result for the request's revision.
    */
-  async serve(
-    method: string,
-    params: Params,
-    requestId: RequestId | undefined,
-    link: RequestLink,
-    session: LegacySession | undefined,
-  ): Promise<unknown> {
+  async serve(request: ServedRequest, link: RequestLink): Promise<unknown> {
+    const { method, id: requestId } = request;
+    const params = request.params ?? EMPTY_PARAMS;
+    const session = link.legacy?.session;
     checkMeta(params, method);
     const meta = params._meta as Meta | undefined;
     let revision: Revision;
@@ -642,19 +738,24 @@ export class Server {
           `legacy clients must send initialize first; 2026-07-28 clients must send the _meta envelope on every request.`,
       );
     }
-    const spec = methodSpec(method);
-    if (!spec?.inRevision(revision)) {
-      throw methodNotFound(method, spec ? `It is not part of protocol revision ${revision}` : undefined);
+    const entry = this.methods.get(method);
+    if (entry) {
+      if (!entry.inRevision(revision)) {
+        throw methodNotFound(method, `It is not part of protocol revision ${revision}`);
+      }
+      const capability = entry.capability;
+      if (capability && !this.offered()[capability] && !negotiated?.[capability]) {
+        throw methodNotFound(method, `This server does not offer ${capability}`);
+      }
+      entry.checkParams?.(params, method);
+    } else if (!this.methods.hasFallback) {
+      throw methodNotFound(method);
     }
-    if (spec.capability && !this.offered()[spec.capability] && !negotiated?.[spec.capability]) {
-      throw methodNotFound(method, `This server does not offer ${spec.capability}`);
-    }
-    spec.check?.(params, method);
     const f = featuresOf(revision);
     // 2026-07-28 input (MRTR): a retry's requestState must be verified first; a first run's round is
     // opened synchronously and allocates nothing unless the handler asks for input.
     let round: MrtrRound | undefined;
-    if (f.modern && spec.inputRequired) {
+    if (f.modern && entry?.inputRequired) {
       round =
         typeof params.requestState === 'string'
           ? await this.mrtr.resume(
@@ -688,11 +789,11 @@ export class Server {
       if (inputRequired) result = inputRequired;
       else if (failure) throw failure.error;
     }
-    return encodeResult(method, result, ctx, {
+    return encodeResult(entry, result, ctx, {
       // The whole Implementation once, where the client reads it (discover); name and version,
       // which is what the spec asks of serverInfo, on every other result.
       serverInfo: method === 'server/discover' ? this.info : this.briefInfo,
-      cache: spec.cacheable ? this.cacheHintFor(method, result, ctx) : undefined,
+      cache: entry?.cacheable ? this.cacheHintFor(entry, ctx) : undefined,
     });
   }
 
@@ -727,77 +828,18 @@ export class Server {
     };
   }
 
-  private cacheHintFor(method: string, result: unknown, ctx: RequestContext): CacheHint {
-    // Reads carry their resource's own hint (recorded by readResource); lists share the server's.
-    const hint =
-      method === 'resources/read'
-        ? {
-            ...NO_CACHE,
-            ...(typeof result === 'object' && result !== null ? readCacheHints.get(result) : undefined),
-          }
-        : (this.options.listCache ?? DEFAULT_LIST_CACHE);
+  /**
+   * The hint of a cacheable result: the server's `listCache` for lists and discover, else what the
+   * handler (a resource's `cache` config) or a middleware set in `ctx.cacheHint`, over no caching.
+   * The hint travels with the request, not with the result object: a middleware that replaces a
+   * result keeps it, and can set its own.
+   */
+  private cacheHintFor(entry: MethodEntry, ctx: RequestContext): CacheHint {
+    const own = ctx.cacheHint;
+    const base = entry.cache === 'list' ? (this.options.listCache ?? DEFAULT_LIST_CACHE) : NO_CACHE;
+    const hint = own === undefined ? base : { ...base, ...own };
     const perCaller = ctx.auth !== undefined || this.listFilters.size > 0;
     return perCaller && hint.cacheScope === 'public' ? { ...hint, cacheScope: 'private' } : hint;
-  }
-
-  /** The innermost handler: the method's own logic, behind every middleware. */
-  private core(method: string, params: Params, ctx: RequestContext): Promise<unknown> {
-    switch (method) {
-      case 'ping':
-        return Promise.resolve({});
-      case 'logging/setLevel':
-        ctx.setLogLevel(params.level as LoggingLevel);
-        return Promise.resolve({});
-      case 'server/discover':
-        return Promise.resolve(this.discover());
-      case 'tools/list':
-        return Promise.resolve(
-          this.listed('tools', this.tools, params, ctx, (page) => ({
-            tools: page.items.map((e) => e.descriptor),
-          })),
-        );
-      case 'tools/call':
-        return this.callTool(params, ctx);
-      case 'prompts/list':
-        return Promise.resolve(
-          this.listed('prompts', this.prompts, params, ctx, (page) => ({
-            prompts: page.items.map((e) => e.descriptor),
-          })),
-        );
-      case 'prompts/get': {
-        const name = params.name as string;
-        const entry = this.prompts.get(name);
-        if (!entry || !this.visible('prompts', entry.descriptor, ctx)) throw unknownPrompt(name);
-        return getPrompt(entry, params.arguments as Record<string, string> | undefined, ctx);
-      }
-      case 'resources/list':
-        return this.listResources(params, ctx);
-      case 'resources/templates/list':
-        return Promise.resolve(
-          this.listed('resourceTemplates', this.templates, params, ctx, (page) => ({
-            resourceTemplates: page.items.map((e) => e.descriptor),
-          })),
-        );
-      case 'resources/read':
-        return this.readResource(params.uri as string, ctx);
-      case 'resources/subscribe':
-      case 'resources/unsubscribe':
-        return Promise.resolve(updateLegacySubscription(method, params.uri as string, ctx.link));
-      case 'subscriptions/listen':
-        return this.notifications.listen(params, this.capabilities, ctx);
-      case 'completion/complete':
-        return this.complete(params as unknown as CompleteParams, ctx);
-      case 'tasks/get':
-      case 'tasks/update':
-      case 'tasks/cancel':
-      case 'tasks/result':
-      case 'tasks/list':
-        return this.taskService
-          ? this.taskService.handle(method, params, ctx)
-          : Promise.reject(methodNotFound(method, 'This server runs no tasks'));
-      default:
-        return Promise.reject(methodNotFound(method));
-    }
   }
 
   /**
@@ -813,8 +855,7 @@ export class Server {
       c.prompts === this.prompts.version &&
       c.resources === this.resources.version &&
       c.templates === this.templates.version &&
-      c.extensions === this.extensionsVersion &&
-      c.tasks === this.taskService
+      c.extensions === this.extensionsVersion
     ) {
       return c.caps;
     }
@@ -826,7 +867,6 @@ export class Server {
       resources: this.resources.version,
       templates: this.templates.version,
       extensions: this.extensionsVersion,
-      tasks: this.taskService,
     };
     return caps;
   }
@@ -841,15 +881,13 @@ export class Server {
       const entry = this.tools.get(name);
       if (!entry || !this.visible('tools', entry.descriptor, ctx)) throw unknownTool(name);
       const args = params.arguments as Record<string, unknown> | undefined;
-      const tasks = this.taskService;
-      if (tasks) {
-        // A task answers at once with its handle; the tool runs in the background (extensions/tasks).
-        return tasks
-          .start(entry, params, ctx)
-          .then(
-            (task) =>
-              task ?? Promise.resolve(callTool(entry, args, ctx)).then((o) => this.handOff(entry, o, ctx)),
-          );
+      const start = this.plugged.toolCalls?.start;
+      if (start) {
+        // A plugin may answer instead (tasks: a task's handle at once, the tool in the background).
+        return start(entry, params, ctx).then(
+          (answer) =>
+            answer ?? Promise.resolve(callTool(entry, args, ctx)).then((o) => this.handOff(entry, o, ctx)),
+        );
       }
       const outcome = callTool(entry, args, ctx);
       return Promise.resolve(
@@ -865,11 +903,11 @@ export class Server {
   /** A result as is; work the handler handed off (ctx.continueAsTask) becomes a task now, or runs inline. */
   private handOff(entry: ToolEntry, outcome: CallToolOutcome, ctx: RequestContext): unknown {
     if (!(outcome instanceof TaskHandoff)) return outcome;
-    const tasks = this.taskService;
-    if (!tasks) return completeInline(entry, outcome, ctx);
-    return tasks
-      .handOff(entry, outcome, ctx)
-      .then((task): unknown => task ?? completeInline(entry, outcome, ctx));
+    const handOff = this.plugged.toolCalls?.handOff;
+    if (!handOff) return completeInline(entry, outcome, ctx);
+    return handOff(entry, outcome, ctx).then(
+      (answer): unknown => answer ?? completeInline(entry, outcome, ctx),
+    );
   }
 
   private discover(): Record<string, unknown> {
@@ -893,30 +931,28 @@ export class Server {
     registry: Registry<E>,
     params: Params,
     ctx: RequestContext,
-    build: (page: { items: readonly E[] }) => Record<string, unknown>,
   ): Record<string, unknown> {
     const page = registry.page(params.cursor as string | undefined, this.pageSize);
     let result = pageResults.get(page);
     if (!result) {
-      result = build(page);
+      // The kind names the result's list: `{ tools: [...] }`, `{ resourceTemplates: [...] }`.
+      result = { [kind]: page.items.map((e) => e.descriptor) };
       if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
       pageResults.set(page, markMemoizable(result));
     }
     const filters = this.listFilters.get(kind);
-    if (!filters) return result;
-    const listKey = Object.keys(result).find((k) => k !== 'nextCursor')!;
+    // The cached page is frozen and shared; middleware gets a copy of its own to change at will.
+    if (!filters) return this.middleware.length === 0 ? result : copyForMiddleware(result);
     return {
       ...result,
-      [listKey]: (result[listKey] as ListItem<K>[]).filter((item) => this.visible(kind, item, ctx)),
+      [kind]: (result[kind] as ListItem<K>[]).filter((item) => this.visible(kind, item, ctx)),
     };
   }
 
   private async listResources(params: Params, ctx: RequestContext): Promise<Record<string, unknown>> {
     const dynamic = this.templates.values().filter((t) => t.list);
     if (dynamic.length === 0) {
-      return this.listed('resources', this.resources, params, ctx, (page) => ({
-        resources: page.items.map((e) => e.descriptor),
-      }));
+      return this.listed('resources', this.resources, params, ctx);
     }
     // Templates that enumerate resources make the list dynamic: build and page it per request.
     const all: Resource[] = this.resources.values().map((e) => e.descriptor);
@@ -963,7 +999,7 @@ export class Server {
     }
     // A handler returns nothing for a URI it does not know: the era's not-found error, not an empty read.
     if (!result) throw notFound();
-    if (cache) readCacheHints.set(result, cache);
+    if (cache) ctx.cacheHint = cache;
     return result;
   }
 
@@ -1012,9 +1048,6 @@ export class Server {
     for (const kind of kinds) this.notifications.publish(LIST_CHANGED[kind]);
   }
 }
-
-/** The cache hint of each read result's resource, for the 2026-07-28 `ttlMs`/`cacheScope`. */
-const readCacheHints = new WeakMap<object, Partial<CacheHint>>();
 
 /** List results per registry page (pages are per-version objects, so this never goes stale). */
 const pageResults = new WeakMap<object, Record<string, unknown>>();

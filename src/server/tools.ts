@@ -28,10 +28,11 @@ import {
   type ValidationResult,
 } from '../schema/index.js';
 import { clip } from '../util/clip.js';
+import { frozenCopy } from '../util/freeze.js';
 import { errorMessage, isPromiseLike } from '../util/guards.js';
 import type { RequestContext } from './context.js';
+import { TaskHandoff } from './context.js';
 import { InputRequiredError } from './input.js';
-import { TaskHandoff } from './task-handoff.js';
 
 export interface ToolConfig<In extends SchemaLike | undefined, Out extends SchemaLike | undefined> {
   title?: string;
@@ -111,11 +112,11 @@ export function buildToolEntry(
   }
   if (config.title !== undefined) descriptor.title = config.title;
   if (config.description !== undefined) descriptor.description = config.description;
-  if (config.icons !== undefined) descriptor.icons = config.icons;
+  if (config.icons !== undefined) descriptor.icons = frozenCopy(config.icons);
   if (output) descriptor.outputSchema = output.jsonSchema as JsonObject;
-  if (config.annotations !== undefined) descriptor.annotations = config.annotations;
-  if (config.execution !== undefined) descriptor.execution = config.execution;
-  if (config._meta !== undefined) descriptor._meta = config._meta;
+  if (config.annotations !== undefined) descriptor.annotations = frozenCopy(config.annotations);
+  if (config.execution !== undefined) descriptor.execution = frozenCopy(config.execution);
+  if (config._meta !== undefined) descriptor._meta = frozenCopy(config._meta);
   return {
     descriptor: Object.freeze(descriptor),
     input,

@@ -10,10 +10,18 @@ import { fileURLToPath } from 'node:url';
 
 const RUN = fileURLToPath(new URL('../../bench/run.js', import.meta.url));
 
+/** The first cells of a throughput table: most tables start with them. */
+export const THROUGHPUT_ROWS: readonly RegExp[] = [
+  /^\| metric \| unit \| switchboard \|/m,
+  /^\| seq throughput \| calls\/s/m,
+];
+
+/** Runs `--smoke --only <only>` and checks that it prints every title and every row matching `rows`. */
 export async function runSmoke(
-  only: 'stdio' | 'http',
+  only: 'stdio' | 'cold' | 'http',
   titles: readonly string[],
   signal: AbortSignal,
+  rows: readonly RegExp[] = THROUGHPUT_ROWS,
 ): Promise<void> {
   const child = fork(RUN, ['--smoke', '--only', only], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], signal });
   child.on('error', () => {}); // an abort kills it; the exit code below says the rest
@@ -28,6 +36,5 @@ export async function runSmoke(
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   assert.equal(code, 0, `the ${only} smoke pass failed:\n${stderr.slice(-4000)}`);
   for (const title of titles) assert.ok(stdout.includes(title), `missing the "${title}" table`);
-  assert.match(stdout, /^\| metric \| unit \| switchboard \|/m);
-  assert.match(stdout, /^\| seq throughput \| calls\/s/m);
+  for (const pattern of rows) assert.match(stdout, pattern);
 }

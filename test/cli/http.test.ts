@@ -10,9 +10,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { Server } from '../../src/extensions/server.js';
 import { toNodeListener } from '../../src/node/listener.js';
 import { LEGACY_REVISIONS } from '../../src/protocol/revisions.js';
-import { Server } from '../../src/server/server.js';
 import { createHttpHandler } from '../../src/transports/http/server/handler.js';
 import { CLI_ENV, runCli } from './run-cli.js';
 

@@ -6,37 +6,24 @@
 import assert from 'node:assert/strict';
 import { describe, mock, test } from 'node:test';
 import { z } from 'zod';
-import { Client, type ClientOptions } from '../../src/client/client.js';
 import type { Channel, ChannelSink, FrameInfo } from '../../src/engine/channel.js';
-import {
-  ErrorCode,
-  type LocalErrorCode,
-  ProtocolError,
-  SwitchboardError,
-} from '../../src/protocol/errors.js';
+import { Client, type ClientOptions } from '../../src/extensions/client.js';
+import { Server } from '../../src/extensions/server.js';
+import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
 import { LATEST_LEGACY_REVISION, LEGACY_REVISIONS, type Revision } from '../../src/protocol/revisions.js';
 import type { CallToolResult } from '../../src/protocol/types.js';
 import type { ServerConnection } from '../../src/server/connection.js';
-import { Server } from '../../src/server/server.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';
 import { advance, controlClock, settleOnClock } from '../helpers/clock.js';
 import { type Answer, discoverResult, fakeServer, legacyInit } from '../helpers/fake-server.js';
 import { connectPair } from '../helpers/pair.js';
+import { rejectsLocal } from '../helpers/rejects.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
 import type { Frame } from '../helpers/wire.js';
 
 trapUnhandledRejections();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function rejectsLocal(promise: Promise<unknown>, code: LocalErrorCode, ...fragments: string[]) {
-  await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof SwitchboardError, `expected a SwitchboardError, got ${error}`);
-    assert.equal(error.code, code, error.message);
-    for (const f of fragments) assert.ok(error.message.includes(f), `"${f}" in ${error.message}`);
-    return true;
-  });
-}
 
 /** What the server-side handlers observed. */
 interface Observed {
@@ -288,6 +275,27 @@ describe('INVALID_RESULT and friends (a misbehaving server)', () => {
     );
     await rejectsLocal(c.listTools(), 'INVALID_RESULT', 'tools/list result has no "tools" array');
     await rejectsLocal(c.listResources(), 'INVALID_RESULT', 'non-string nextCursor');
+    await c.close();
+  });
+
+  test('read, prompt and completion results are shape-checked before the caller sees them', async () => {
+    const c = await client(
+      scripted({
+        'resources/read': { result: { contents: [{ uri: 'a://x' }] } },
+        'prompts/get': { result: { messages: [{ role: 'system', content: { type: 'text', text: 'x' } }] } },
+        'completion/complete': { result: { completion: { values: [1, 2] } } },
+      }),
+    );
+    await rejectsLocal(c.readResource('a://x'), 'INVALID_RESULT', 'contents[0]', 'neither a string "text"');
+    await rejectsLocal(c.getPrompt('p'), 'INVALID_RESULT', 'messages[0].role');
+    await rejectsLocal(
+      c.complete({ ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'a', value: '' } }),
+      'INVALID_RESULT',
+      'completion.values',
+    );
+    // A checker that judges results itself gets them as sent.
+    const raw = await c.request('resources/read', { uri: 'a://x' }, { unchecked: true });
+    assert.deepEqual(raw, { contents: [{ uri: 'a://x' }] });
     await c.close();
   });
 

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
+import { Server } from '../../src/extensions/server.js';
 import {
   encodeCallToolResult,
   encodeContentBlock,
@@ -25,7 +26,6 @@ import {
   resourceLink,
   text,
 } from '../../src/server/content.js';
-import { Server } from '../../src/server/server.js';
 import { connectPair } from '../helpers/pair.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
 

@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Client } from '../../src/client/client.js';
+import { Client } from '../../src/extensions/client.js';
+import { Server } from '../../src/extensions/server.js';
 import { ErrorCode, SwitchboardError } from '../../src/protocol/errors.js';
-import { Server } from '../../src/server/server.js';
 import { type Answer, fakeServer, legacyInit } from '../helpers/fake-server.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
 import { envelope, openWire } from '../helpers/wire.js';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Client } from '../../src/client/client.js';
+import { Client } from '../../src/extensions/client.js';
 import { SwitchboardError } from '../../src/protocol/errors.js';
 import { type Answer, fakeServer, legacyInit } from '../helpers/fake-server.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';

@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
-import { Client } from '../../src/client/client.js';
 import type { Channel, ChannelSink, FrameInfo } from '../../src/engine/channel.js';
+import { Client } from '../../src/extensions/client.js';
+import { Server } from '../../src/extensions/server.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { LEGACY_REVISIONS, REVISIONS, type Revision } from '../../src/protocol/revisions.js';
-import { Server } from '../../src/server/server.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
 import { envelope, type Frame, openWire, type Wire } from '../helpers/wire.js';

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
-import { Client } from '../../src/client/client.js';
+import { Client } from '../../src/extensions/client.js';
+import { Server } from '../../src/extensions/server.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
 import {
   featuresOf,
@@ -17,7 +18,6 @@ import {
   type Revision,
 } from '../../src/protocol/revisions.js';
 import type { RequestContext } from '../../src/server/context.js';
-import { Server } from '../../src/server/server.js';
 import { fakeServer, legacyInit } from '../helpers/fake-server.js';
 import { connectPair } from '../helpers/pair.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';

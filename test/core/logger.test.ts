@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, test } from 'node:test';
-import { Client } from '../../src/client/client.js';
 import type { ChannelSink } from '../../src/engine/channel.js';
-import { Server } from '../../src/server/server.js';
+import { Client } from '../../src/extensions/client.js';
+import { Server } from '../../src/extensions/server.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';
 import { StdioServerChannel } from '../../src/transports/stdio/server-channel.js';
 import type { Logger } from '../../src/util/logger.js';

@@ -4,13 +4,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Client, type ClientCallContext } from '../../src/client/client.js';
+import type { ClientCallContext } from '../../src/client/client.js';
 import type { Middleware } from '../../src/engine/middleware.js';
+import { Client } from '../../src/extensions/client.js';
+import { Server } from '../../src/extensions/server.js';
 import { ErrorCode, ProtocolError } from '../../src/protocol/errors.js';
 import { featuresOf, REVISIONS } from '../../src/protocol/revisions.js';
 import type { CallToolResult, Tool } from '../../src/protocol/types.js';
 import type { RequestContext } from '../../src/server/context.js';
-import { Server } from '../../src/server/server.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';
 import { connectPair } from '../helpers/pair.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';

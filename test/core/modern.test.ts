@@ -6,13 +6,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
-import { Client } from '../../src/client/client.js';
 import type { Channel, ChannelSink, FrameInfo } from '../../src/engine/channel.js';
+import { Client } from '../../src/extensions/client.js';
+import { Server } from '../../src/extensions/server.js';
 import { ErrorCode, ProtocolError } from '../../src/protocol/errors.js';
 import { META } from '../../src/protocol/meta.js';
 import { LEGACY_REVISIONS } from '../../src/protocol/revisions.js';
 import type { RequestContext } from '../../src/server/context.js';
-import { Server } from '../../src/server/server.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';
 import { connectPair } from '../helpers/pair.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';

@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Client } from '../../src/client/client.js';
+import { Client } from '../../src/extensions/client.js';
+import { Server } from '../../src/extensions/server.js';
 import { ErrorCode, SwitchboardError } from '../../src/protocol/errors.js';
 import { REVISIONS, type Revision } from '../../src/protocol/revisions.js';
-import { Server } from '../../src/server/server.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';
 import { connectPair } from '../helpers/pair.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';

@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
+import { Server } from '../../src/extensions/server.js';
 import { ErrorCode, ProtocolError } from '../../src/protocol/errors.js';
 import { featuresOf, REVISIONS } from '../../src/protocol/revisions.js';
 import type { CompletionContext } from '../../src/server/completion.js';
-import { Server } from '../../src/server/server.js';
 import { connectPair } from '../helpers/pair.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
 import { openWire } from '../helpers/wire.js';

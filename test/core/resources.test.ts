@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { Server } from '../../src/extensions/server.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
 import { featuresOf, REVISIONS } from '../../src/protocol/revisions.js';
 import type { RequestContext } from '../../src/server/context.js';
-import { Server } from '../../src/server/server.js';
 import { connectPair } from '../helpers/pair.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
 import { openWire } from '../helpers/wire.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
+import { Server } from '../../src/extensions/server.js';
 import { REVISIONS } from '../../src/protocol/revisions.js';
-import { Server } from '../../src/server/server.js';
 import { connectPair } from '../helpers/pair.js';
 
 function makeServer() {

@@ -9,6 +9,7 @@ import { toStandardJsonSchema } from '@valibot/to-json-schema';
 import { type } from 'arktype';
 import * as v from 'valibot';
 import { z } from 'zod';
+import { Server } from '../../src/extensions/server.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
 import { REVISIONS } from '../../src/protocol/revisions.js';
 import type { CallToolResult } from '../../src/protocol/types.js';
@@ -22,8 +23,8 @@ import {
   text,
   toolError,
 } from '../../src/server/content.js';
-import { Server } from '../../src/server/server.js';
 import { connectPair } from '../helpers/pair.js';
+import { rejectsProtocol } from '../helpers/rejects.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
 import { openWire } from '../helpers/wire.js';
 
@@ -35,15 +36,6 @@ function configError(fn: () => unknown, ...fragments: string[]) {
   assert.throws(fn, (error: unknown) => {
     assert.ok(error instanceof SwitchboardError, String(error));
     assert.equal(error.code, 'CONFIG');
-    for (const f of fragments) assert.ok(error.message.includes(f), `"${f}" in ${error.message}`);
-    return true;
-  });
-}
-
-async function rejectsProtocol(promise: Promise<unknown>, code: number, ...fragments: string[]) {
-  await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof ProtocolError, `expected a ProtocolError, got ${error}`);
-    assert.equal(error.code, code, error.message);
     for (const f of fragments) assert.ok(error.message.includes(f), `"${f}" in ${error.message}`);
     return true;
   });

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { Client } from '../../src/client/client.js';
+import { Client } from '../../src/extensions/client.js';
 import { StdioClientChannel } from '../../src/transports/stdio/client-channel.js';
 
 const sources = fileURLToPath(new URL('../../../examples/docs/', import.meta.url));

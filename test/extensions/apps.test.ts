@@ -22,9 +22,9 @@ import {
   toolVisibility,
   withAppsSupport,
 } from '../../src/extensions/apps.js';
+import { Server } from '../../src/extensions/server.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
 import { featuresOf, REVISIONS, type Revision } from '../../src/protocol/revisions.js';
-import { Server } from '../../src/server/server.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';
 import { connectPair } from '../helpers/pair.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';

@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Client } from '../../src/client/client.js';
+import type { Client } from '../../src/extensions/client.js';
+import { Server } from '../../src/extensions/server.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
 import type { RequestContext } from '../../src/server/context.js';
-import { Server } from '../../src/server/server.js';
 import { connectPair } from '../helpers/pair.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
 import { envelope, openWire } from '../helpers/wire.js';

@@ -7,13 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Client, type ClientOptions } from '../../src/client/client.js';
+import { Client, type ClientOptions } from '../../src/extensions/client.js';
+import { Server } from '../../src/extensions/server.js';
 import { TASK_NOTIFICATION } from '../../src/extensions/tasks/types.js';
 import { nodeFetch } from '../../src/node/fetch.js';
 import { type RunningServer, serve } from '../../src/node/serve.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
 import type { RequestContext } from '../../src/server/context.js';
-import { Server } from '../../src/server/server.js';
 import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';
 import type { FetchLike, ResponseLike } from '../../src/transports/http/client/fetch-like.js';

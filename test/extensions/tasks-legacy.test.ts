@@ -4,11 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Client } from '../../src/client/client.js';
+import { Client } from '../../src/extensions/client.js';
+import { Server, type ServerOptions } from '../../src/extensions/server.js';
 import { MemoryTaskStore } from '../../src/extensions/tasks/memory-store.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
 import type { Params } from '../../src/protocol/jsonrpc.js';
-import { Server, type ServerOptions } from '../../src/server/server.js';
 import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';
@@ -342,7 +342,7 @@ describe('experimental tasks (2025-11-25)', () => {
     });
     await client.connect(clientEnd);
     const created = await client.request('tools/call', { name: 'ask-name', task: {} });
-    const taskId = (created.task as Params).taskId as string;
+    const taskId = ((created as unknown as Params).task as Params).taskId as string;
     let status = '';
     for (let i = 0; i < 500 && status !== 'input_required' && status !== 'completed'; i++) {
       status = (await client.request('tasks/get', { taskId })).status as string;

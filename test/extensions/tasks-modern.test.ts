@@ -4,13 +4,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Client } from '../../src/client/client.js';
 import type { AuthInfo, Channel, ChannelSink, FrameInfo } from '../../src/engine/channel.js';
+import { Client } from '../../src/extensions/client.js';
+import { Server, type ServerOptions } from '../../src/extensions/server.js';
 import { MemoryTaskStore } from '../../src/extensions/tasks/memory-store.js';
 import type { NewTask, TaskRecord, TaskStore } from '../../src/extensions/tasks/store.js';
 import { TASKS_EXTENSION, type TaskInfo } from '../../src/extensions/tasks/types.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
-import { Server, type ServerOptions } from '../../src/server/server.js';
 import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';

@@ -20,9 +20,9 @@ import {
   ElicitRequestSchema,
   ElicitResultSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { Client } from '../../src/client/client.js';
+import { Client } from '../../src/extensions/client.js';
+import { Server } from '../../src/extensions/server.js';
 import { ErrorCode, ProtocolError } from '../../src/protocol/errors.js';
-import { Server } from '../../src/server/server.js';
 import { bridge } from '../helpers/official.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { Client, type ClientOptions } from '../../src/client/client.js';
+import { Client, type ClientOptions } from '../../src/extensions/client.js';
 import { SwitchboardError } from '../../src/protocol/errors.js';
 import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';

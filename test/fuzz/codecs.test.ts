@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
+import { Server } from '../../src/extensions/server.js';
 import { REVISIONS } from '../../src/protocol/revisions.js';
 import type { CallToolResult, ContentBlock } from '../../src/protocol/types.js';
-import { Server } from '../../src/server/server.js';
 import { openWire } from '../helpers/wire.js';
 
 const text = fc.string({ maxLength: 20 });

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { z } from 'zod';
-import { Server } from '../../src/server/server.js';
+import { Server } from '../../src/extensions/server.js';
 import { openWire } from '../helpers/wire.js';
 import {
   ACCEPT_BOTH,

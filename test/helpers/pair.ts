@@ -2,8 +2,8 @@
  * A Switchboard client and server linked in memory, with every frame on both sides checked against
  * the official schema of the revision in use (strict: no field the revision lacks).
  */
-import { Client, type ClientOptions } from '../../src/client/client.js';
-import type { Server } from '../../src/server/server.js';
+import { Client, type ClientOptions } from '../../src/extensions/client.js';
+import type { Server } from '../../src/extensions/server.js';
 import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';
@@ -20,6 +20,7 @@ export async function connectPair(
   server: Server,
   options: ClientOptions = {},
   prepare?: (client: Client) => void,
+  name = 'test-client',
 ): Promise<Pair> {
   const catalog = await loadSchemaCatalog();
   const [clientEnd, serverEnd] = createLinkedChannels();
@@ -36,7 +37,7 @@ export async function connectPair(
     label: 'client',
   });
   server.connect(serverSide);
-  const client = new Client({ name: 'test-client', version: '1.0.0' }, options);
+  const client = new Client({ name, version: '1.0.0' }, options);
   prepare?.(client);
   await client.connect(clientSide);
   return {

@@ -6,10 +6,10 @@
  */
 import type { AuthInfo, Channel, ChannelSink } from '../../src/engine/channel.js';
 import { type InboundRequest, Peer } from '../../src/engine/peer.js';
+import type { Server } from '../../src/extensions/server.js';
 import type { Params } from '../../src/protocol/jsonrpc.js';
 import { META } from '../../src/protocol/meta.js';
 import type { ClientCapabilities } from '../../src/protocol/types.js';
-import type { Server } from '../../src/server/server.js';
 import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';

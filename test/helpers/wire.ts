@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import type { ChannelSink } from '../../src/engine/channel.js';
+import type { Server } from '../../src/extensions/server.js';
 import { META } from '../../src/protocol/meta.js';
 import type { Revision } from '../../src/protocol/revisions.js';
 import type { ServerConnection } from '../../src/server/connection.js';
-import type { Server } from '../../src/server/server.js';
 import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';

@@ -4,12 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Client } from '../../src/client/client.js';
 import type { Channel, ChannelSink } from '../../src/engine/channel.js';
 import { Peer } from '../../src/engine/peer.js';
+import { Client } from '../../src/extensions/client.js';
+import { Server } from '../../src/extensions/server.js';
 import { SwitchboardError } from '../../src/protocol/errors.js';
 import { LEGACY_REVISIONS, type Revision } from '../../src/protocol/revisions.js';
-import { Server } from '../../src/server/server.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';
 import { connectPair } from '../helpers/pair.js';
 import { envelope, type RawSession, rawSession } from '../helpers/raw-session.js';

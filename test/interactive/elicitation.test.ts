@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
-import type { Client } from '../../src/client/client.js';
 import { InputHandlers } from '../../src/client/input-handlers.js';
+import type { Client } from '../../src/extensions/client.js';
+import { Server } from '../../src/extensions/server.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
 import { featuresOf, type Revision } from '../../src/protocol/revisions.js';
 import type { ElicitParams } from '../../src/protocol/types.js';
-import { Server } from '../../src/server/server.js';
 import { advance, controlClock, settleOnClock } from '../helpers/clock.js';
 import { connectPair } from '../helpers/pair.js';
 import { gate } from '../helpers/wait.js';

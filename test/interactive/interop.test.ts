@@ -22,7 +22,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { serveStdio as v2ServeStdio } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
-import { Client } from '../../src/client/client.js';
+import { Client } from '../../src/extensions/client.js';
 import type { Revision } from '../../src/protocol/revisions.js';
 import { bridge } from '../helpers/official.js';
 import { ONBOARDED, onboardingServer } from './fixtures/onboarding-server.js';

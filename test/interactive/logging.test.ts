@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { LogMessage } from '../../src/client/client.js';
+import { Server, type ServerOptions } from '../../src/extensions/server.js';
 import { LEGACY_REVISIONS, type Revision } from '../../src/protocol/revisions.js';
 import type { LoggingLevel } from '../../src/protocol/types.js';
 import { isSecretKey, redactSecrets } from '../../src/server/redact.js';
-import { Server, type ServerOptions } from '../../src/server/server.js';
 import { connectPair } from '../helpers/pair.js';
 import { rawSession } from '../helpers/raw-session.js';
 

@@ -4,11 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Client } from '../../src/client/client.js';
+import { Client } from '../../src/extensions/client.js';
+import { Server } from '../../src/extensions/server.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
 import type { CreateMessageResult } from '../../src/protocol/types.js';
 import { MemoryRequestStateStore, RequestStateSealer } from '../../src/server/request-state.js';
-import { Server } from '../../src/server/server.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';
 import { connectPair } from '../helpers/pair.js';
 import { rawSession } from '../helpers/raw-session.js';

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ProgressUpdate } from '../../src/engine/peer.js';
+import { Server } from '../../src/extensions/server.js';
 import { SwitchboardError } from '../../src/protocol/errors.js';
 import { REVISIONS, type Revision } from '../../src/protocol/revisions.js';
 import type { RequestContext } from '../../src/server/context.js';
-import { Server } from '../../src/server/server.js';
 import { advance, controlClock, settleOnClock } from '../helpers/clock.js';
 import { connectPair } from '../helpers/pair.js';
 import { rawSession } from '../helpers/raw-session.js';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { Server } from '../../src/extensions/server.js';
 import { ErrorCode, ProtocolError } from '../../src/protocol/errors.js';
 import { REVISIONS, type Revision } from '../../src/protocol/revisions.js';
 import type { CreateMessageParams, CreateMessageResult, SamplingContent } from '../../src/protocol/types.js';
-import { Server } from '../../src/server/server.js';
 import { connectPair } from '../helpers/pair.js';
 
 const textOf = (result: { content: { type: string }[] }) =>

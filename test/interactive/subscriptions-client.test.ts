@@ -5,14 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Client, type ClientOptions, type VersionNegotiation } from '../../src/client/client.js';
+import type { VersionNegotiation } from '../../src/client/client.js';
 import type { Subscription } from '../../src/client/subscriptions.js';
 import type { Channel } from '../../src/engine/channel.js';
+import { Client, type ClientOptions } from '../../src/extensions/client.js';
+import { Server } from '../../src/extensions/server.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/errors.js';
 import { META } from '../../src/protocol/meta.js';
 import { LEGACY_REVISIONS } from '../../src/protocol/revisions.js';
 import type { SubscriptionFilter } from '../../src/protocol/types.js';
-import { Server } from '../../src/server/server.js';
 import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';
@@ -39,7 +40,7 @@ function makeServer() {
   // What the server holds for this caller: its legacy subscriptions, and open listen streams.
   server.registerTool('stats', {}, (_args, ctx) =>
     JSON.stringify({
-      subscribed: [...(ctx.link.resourceSubscriptions ?? [])].sort(),
+      subscribed: [...(ctx.link.legacy?.session.resourceSubscriptions ?? [])].sort(),
       listens: server.notifications.listens,
     }),
   );

@@ -19,7 +19,8 @@ import {
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { Client, type VersionNegotiation } from '../../src/client/client.js';
+import type { VersionNegotiation } from '../../src/client/client.js';
+import { Client } from '../../src/extensions/client.js';
 import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';
 import { StdioClientChannel } from '../../src/transports/stdio/client-channel.js';

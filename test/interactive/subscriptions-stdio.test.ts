@@ -8,8 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { Client, type VersionNegotiation } from '../../src/client/client.js';
+import type { VersionNegotiation } from '../../src/client/client.js';
 import type { Channel, ChannelSink, FrameInfo } from '../../src/engine/channel.js';
+import { Client } from '../../src/extensions/client.js';
 import { META } from '../../src/protocol/meta.js';
 import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';

@@ -10,10 +10,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { Server, type ServerOptions } from '../../src/extensions/server.js';
 import { ErrorCode, ProtocolError } from '../../src/protocol/errors.js';
 import { META } from '../../src/protocol/meta.js';
 import { LEGACY_REVISIONS } from '../../src/protocol/revisions.js';
-import { Server, type ServerOptions } from '../../src/server/server.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
 import { envelope, type Frame, openWire, type Wire } from '../helpers/wire.js';
 

@@ -9,7 +9,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { Client, type VersionNegotiation } from '../../src/client/client.js';
+import type { VersionNegotiation } from '../../src/client/client.js';
+import { Client } from '../../src/extensions/client.js';
 import type { Revision } from '../../src/protocol/revisions.js';
 import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';

@@ -12,7 +12,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Server } from '../../src/server/server.js';
+import { Server } from '../../src/extensions/server.js';
 import { startServer, type TestServer } from '../http/server/helpers.js';
 import { WireCheck } from '../http/server/wire.js';
 

@@ -4,7 +4,7 @@
  * never leaving an orphaned server behind.
  */
 import type { ServerConnection } from '../../server/connection.js';
-import type { Server } from '../../server/server.js';
+import type { ServerCore } from '../../server/server.js';
 import { StdioServerChannel, type StdioServerChannelOptions } from './server-channel.js';
 
 export interface ServeStdioOptions extends StdioServerChannelOptions {
@@ -14,7 +14,7 @@ export interface ServeStdioOptions extends StdioServerChannelOptions {
   onclose?: () => void | Promise<void>;
 }
 
-export function serveStdio(server: Server, options: ServeStdioOptions = {}): ServerConnection {
+export function serveStdio(server: ServerCore, options: ServeStdioOptions = {}): ServerConnection {
   const channel = new StdioServerChannel(options);
   const connection = server.connect(channel);
   let stopping = false;

@@ -3,8 +3,9 @@
  * the client sends checked against its revision's schema (the server's only reported: official
  * SDKs are not ours to fix).
  */
-import { Client, type ClientOptions } from '../../../src/client/client.js';
+
 import type { Channel } from '../../../src/engine/channel.js';
+import { Client, type ClientOptions } from '../../../src/extensions/client.js';
 import { nodeFetch } from '../../../src/node/fetch.js';
 import { loadSchemaCatalog } from '../../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../../src/testing/schema-checked-channel.js';

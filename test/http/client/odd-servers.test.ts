@@ -6,9 +6,13 @@
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, test } from 'node:test';
-import { Client } from '../../../src/client/client.js';
+import { Client } from '../../../src/extensions/client.js';
 import { ProtocolError } from '../../../src/protocol/errors.js';
-import { recallEra, rememberEra } from '../../../src/transports/http/client/era-cache.js';
+import {
+  defaultHttpEraStore,
+  forgetHttpEras,
+  MemoryHttpEraStore,
+} from '../../../src/transports/http/client/era-store.js';
 import { SseClientChannel } from '../../../src/transports/http/client/sse-channel.js';
 import { StreamableHttpClientChannel } from '../../../src/transports/http/client/streamable-channel.js';
 import {
@@ -314,6 +318,37 @@ describe('credentials and extra headers', () => {
 });
 
 describe('remembered eras', () => {
+  test("a store of the channel's own is read and written instead of the process-wide one; false keeps none", async () => {
+    const server = await raw(modern((request, res) => json(res, 200, modernResult(request.body.id, {}))));
+    const key = new URL(server.url).href;
+    const store = new MemoryHttpEraStore();
+    const conn = await connectHttp(server.url, {}, { rememberEra: store });
+    assert.equal(conn.client.revision, '2026-07-28');
+    await conn.close();
+    assert.equal(store.get(key), 'modern');
+    assert.equal(defaultHttpEraStore.get(key), undefined, 'the process-wide store is left alone');
+    assert.equal(new StreamableHttpClientChannel(server.url, { rememberEra: store }).preferredEra, 'modern');
+    assert.equal(new StreamableHttpClientChannel(server.url).preferredEra, undefined);
+
+    defaultHttpEraStore.set(key, 'sse');
+    assert.equal(new StreamableHttpClientChannel(server.url, { rememberEra: false }).preferredEra, undefined);
+    const plain = await connectHttp(server.url, {}, { rememberEra: false, transport: 'streamable' });
+    await plain.close();
+    assert.equal(defaultHttpEraStore.get(key), 'sse', 'rememberEra: false records nothing');
+    forgetHttpEras(server.url);
+    assert.equal(defaultHttpEraStore.get(key), undefined);
+
+    const bounded = new MemoryHttpEraStore(2);
+    bounded.set('a', 'modern');
+    bounded.set('b', 'sse');
+    bounded.get('a');
+    bounded.set('c', 'streamable-legacy');
+    assert.deepEqual(
+      [bounded.get('a'), bounded.get('b'), bounded.get('c'), bounded.size],
+      ['modern', undefined, 'streamable-legacy', 2],
+    );
+  });
+
   test('a stale "sse" verdict: the GET fails, the channel forgets it and the client ends up modern', async () => {
     const server = await raw((request, res) => {
       if (request.method !== 'POST') {
@@ -335,14 +370,14 @@ describe('remembered eras', () => {
         json(res, 200, modernResult(request.body.id, { content: [] }));
       }
     });
-    rememberEra(server.url, 'sse');
+    defaultHttpEraStore.set(server.url, 'sse');
     const conn = await connectHttp(server.url);
     assert.equal(conn.client.revision, '2026-07-28');
     assert.deepEqual(
       server.seen.map((s) => `${s.method} ${s.body?.method ?? ''}`),
       ['GET ', 'POST initialize', 'POST server/discover'],
     );
-    assert.equal(recallEra(server.url), 'modern');
+    assert.equal(defaultHttpEraStore.get(server.url), 'modern');
     conn.assertClean();
     await conn.close();
   });

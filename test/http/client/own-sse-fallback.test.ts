@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Server } from '../../../src/extensions/server.js';
 import { type RunningServer, serve } from '../../../src/node/serve.js';
-import { Server } from '../../../src/server/server.js';
 import { createHttpHandler } from '../../../src/transports/http/server/handler.js';
 import { connectHttp } from './helpers.js';
 

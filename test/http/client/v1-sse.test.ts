@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Client } from '../../../src/client/client.js';
+import { Client } from '../../../src/extensions/client.js';
 import { SseClientChannel } from '../../../src/transports/http/client/sse-channel.js';
 import { type RunningServer, startV1Sse } from '../../fixtures/http-official.js';
 import { checkedChannel, connectHttp, eventually, FETCHES } from './helpers.js';

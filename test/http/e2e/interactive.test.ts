@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { z } from 'zod';
-import { Client } from '../../../src/client/client.js';
+import { Client } from '../../../src/extensions/client.js';
+import { Server } from '../../../src/extensions/server.js';
 import { nodeFetch } from '../../../src/node/fetch.js';
 import { type RunningServer, serve } from '../../../src/node/serve.js';
-import { Server } from '../../../src/server/server.js';
 import { loadSchemaCatalog } from '../../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../../src/testing/schema-checked-channel.js';
 import { StreamableHttpClientChannel } from '../../../src/transports/http/client/streamable-channel.js';

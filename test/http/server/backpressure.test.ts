@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { Agent, get, type IncomingMessage } from 'node:http';
 import { describe, test } from 'node:test';
+import { Server } from '../../../src/extensions/server.js';
 import { jsonSchema } from '../../../src/schema/index.js';
-import { Server } from '../../../src/server/server.js';
 import { createHttpHandler } from '../../../src/transports/http/server/handler.js';
 import { gate } from '../../helpers/wait.js';
 import { modernHeaders, modernRequest, rawRequest, startServer } from './helpers.js';

@@ -14,7 +14,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { Server } from '../../../src/server/server.js';
+import type { Server } from '../../../src/extensions/server.js';
 import { eventually, MODERN, makeServer, startServer, type TestServer } from './helpers.js';
 import { WireCheck } from './wire.js';
 

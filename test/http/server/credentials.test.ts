@@ -9,8 +9,8 @@ import { createServer, type IncomingMessage, type Server as NodeHttpServer } fro
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { AuthInfo } from '../../../src/engine/channel.js';
+import { Server } from '../../../src/extensions/server.js';
 import { toNodeListener } from '../../../src/node/listener.js';
-import { Server } from '../../../src/server/server.js';
 import { createHttpHandler, type HttpHandler } from '../../../src/transports/http/server/handler.js';
 import { openWire } from '../../helpers/wire.js';
 import {

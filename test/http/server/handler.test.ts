@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { Server } from '../../../src/server/server.js';
+import { Server } from '../../../src/extensions/server.js';
 import type { HttpExchange } from '../../../src/transports/http/server/exchange.js';
 import {
   createHttpHandler,

@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createParser } from 'eventsource-parser';
+import { Server } from '../../../src/extensions/server.js';
 import { type RunningServer, serve } from '../../../src/node/serve.js';
 import { ErrorCode, ProtocolError } from '../../../src/protocol/errors.js';
 import { jsonSchema } from '../../../src/schema/index.js';
 import type { RequestContext } from '../../../src/server/context.js';
-import { Server } from '../../../src/server/server.js';
 import { createHttpHandler, type HttpHandler } from '../../../src/transports/http/server/handler.js';
 import type { HttpHandlerOptions } from '../../../src/transports/http/server/options.js';
 import type { WireCheck } from './wire.js';

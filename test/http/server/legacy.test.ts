@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Server } from '../../../src/server/server.js';
+import { Server } from '../../../src/extensions/server.js';
 import { MemoryEventStore } from '../../../src/transports/http/server/event-store.js';
 import type { McpHttpHandler } from '../../../src/transports/http/server/handler.js';
 import { counter } from '../../helpers/wait.js';

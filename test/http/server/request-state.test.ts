@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
+import { Server } from '../../../src/extensions/server.js';
 import { MemoryRequestStateStore } from '../../../src/server/request-state.js';
-import { Server } from '../../../src/server/server.js';
 import { createHttpHandler, type HttpHandler } from '../../../src/transports/http/server/handler.js';
 import { base64UrlToBytes, bytesToBase64Url } from '../../../src/util/base64.js';
 import { ENVELOPE, modernHeaders } from './helpers.js';

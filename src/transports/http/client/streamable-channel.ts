@@ -14,7 +14,7 @@
  * - Fallback: when `initialize` is refused with 400/404/405 and no JSON-RPC error (nothing speaks
  *   Streamable HTTP at the URL), the channel switches to HTTP+SSE and replays it there.
  *
- * What each endpoint turned out to speak is remembered (see era-cache.ts): `preferredEra` lets the
+ * What each endpoint turned out to speak is remembered (see era-store.ts): `preferredEra` lets the
  * client skip its probe, and a remembered HTTP+SSE server is reached without the failing POSTs.
  *
  * HTTP failures become JSON-RPC errors for the request that suffered them (see http-errors.ts), and
@@ -29,7 +29,7 @@ import { methodSpec } from '../../../protocol/methods.js';
 import type { Era } from '../../../protocol/revisions.js';
 import { isPlainObject } from '../../../util/guards.js';
 import { Cancellation } from './cancellation.js';
-import { endpointKey, forgetEra, type HttpEra, recallEra, rememberEra } from './era-cache.js';
+import { defaultHttpEraStore, endpointKey, type HttpEra, type HttpEraStore } from './era-store.js';
 import {
   isEventStream,
   keepStreamOpen,
@@ -58,8 +58,11 @@ export type HttpTransportChoice = 'auto' | 'streamable' | 'sse';
 
 export interface StreamableHttpClientChannelOptions extends HttpClientChannelOptions {
   transport?: HttpTransportChoice;
-  /** Use and update the per-endpoint memory of what the server speaks. Default true. */
-  rememberEra?: boolean;
+  /**
+   * Where to read and record what the endpoint speaks: `true` (default) the process-wide
+   * `defaultHttpEraStore`, `false` nowhere, or a store of your own.
+   */
+  rememberEra?: boolean | HttpEraStore;
   /** Legacy sessions: open the standalone GET event stream for server-initiated messages. Default true. */
   standaloneStream?: boolean;
 }
@@ -121,6 +124,7 @@ export class StreamableHttpClientChannel implements Channel {
   readonly #options: StreamableHttpClientChannelOptions;
   readonly #transport: HttpTransportChoice;
   readonly #key: string;
+  readonly #eras: HttpEraStore | undefined;
   #sink: ChannelSink | undefined;
   #finished = false;
   #closing: Promise<void> | undefined;
@@ -148,6 +152,8 @@ export class StreamableHttpClientChannel implements Channel {
     this.#options = options;
     this.#transport = options.transport ?? 'auto';
     this.#key = endpointKey(this.#io.url);
+    const remember = options.rememberEra ?? true;
+    this.#eras = remember === true ? defaultHttpEraStore : remember === false ? undefined : remember;
   }
 
   get label(): string {
@@ -762,17 +768,16 @@ export class StreamableHttpClientChannel implements Channel {
   // --- era memory and shutdown ---------------------------------------------------------------
 
   #recall(): HttpEra | undefined {
-    if (this.#options.rememberEra === false) return undefined;
-    const era = recallEra(this.#key);
+    const era = this.#eras?.get(this.#key);
     return era === 'sse' && this.#transport === 'streamable' ? undefined : era;
   }
 
   #remember(era: HttpEra): void {
-    if (this.#options.rememberEra !== false) rememberEra(this.#key, era);
+    this.#eras?.set(this.#key, era);
   }
 
   #forget(): void {
-    if (this.#options.rememberEra !== false) forgetEra(this.#key);
+    this.#eras?.delete(this.#key);
   }
 
   async #shutdown(): Promise<void> {

@@ -7,8 +7,8 @@
  * a WHATWG `Request`/`Response` pair.
  */
 import type { AuthInfo, InboundExtra } from '../../../engine/channel.js';
-import { errorFrame } from '../../../engine/peer.js';
 import { ErrorCode } from '../../../protocol/errors.js';
+import { errorFrame } from '../../../protocol/frames.js';
 import type { RequestId } from '../../../protocol/jsonrpc.js';
 import { formatBytes } from '../../../util/bytes.js';
 import type { SseStream } from './sse.js';

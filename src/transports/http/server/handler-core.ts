@@ -19,7 +19,7 @@ import { ErrorCode } from '../../../protocol/errors.js';
 import { classify, type JsonRpcRequest } from '../../../protocol/jsonrpc.js';
 import { META } from '../../../protocol/meta.js';
 import { isModernRevision, MODERN_REVISIONS } from '../../../protocol/revisions.js';
-import type { Server } from '../../../server/server.js';
+import type { ServerCore } from '../../../server/server.js';
 import { clip } from '../../../util/clip.js';
 import { asError, isPlainObject } from '../../../util/guards.js';
 import { acceptedReply, errorReply, type HttpExchange, type HttpReply } from './exchange.js';
@@ -49,7 +49,7 @@ export class HandlerCore {
   readonly #guard: OriginGuard;
   #closed = false;
 
-  constructor(server: Server, options: ResolvedOptions) {
+  constructor(server: ServerCore, options: ResolvedOptions) {
     this.options = options;
     this.#guard = new OriginGuard(options.policy);
     this.#streams = {

@@ -17,7 +17,7 @@
  */
 import type { AuthInfo } from '../../../engine/channel.js';
 import { ErrorCode } from '../../../protocol/errors.js';
-import type { Server } from '../../../server/server.js';
+import type { ServerCore } from '../../../server/server.js';
 import { errorReply, type HttpExchange, type HttpReply } from './exchange.js';
 import type { HandlerCore } from './handler-core.js';
 import { type HttpHandlerOptions, resolveOptions } from './options.js';
@@ -40,7 +40,7 @@ export interface HttpHandler {
 }
 
 /** Serves `server` over HTTP (see the module comment). */
-export function createHttpHandler(server: Server, options: HttpHandlerOptions = {}): HttpHandler {
+export function createHttpHandler(server: ServerCore, options: HttpHandlerOptions = {}): HttpHandler {
   return new McpHttpHandler(server, options);
 }
 
@@ -55,7 +55,7 @@ export class McpHttpHandler implements HttpHandler {
   #core: HandlerCore | undefined;
   readonly #loading: Promise<HandlerCore>;
 
-  constructor(server: Server, options: HttpHandlerOptions) {
+  constructor(server: ServerCore, options: HttpHandlerOptions) {
     const resolved = resolveOptions(options, server.logger);
     this.endpoint = resolved.endpoint;
     this.#loading = import('./handler-core.js').then(({ HandlerCore }) => {

@@ -4,7 +4,7 @@
  * with 503 when every session is busy), and an idle timeout after which a session with no open
  * stream and no request in flight is closed. Session ids are 128 random bits (hex).
  */
-import type { Server } from '../../../server/server.js';
+import type { ServerCore } from '../../../server/server.js';
 import { randomHex } from '../../../util/random-id.js';
 import type { ResolvedOptions } from './options.js';
 import type { StreamPolicy } from './sse.js';
@@ -22,7 +22,7 @@ export interface RegisteredSession {
 
 /** What every session of a handler shares. */
 export interface SessionScope {
-  readonly server: Server;
+  readonly server: ServerCore;
   readonly options: ResolvedOptions;
   readonly streams: StreamPolicy;
   /** Called by a session once it closed, whatever the reason. */
