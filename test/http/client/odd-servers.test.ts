@@ -1,7 +1,8 @@
 /**
  * The client channels against bare `node:http` servers that behave in ways the official SDKs do
  * not: tools with invalid `x-mcp-header` annotations, HTTP failures with and without JSON-RPC
- * bodies, event streams with comments and early ends, stale remembered eras, hostile endpoints.
+ * bodies, event streams with comments and early ends, bodies over the size cap, stale remembered
+ * eras, hostile endpoints.
  */
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
@@ -241,6 +242,59 @@ describe('HTTP failures become errors of the request', () => {
       conn.client.callTool('short', {}),
       /sent no answer to 'tools\/call' on its event stream before it ended/,
     );
+    await conn.close();
+  });
+});
+
+describe('response bodies over maxMessageBytes', () => {
+  test('are refused, whether their Content-Length says so or they just keep coming; the next call works', async () => {
+    const max = 64 * 1024;
+    let streamedClosed: Promise<boolean> | undefined;
+    const server = await raw(
+      modern((request, res) => {
+        const id = request.body?.id;
+        const name = request.body?.params?.name;
+        if (name === 'declared') {
+          json(res, 200, modernResult(id, { content: [{ type: 'text', text: 'x'.repeat(2 * max) }] }));
+        } else if (name === 'streamed') {
+          // No Content-Length, and no end: only a cap on what the client reads stops this.
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write(
+            `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":"`,
+          );
+          // Whether the response was cut before its end: the client stopped downloading.
+          streamedClosed = new Promise((resolve) => res.once('close', () => resolve(!res.writableFinished)));
+          let sent = 0;
+          const more = () => {
+            // A safety stop far past the cap: without one, a client that never stops reading
+            // would hang the test instead of failing it.
+            while (!res.destroyed && sent < 64 * max) {
+              sent += 16 * 1024;
+              if (!res.write('y'.repeat(16 * 1024))) {
+                res.once('drain', more);
+                return;
+              }
+            }
+            if (!res.destroyed) res.end('"}]}}');
+          };
+          more();
+        } else {
+          json(res, 200, modernResult(id, { content: [{ type: 'text', text: 'small' }] }));
+        }
+      }),
+    );
+    const conn = await connectHttp(server.url, {}, { maxMessageBytes: max });
+    await assert.rejects(
+      conn.client.callTool('declared', {}),
+      /answered 'tools\/call' with a body too large to take: the response body exceeds 65536 bytes \(it declares Content-Length \d+\); raise maxMessageBytes/,
+    );
+    await assert.rejects(
+      conn.client.callTool('streamed', {}),
+      /the response body exceeds 65536 bytes \(more than 65536 bytes arrived\)/,
+    );
+    assert.equal(await streamedClosed, true, 'the client hung up instead of reading on');
+    const result = await conn.client.callTool('small', {});
+    assert.deepEqual(result.content, [{ type: 'text', text: 'small' }]);
     await conn.close();
   });
 });

@@ -114,7 +114,7 @@ async function keepOpen(
           await readEventStream(response.body, handlers, io.maxMessageBytes);
         } else {
           refusedWith = response.status;
-          await response.text().catch(() => undefined);
+          await io.text(response).catch(() => undefined);
           if (response.status === 404) return everOpened ? 'forgotten' : 'ended';
           if (response.status === 405) return 'ended';
         }
@@ -163,7 +163,7 @@ export async function postForAnswer(
     signal: controller.signal,
   });
   if (!ok(response.status)) {
-    const body = await response.text();
+    const body = await io.text(response);
     throw new Error(rpcErrorIn(body)?.message ?? `HTTP ${response.status}`);
   }
   let found: Json | undefined;
@@ -191,7 +191,7 @@ export async function postForAnswer(
       if (!found) throw error;
     });
   } else {
-    take(JSON.parse(await response.text()));
+    take(JSON.parse(await io.text(response)));
   }
   if (!found) throw new Error(`the server sent no answer to its request ${JSON.stringify(id)}`);
   return { response, message: found };

@@ -5,6 +5,7 @@
  */
 import { SwitchboardError } from '../../../protocol/errors.js';
 import type { Logger } from '../../../util/logger.js';
+import { readText } from './body.js';
 import type { Cancellation } from './cancellation.js';
 import type { FetchLike, RequestInitLike, ResponseLike } from './fetch-like.js';
 import { displayUrl } from './http-errors.js';
@@ -47,7 +48,10 @@ export interface HttpClientChannelOptions {
    */
   connectTimeoutMs?: number;
   reconnect?: ReconnectOptions;
-  /** Largest message accepted, in characters. Default 32 Mi. */
+  /**
+   * Largest message accepted: an SSE event, in characters, and any response body read whole (a JSON
+   * answer, an error page), in bytes; past it the call fails with MESSAGE_TOO_LARGE. Default 32 Mi.
+   */
   maxMessageBytes?: number;
   /**
    * Where problems go that fail no call (an invalid tool dropped, a stream given up): its `warn`.
@@ -136,6 +140,11 @@ export class HttpIo {
     const extra = typeof headers === 'function' ? await headers() : headers;
     const token = typeof bearerToken === 'function' ? await bearerToken() : bearerToken;
     return withToken(lowerCase(extra), token);
+  }
+
+  /** A response's whole body as text, refused past {@link maxMessageBytes} (see body.ts). */
+  text(response: ResponseLike): Promise<string> {
+    return readText(response, this.maxMessageBytes);
   }
 
   fetch(url: string, init: RequestInitLike): Promise<ResponseLike> {

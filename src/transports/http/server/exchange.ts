@@ -58,17 +58,28 @@ export type HttpReply =
 /**
  * What the engine hands a handler about the request a message came with: verified credentials, and
  * the request headers as `transport.headers` (built only if a handler asks for them).
+ *
+ * A class, not an object literal with a `get transport()`: V8 allocates such a literal's accessor
+ * pair in the old generation, where it holds the getter's closure, and through it the whole request
+ * (exchange, `req`, `res`, their buffers), alive through every young-generation GC until the next
+ * full one. On a legacy session, where each POST makes one, nearly every request was promoted and
+ * the server's GC time doubled (docs/benchmarks.md).
  */
-export function inboundExtra(exchange: HttpExchange): InboundExtra {
-  let headers: Record<string, string> | undefined;
-  return {
-    auth: exchange.auth,
-    get transport() {
-      headers ??= exchange.headers();
-      return { headers };
-    },
-  };
+class ExchangeExtra implements InboundExtra {
+  readonly auth: AuthInfo | undefined;
+  #headers: Record<string, string> | undefined;
+
+  constructor(private readonly exchange: HttpExchange) {
+    this.auth = exchange.auth;
+  }
+
+  get transport(): { headers: Record<string, string> } {
+    this.#headers ??= this.exchange.headers();
+    return { headers: this.#headers };
+  }
 }
+
+export const inboundExtra = (exchange: HttpExchange): InboundExtra => new ExchangeExtra(exchange);
 
 export const isStreamReply = (reply: HttpReply): reply is Extract<HttpReply, { stream: SseStream }> =>
   'stream' in reply;
