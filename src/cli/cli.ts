@@ -7,15 +7,13 @@ import { COMMANDS, type CommandContext } from './commands.js';
 import { describeFailure } from './failure.js';
 import { commandHelp, generalHelp } from './help.js';
 import { type Invocation, parseInvocation } from './invocation.js';
+import type { CliIo } from './io.js';
 import { cliVersion, createSession } from './session.js';
 import type { Target } from './target.js';
 import { escapeControls } from './terminal-text.js';
 import { UsageError } from './usage-error.js';
 
-export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
-}
+export type { CliIo } from './io.js';
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   // The gateway is a server, not a client command: its own arguments, loaded only when used.

@@ -173,6 +173,12 @@ type NotificationListener = (params: Params, extra: InboundExtra | undefined) =>
 
 const DEFAULT_MAX_PAGES = 100;
 const DEFAULT_MAX_INPUT_ROUNDS = 8;
+/**
+ * A legacy server's requests (elicitation, sampling, roots) served at once, and waiting beyond
+ * that; past both, refused with an error. A server flooding the client must not run `onElicitation`
+ * thousands of times at once (issue 15).
+ */
+const SERVER_REQUEST_LIMIT = { concurrent: 16, queued: 1024 } as const;
 
 /** A connection's negotiated facts. */
 interface Negotiated {
@@ -289,6 +295,7 @@ export class ClientCore {
       {
         timeoutMs: this.options.timeoutMs,
         logger: this.options.logger || this.options.onerror ? this.logger : undefined,
+        inboundLimit: SERVER_REQUEST_LIMIT,
       },
     );
     this.peer = peer;

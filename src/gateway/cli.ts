@@ -2,7 +2,7 @@
  * `switchboard gateway`: the command line of the gateway. `--check CONFIG` validates a config
  * without starting anything; `CONFIG` serves it (see `run.ts`).
  */
-import type { CliIo } from '../cli/cli.js';
+import type { CliIo } from '../cli/io.js';
 import { UsageError } from '../cli/usage-error.js';
 import { loadGatewayConfig } from './config.js';
 import { formatProblem } from './config-source.js';

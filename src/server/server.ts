@@ -214,6 +214,28 @@ export interface ToolCallHooks {
   handOff?(entry: ToolEntry, handoff: TaskHandoff, ctx: RequestContext): Promise<unknown>;
 }
 
+/**
+ * A legacy session. Its id is made on first read: over HTTP at once (it names the session), over stdio
+ * only if tasks or a `sessionClosed` listener ask, since the first use of Web Crypto loads its modules,
+ * a millisecond of a stdio server's cold start.
+ */
+class Session implements LegacySession {
+  #id: string | undefined;
+  initialized = false;
+  logLevel: LegacySession['logLevel'] = undefined;
+  resourceSubscriptions: Set<string> | undefined = undefined;
+  constructor(
+    readonly revision: LegacyRevision,
+    readonly client: ClientView,
+    readonly capabilities: ServerCapabilities,
+  ) {}
+  get id(): string {
+    // Flat: it lives as long as the session (see random-id.ts).
+    this.#id ??= randomUuid();
+    return this.#id;
+  }
+}
+
 export class ServerCore {
   readonly info: Implementation;
   /** `serverInfo` as every result but discover's carries it: `name` and `version` only. */
@@ -613,8 +635,9 @@ export class ServerCore {
   /** @internal */
   detach(connection: ServerConnection): void {
     this.connections.delete(connection);
-    const sessionId = connection.session?.id;
-    if (sessionId !== undefined) for (const listener of this.plugged.sessionClosed) listener(sessionId);
+    const session = connection.session;
+    if (session === undefined) return;
+    for (const listener of this.plugged.sessionClosed) listener(session.id);
   }
 
   /**
@@ -699,19 +722,7 @@ export class ServerCore {
       info: params.clientInfo as Implementation,
       capabilities: params.capabilities as ClientCapabilities,
     };
-    return {
-      result,
-      session: {
-        // Flat: it lives as long as the session (see random-id.ts).
-        id: randomUuid(),
-        revision,
-        client,
-        capabilities,
-        initialized: false,
-        logLevel: undefined,
-        resourceSubscriptions: undefined,
-      },
-    };
+    return { result, session: new Session(revision, client, capabilities) };
   }
 
   /**
