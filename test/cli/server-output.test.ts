@@ -51,7 +51,10 @@ describe('switchboard and what the server says', { concurrency: 8 }, () => {
   test('the era of a server is remembered between runs: a legacy server is probed only once', async () => {
     const env = { ...CLI_ENV, XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'switchboard-era-')) };
     const legacy = fixtureTarget('legacy-logged');
-    const first = await runCli(['tools', legacy, '--verbose'], { env });
+    // Only a refused probe teaches the era (one that timed out says the server was slow): an explicit
+    // --timeout is the probe's too, so a busy machine cannot turn the refusal into a timeout.
+    const patient = ['--timeout', '60000'];
+    const first = await runCli(['tools', legacy, '--verbose', ...patient], { env });
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stderr, /probed with server\/discover/);
     const file = join(env.XDG_CACHE_HOME, 'switchboard', 'eras.json');
@@ -60,13 +63,13 @@ describe('switchboard and what the server says', { concurrency: 8 }, () => {
       Object.values(saved.servers).map((s) => s.era),
       ['legacy'],
     );
-    const second = await runCli(['tools', legacy, '--verbose'], { env });
+    const second = await runCli(['tools', legacy, '--verbose', ...patient], { env });
     assert.equal(second.code, 0, second.stderr);
     assert.doesNotMatch(second.stderr, /probed/);
     assert.match(second.stderr, /over stdio, protocol 2025-11-25 \(legacy era\)/);
     // A corrupt file is ignored and rewritten.
     writeFileSync(file, '{not json');
-    const third = await runCli(['tools', legacy, '--verbose'], { env });
+    const third = await runCli(['tools', legacy, '--verbose', ...patient], { env });
     assert.equal(third.code, 0, third.stderr);
     assert.match(third.stderr, /probed/);
     assert.equal(Object.keys(JSON.parse(readFileSync(file, 'utf8')).servers).length, 1);
