@@ -70,6 +70,9 @@ describe('switchboard against an HTTP server', () => {
       '--bearer',
       's3cret',
       '--verbose',
+      // An explicit --timeout is the probe's too: a busy machine may answer server/discover after 5 s.
+      '--timeout',
+      '30000',
     ]);
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, 'hello over http\n');
