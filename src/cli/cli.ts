@@ -18,7 +18,7 @@ export type { CliIo } from './io.js';
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   // The gateway is a server, not a client command: its own arguments, loaded only when used.
   if (argv[0] === 'gateway') {
-    const { runGatewayCli } = await import('../gateway/cli.js');
+    const { runGatewayCli } = await import('./gateway.js');
     return runGatewayCli(argv.slice(1), io).catch((error: unknown) => usageFailure(error, io));
   }
   let invocation: Invocation;

@@ -18,7 +18,7 @@ export const THROUGHPUT_ROWS: readonly RegExp[] = [
 
 /** Runs `--smoke --only <only>` and checks that it prints every title and every row matching `rows`. */
 export async function runSmoke(
-  only: 'stdio' | 'cold' | 'http',
+  only: 'stdio' | 'cold' | 'http' | 'gateway',
   titles: readonly string[],
   signal: AbortSignal,
   rows: readonly RegExp[] = THROUGHPUT_ROWS,

@@ -1,11 +1,12 @@
 /**
  * `switchboard gateway`: the command line of the gateway. `--check CONFIG` validates a config
- * without starting anything; `CONFIG` serves it (see `run.ts`).
+ * without starting anything; `CONFIG` serves it (see `gateway/run.ts`).
  */
-import type { CliIo } from '../cli/io.js';
-import { UsageError } from '../cli/usage-error.js';
-import { loadGatewayConfig } from './config.js';
-import { formatProblem } from './config-source.js';
+import { loadGatewayConfig } from '../gateway/config.js';
+import { formatProblem } from '../gateway/config-source.js';
+import type { CliIo } from './io.js';
+import { cliVersion } from './session.js';
+import { UsageError } from './usage-error.js';
 
 export const GATEWAY_HELP = `Usage:
   switchboard gateway [options] CONFIG
@@ -100,5 +101,10 @@ export async function runGatewayCli(argv: readonly string[], io: CliIo): Promise
     }
     return 0;
   }
-  throw new UsageError('Serving a config needs --check for now.', 'gateway');
+  const { runGateway } = await import('../gateway/run.js');
+  return runGateway(
+    config,
+    { stdio: args.stdio, host: args.host, port: args.port, version: cliVersion() },
+    io.err,
+  );
 }

@@ -1,0 +1,128 @@
+/**
+ * `switchboard gateway CONFIG`: runs a gateway until SIGINT/SIGTERM (or, with `--stdio`, until its
+ * client goes away), over HTTP at `http://HOST:PORT/mcp` with `/healthz` and `/readyz` beside it.
+ * Prints what it serves and each upstream's state at start, and logs JSON lines on stderr.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serve } from '../node/serve.js';
+import { redactSecrets } from '../server/redact.js';
+import { createHttpHandler } from '../transports/http/server/handler.js';
+import { serveStdio } from '../transports/stdio/serve.js';
+import { clip } from '../util/clip.js';
+import type { Logger } from '../util/logger.js';
+import type { GatewayConfig } from './config.js';
+import { Gateway } from './gateway.js';
+import type { UpstreamHealth } from './upstream.js';
+
+export interface RunOptions {
+  readonly stdio: boolean;
+  readonly host: string | undefined;
+  readonly port: number | undefined;
+  readonly version: string;
+}
+
+/** Structured logs: one JSON object per line on stderr, secrets masked. */
+export function jsonLogger(write: (line: string) => void): Logger {
+  const line = (level: string, message: string, extra: Record<string, unknown> = {}) =>
+    write(`${JSON.stringify(redactSecrets({ time: new Date().toISOString(), level, message, ...extra }))}\n`);
+  return {
+    error: (error) => line('error', error.message, { error: error.name }),
+    warn: (message) => line('warn', message),
+  };
+}
+
+/** Serves until stopped; `report` writes the start-up summary and the JSON log lines (stderr). */
+export async function runGateway(
+  config: GatewayConfig,
+  options: RunOptions,
+  report: (text: string) => void,
+): Promise<number> {
+  const gateway = new Gateway(config, { logger: jsonLogger(report), version: options.version });
+  await gateway.start();
+  if (options.stdio) {
+    const closed = new Promise<void>((resolve) => {
+      serveStdio(gateway.server, { exit: false, onclose: resolve });
+    });
+    report(summary(gateway, 'stdio'));
+    await closed;
+    await gateway.close();
+    return 0;
+  }
+  const handler = createHttpHandler(gateway.server);
+  const running = await serve(handler, {
+    host: options.host ?? config.options.host,
+    port: options.port ?? config.options.port,
+  });
+  // /healthz and /readyz beside the MCP endpoint, on the same listener.
+  const [mcp] = running.server.listeners('request') as Array<
+    (req: IncomingMessage, res: ServerResponse) => void
+  >;
+  running.server.removeAllListeners('request');
+  running.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const path = req.url?.split('?')[0];
+    if (req.method === 'GET' && path === '/healthz') return reply(res, 200, { status: 'up' });
+    if (req.method === 'GET' && path === '/readyz') {
+      const upstreams = gateway.health();
+      const ready = upstreams.every((u) => u.state === 'up' || (u.state === 'idle' && isLazy(config, u)));
+      return reply(res, ready ? 200 : 503, { ready, upstreams });
+    }
+    mcp!(req, res);
+  });
+  report(summary(gateway, running.url));
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await running.close();
+  await gateway.close();
+  return 0;
+}
+
+function isLazy(config: GatewayConfig, health: UpstreamHealth): boolean {
+  return config.upstreams.find((u) => u.name === health.name)?.startup === 'lazy';
+}
+
+function reply(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(body));
+}
+
+/** What a person wants to see at start: where it listens, and each upstream with its state. */
+export function summary(gateway: Gateway, where: string): string {
+  const rows = gateway.health().map((health) => {
+    const counts = gateway.exposed(health.name);
+    const offered = [
+      plural(counts.tools, 'tool'),
+      plural(counts.prompts, 'prompt'),
+      plural(counts.resources + counts.templates, 'resource'),
+    ].join(', ');
+    const detail =
+      health.state === 'up'
+        ? `${offered} (${health.revision})`
+        : health.lastError !== undefined
+          ? clip(health.lastError.split('\n')[0]!, 160)
+          : health.state === 'idle'
+            ? 'starts on first use'
+            : '';
+    return [health.name, health.state, health.transport, detail];
+  });
+  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const lines = rows.map(
+    (r) => `  ${r.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell)).join('  ')}`,
+  );
+  const count = plural(rows.length, 'server');
+  const head =
+    where === 'stdio'
+      ? `switchboard gateway: serving ${count} over stdio`
+      : `switchboard gateway: serving ${count} at ${where}`;
+  return `${head}\n${lines.join('\n')}\n`;
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
