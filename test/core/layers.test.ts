@@ -28,9 +28,11 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   testing: ['engine', 'protocol', 'util'],
   // OAuth: the resource server plugs into the HTTP handler and reads the scopes items declare.
   auth: ['engine', 'protocol', 'server', 'transports', 'util'],
+  check: ['engine', 'node', 'protocol', 'schema', 'server', 'testing', 'transports', 'util'],
   // The gateway sits above everything but the CLI, whose `gateway` command imports it.
   gateway: ['client', 'engine', 'extensions', 'node', 'protocol', 'schema', 'server', 'transports', 'util'],
   cli: [
+    'check',
     'client',
     'engine',
     'extensions',
