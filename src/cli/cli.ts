@@ -26,6 +26,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const { runCheckCli } = await import('./check.js');
     return runCheckCli(argv.slice(1), io);
   }
+  if (argv[0] === 'login' || argv[0] === 'logout') {
+    const { runSignInCli } = await import('./sign-in.js');
+    return runSignInCli(argv[0], argv.slice(1), io);
+  }
   let invocation: Invocation;
   try {
     invocation = parseInvocation(argv, (name) => COMMANDS.has(name));

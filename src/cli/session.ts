@@ -15,6 +15,7 @@ import { lineLogger } from '../util/logger.js';
 import { packageFile } from '../util/package-file.js';
 import { EraMemory } from './era-memory.js';
 import type { CliOptions } from './invocation.js';
+import { cliOAuthClient } from './sign-in.js';
 import type { Target } from './target.js';
 
 export interface Session {
@@ -65,9 +66,14 @@ export function createSession(
   );
   if (target.kind === 'http') {
     let channel: StreamableHttpClientChannel | undefined;
+    // Without credentials of the user's own, stored tokens go with every request and a 401 signs in.
+    const ownCredentials =
+      options.bearer !== undefined ||
+      Object.keys(options.headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
+    const fetch = ownCredentials ? nodeFetch : cliOAuthClient(report).fetch(nodeFetch);
     const open = (): Channel =>
       (channel = new StreamableHttpClientChannel(target.url, {
-        fetch: nodeFetch,
+        fetch,
         headers: options.headers,
         bearerToken: options.bearer,
         // The channel reads and records what the endpoint speaks in the file that outlives this run.

@@ -7,11 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { headlessSignIn } from '../../conformance/client/headless-sign-in.js';
 import {
   type DevAuthorizationServer,
   startDevAuthorizationServer,
 } from '../../examples/auth/dev-authorization-server.js';
+import { headlessSignIn } from '../../examples/auth/headless-sign-in.js';
 import { OAuthClient, type OAuthClientOptions } from '../../src/auth/client/oauth-client.js';
 import { MemoryTokenStore } from '../../src/auth/client/store.js';
 import { Client } from '../../src/extensions/client.js';

@@ -5,7 +5,7 @@
  * resource-server tests use them to meet tokens exactly as an authorization server mints them.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { headlessSignIn } from '../../conformance/client/headless-sign-in.js';
+import { headlessSignIn } from '../../examples/auth/headless-sign-in.js';
 
 interface AsMetadata {
   issuer: string;

@@ -24,7 +24,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   client: ['engine', 'protocol', 'schema', 'util'],
   transports: ['engine', 'protocol', 'server', 'util'],
   extensions: ['client', 'engine', 'protocol', 'schema', 'server', 'util'],
-  node: ['engine', 'protocol', 'transports', 'util'],
+  node: ['auth', 'engine', 'protocol', 'transports', 'util'],
   testing: ['engine', 'protocol', 'util'],
   // OAuth: the resource server plugs into the HTTP handler and reads the scopes items declare.
   auth: ['engine', 'protocol', 'server', 'transports', 'util'],
@@ -32,6 +32,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The gateway sits above everything but the CLI, whose `gateway` command imports it.
   gateway: ['client', 'engine', 'extensions', 'node', 'protocol', 'schema', 'server', 'transports', 'util'],
   cli: [
+    'auth',
     'check',
     'client',
     'engine',

@@ -42,8 +42,12 @@ export interface OAuthClientOptions {
    * `authorization_code`.
    */
   authorize?: (url: URL) => Promise<URL | string>;
-  /** The redirect URI registered for this client, e.g. `http://127.0.0.1:8976/callback`. */
-  redirectUri?: string;
+  /**
+   * The redirect URI, e.g. `http://127.0.0.1:8976/callback`; or a function giving it when a sign-in
+   * starts (a loopback listener on a port chosen then). A stored registration whose redirect URIs
+   * do not include it is replaced by a new one.
+   */
+  redirectUri?: string | (() => string | Promise<string>);
   /** Pre-registered credentials: for every authorization server, or chosen per issuer. */
   client?: PreRegisteredClient | ((issuer: string) => PreRegisteredClient | undefined);
   /**
@@ -71,6 +75,8 @@ interface Signed {
   readonly auth: ServerAuthorization;
   readonly client: oauth.Client;
   readonly clientAuth: oauth.ClientAuth;
+  /** The redirect URI of the sign-in in progress (authorization code). */
+  readonly redirectUri?: string | undefined;
 }
 
 const nowSec = () => Math.floor(Date.now() / 1000);
@@ -207,7 +213,9 @@ export class OAuthClient {
     hint: { resourceMetadata?: string; scope?: string; stepUp?: boolean },
   ): Promise<string> {
     const auth = await discoverServerAuthorization(server, hint.resourceMetadata, this.#http);
-    const signed = await this.#register(auth);
+    const given = this.#options.grant === 'client_credentials' ? undefined : this.#options.redirectUri;
+    const redirectUri = typeof given === 'function' ? await given() : given;
+    const signed = { ...(await this.#register(auth, redirectUri)), redirectUri };
     this.#signed.set(server, signed);
     const previous = await this.store.getTokens(auth.issuer, auth.resource);
     const scope = this.#scope(auth, hint.scope, hint.stepUp ? previous?.scope : undefined);
@@ -241,7 +249,7 @@ export class OAuthClient {
   }
 
   /** The client to use at `auth.issuer`: pre-registered, else CIMD, else stored, else DCR. */
-  async #register(auth: ServerAuthorization): Promise<Signed> {
+  async #register(auth: ServerAuthorization, redirectUri: string | undefined): Promise<Signed> {
     const { as, issuer } = auth;
     const given =
       typeof this.#options.client === 'function' ? this.#options.client(issuer) : this.#options.client;
@@ -251,7 +259,8 @@ export class OAuthClient {
     }
     const stored = await this.store.getClient(issuer);
     const expired = stored?.client_secret_expires_at ? stored.client_secret_expires_at <= nowSec() : false;
-    if (stored && !expired) return { auth, ...this.#clientOf(as, stored) };
+    const redirects = redirectUri === undefined || (stored?.redirect_uris ?? []).includes(redirectUri);
+    if (stored && !expired && redirects) return { auth, ...this.#clientOf(as, stored) };
     if (!as.registration_endpoint) {
       throw new SwitchboardError(
         'AUTHORIZATION',
@@ -273,7 +282,7 @@ export class OAuthClient {
         as,
         {
           client_name: this.#options.clientName ?? 'Switchboard',
-          redirect_uris: this.#options.redirectUri ? [this.#options.redirectUri] : [],
+          redirect_uris: redirectUri ? [redirectUri] : [],
           grant_types: grants,
           response_types: this.#options.grant === 'client_credentials' ? [] : ['code'],
           token_endpoint_auth_method: method,
@@ -356,7 +365,7 @@ export class OAuthClient {
     }
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
-    const redirectUri = this.#options.redirectUri!;
+    const redirectUri = signed.redirectUri!;
     const url = new URL(this.#http.check(as.authorization_endpoint, 'The authorization endpoint'));
     const params: Record<string, string> = {
       response_type: 'code',
@@ -450,7 +459,7 @@ export class OAuthClient {
     try {
       const auth = await discoverServerAuthorization(server, undefined, this.#http);
       if (auth.issuer !== issuer) return undefined;
-      const signed = await this.#register(auth);
+      const signed = await this.#register(auth, undefined);
       this.#signed.set(server, signed);
       return signed;
     } catch {

@@ -1,8 +1,9 @@
 /**
- * A user agent without a user: follows the authorization server's redirects from the
- * authorization URL until one points at the redirect URI, and returns that URL (code, state,
- * iss). The conformance suite's authorization servers, and the development authorization
- * server, consent at once; a server that shows a page instead fails here with its status.
+ * A user agent without a user, for authorization servers that consent at once (the development
+ * server beside this file, the conformance suite's servers) — what `BROWSER="curl -sL"` is to the
+ * CLI. It follows the redirects from the authorization URL until one points at
+ * the redirect URI, and returns that URL (code, state, iss). A server that shows a sign-in page
+ * instead fails here with its status.
  */
 export async function headlessSignIn(authorizationUrl: URL, redirectUri: string): Promise<URL> {
   let next = authorizationUrl.href;
