@@ -24,12 +24,13 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-// The benchmark smoke passes (test/bench) start dozens of processes and, on a machine busy with the
-// rest of the suite, take longer than the one-minute limit that catches a hung test: they run
-// alongside, with a longer limit, and their report follows the suite's.
+// A file that hangs is stopped after two minutes: a limit for hangs, not for speed. The CLI files
+// start a dozen processes each and, on a 2-core machine that other work keeps busy, took over a
+// minute (issue 15: the suite must hold under load). The benchmark smoke passes (test/bench) start
+// dozens of processes: they run alongside, with a longer limit, and their report follows the suite's.
 const isBench = (f) => f.split(/[\\/]/).includes('bench');
 const groups = [
-  { files: files.filter((f) => !isBench(f)), timeout: 60_000, concurrency: 4 },
+  { files: files.filter((f) => !isBench(f)), timeout: 120_000, concurrency: 4 },
   { files: files.filter(isBench), timeout: 10 * 60_000, concurrency: 2 },
 ].filter((g) => g.files.length > 0);
 

@@ -21,6 +21,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const { runGatewayCli } = await import('./gateway.js');
     return runGatewayCli(argv.slice(1), io).catch((error: unknown) => usageFailure(error, io));
   }
+  // The checker has options of its own (--json takes a file there), loaded only when used.
+  if (argv[0] === 'check') {
+    const { runCheckCli } = await import('./check.js');
+    return runCheckCli(argv.slice(1), io);
+  }
   let invocation: Invocation;
   try {
     invocation = parseInvocation(argv, (name) => COMMANDS.has(name));

@@ -4,6 +4,7 @@
  */
 import { loadGatewayConfig } from '../gateway/config.js';
 import { formatProblem } from '../gateway/config-source.js';
+import { SwitchboardError } from '../protocol/errors.js';
 import type { CliIo } from './io.js';
 import { cliVersion } from './session.js';
 import { UsageError } from './usage-error.js';
@@ -11,6 +12,7 @@ import { UsageError } from './usage-error.js';
 export const GATEWAY_HELP = `Usage:
   switchboard gateway [options] CONFIG
   switchboard gateway --check CONFIG
+  switchboard gateway approve --lock FILE CONFIG [TOOL...]
 
 Serves every MCP server of CONFIG behind one endpoint. CONFIG is an mcpServers
 JSON file (desktop apps, Cursor) or VS Code's mcp.json ("servers" + "inputs"),
@@ -21,7 +23,12 @@ Options:
   --port <n>       Listen on this port (default: the config's, else 7420; 0 picks one)
   --host <addr>    Listen on this address (default: the config's, else 127.0.0.1)
   --stdio          Serve one client over stdin/stdout instead of HTTP
+  --lock <file>    Pin every tool's definition in FILE (made when missing); a tool
+                   whose definition changes is hidden until approved
   -h, --help       Show this help
+
+approve connects to the servers and pins the current definitions of the hidden
+tools named (all of them when none is named).
 
 Exit status: 0 when the config is good (--check) or the gateway stopped cleanly,
 1 when the config is bad or the gateway failed, 2 when the command line is wrong.
@@ -34,6 +41,9 @@ export interface GatewayArguments {
   readonly port: number | undefined;
   readonly host: string | undefined;
   readonly help: boolean;
+  readonly lock: string | undefined;
+  /** `approve`: the tools to approve (empty: every hidden one). */
+  readonly approve: readonly string[] | undefined;
 }
 
 export function parseGatewayArguments(argv: readonly string[]): GatewayArguments {
@@ -43,7 +53,10 @@ export function parseGatewayArguments(argv: readonly string[]): GatewayArguments
   let port: number | undefined;
   let host: string | undefined;
   let help = false;
-  for (let i = 0; i < argv.length; i++) {
+  let lock: string | undefined;
+  const approving = argv[0] === 'approve';
+  const approve: string[] = [];
+  for (let i = approving ? 1 : 0; i < argv.length; i++) {
     const word = argv[i]!;
     const value = (): string => {
       const next = argv[++i];
@@ -60,14 +73,31 @@ export function parseGatewayArguments(argv: readonly string[]): GatewayArguments
         throw new UsageError(`--port ${JSON.stringify(text)} is not a port: give 0-65535.`, 'gateway');
       }
     } else if (word === '--host') host = value();
+    else if (word === '--lock') lock = value();
     else if (word.startsWith('-')) throw new UsageError(`Unknown option ${JSON.stringify(word)}.`, 'gateway');
     else if (config === undefined) config = word;
+    else if (approving) approve.push(word);
     else
       throw new UsageError(`Unexpected argument ${JSON.stringify(word)}: give one CONFIG file.`, 'gateway');
   }
   if (config === undefined && !help)
     throw new UsageError('Missing CONFIG, the JSON file of servers to serve.', 'gateway');
-  return { config: config ?? '', check, stdio, port, host, help };
+  if (approving && lock === undefined && !help) {
+    throw new UsageError(
+      'approve needs the lock file: switchboard gateway approve --lock FILE CONFIG.',
+      'gateway',
+    );
+  }
+  return {
+    config: config ?? '',
+    check,
+    stdio,
+    port,
+    host,
+    help,
+    lock,
+    approve: approving ? approve : undefined,
+  };
 }
 
 /** Runs `switchboard gateway ...`; resolves to the exit code. */
@@ -101,10 +131,23 @@ export async function runGatewayCli(argv: readonly string[], io: CliIo): Promise
     }
     return 0;
   }
-  const { runGateway } = await import('../gateway/run.js');
-  return runGateway(
-    config,
-    { stdio: args.stdio, host: args.host, port: args.port, version: cliVersion() },
-    io.err,
-  );
+  const { approveTools, runGateway } = await import('../gateway/run.js');
+  const options = {
+    stdio: args.stdio,
+    host: args.host,
+    port: args.port,
+    version: cliVersion(),
+    lock: args.lock,
+  };
+  try {
+    if (args.approve) return await approveTools(config, options, args.approve, io.out, io.err);
+    return await runGateway(config, options, io.err);
+  } catch (error) {
+    // A lock file that cannot be used: say so, start nothing.
+    if (error instanceof SwitchboardError && error.code === 'CONFIG') {
+      io.err(`switchboard gateway: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
 }

@@ -41,6 +41,7 @@ Usage:
 Commands:
 ${list}
   ${'gateway'.padEnd(width)}  Serve many MCP servers behind one endpoint (switchboard gateway --help)
+  ${'check'.padEnd(width)}  Score a server's protocol compliance (switchboard check --help)
 
 ${TARGET}
 

@@ -316,11 +316,13 @@ export class ClientCore {
     // counts against the probe, and a premature fallback would lose the modern era for good.
     const probeTimeout = this.options.probeTimeoutMs ?? this.options.timeoutMs;
     let revision: ModernRevision = MODERN_REVISIONS[0];
+    this.probeUnanswered = false;
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         await this.discover(revision, probeTimeout);
         return;
       } catch (error) {
+        this.probeUnanswered = error instanceof SwitchboardError && error.code === 'TIMEOUT';
         // The transport itself failed (nothing to spawn, nothing listening): no handshake can help.
         const cause = (error as { cause?: unknown }).cause;
         if (cause instanceof SwitchboardError && cause.code === 'TRANSPORT') throw cause;
@@ -556,6 +558,12 @@ export class ClientCore {
   get era(): Era {
     return featuresOf(this.facts.revision).era;
   }
+  /**
+   * @internal `auto` fell back to the legacy handshake because `server/discover` got no answer in
+   * time (rather than a refusal): the server may be modern but slow to start. The CLI does not
+   * remember such an era.
+   */
+  probeUnanswered = false;
   get serverInfo(): Implementation | undefined {
     return this.facts.serverInfo;
   }

@@ -31,6 +31,7 @@ import { errorMessage } from '../util/guards.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import type { GatewayConfig } from './config.js';
 import { exposedName, exposedUri, parseExposedUri, withSuffix } from './names.js';
+import { ToolPins } from './pins.js';
 import { type ForwardedCall, Upstream, type UpstreamHealth, type UpstreamSession } from './upstream.js';
 
 export interface GatewayRuntimeOptions {
@@ -38,6 +39,11 @@ export interface GatewayRuntimeOptions {
   logger?: Logger;
   /** The version in `serverInfo` and in the gateway's `clientInfo` upstream. */
   version?: string;
+  /**
+   * Tool pinning: the lock file that records each tool's definition hash (made when missing). A tool
+   * whose definition changed since is hidden until approved (`gateway.pins.approve()`).
+   */
+  lock?: string;
   /** Wraps every channel the gateway opens to an upstream (e.g. a `SchemaCheckedChannel` in tests). */
   wrapChannel?: (channel: Channel, upstream: string) => Channel;
 }
@@ -64,6 +70,8 @@ function glob(pattern: string): RegExp {
 
 export class Gateway {
   readonly server: Server;
+  /** The tool pins, with `--lock` / the `lock` option. */
+  readonly pins: ToolPins | undefined;
   private readonly upstreams = new Map<string, Upstream>();
   private readonly logger: Logger;
   /** Downstream tool and prompt names → where they lead. */
@@ -85,6 +93,7 @@ export class Gateway {
     options: GatewayRuntimeOptions = {},
   ) {
     this.logger = options.logger ?? silentLogger;
+    this.pins = options.lock === undefined ? undefined : ToolPins.load(options.lock);
     const version = options.version ?? '0.0.0';
     this.server = new Server({ name: 'switchboard-gateway', version }, { logger: this.logger });
     for (const upstreamConfig of config.upstreams) {
@@ -245,6 +254,13 @@ export class Gateway {
             : item.name;
       const key = this.downstreamKey(upstream, kind, original);
       if (key === undefined) continue;
+      if (kind === 'tool' && this.pins && !this.pins.admit(key, item as Tool)) {
+        this.logger.warn(
+          `gateway: tool "${key}" is hidden: its definition changed since it was pinned in ${this.pins.file}. ` +
+            'Review it, then run: switchboard gateway approve --lock <lock file> <config>',
+        );
+        continue;
+      }
       seen.add(key);
       const definition = JSON.stringify(item);
       const existing = mirror.get(key);
@@ -331,45 +347,67 @@ export class Gateway {
 
   // --- forwarding ---------------------------------------------------------------------------------
 
+  /**
+   * One middleware for every method the gateway forwards (a map lookup per request, not one
+   * `intercept` closure per method), and the fallback for the methods nobody registered.
+   */
   private intercept(): void {
-    const { server } = this;
+    type Next = (params: Params) => Promise<unknown>;
+    type Hook = (params: Params, ctx: RequestContext, next: Next) => unknown;
     // Lists of lazily started upstreams are filled on first need.
-    for (const method of [
-      'tools/list',
-      'prompts/list',
-      'resources/list',
-      'resources/templates/list',
-    ] as const) {
-      server.intercept(method, async (params, _ctx, next) => {
-        await this.ensureStarted();
-        return next(params);
-      });
-    }
-    server.intercept('tools/call', (params, ctx, next) =>
-      this.routes.tool.has(params.name)
-        ? this.callTool(params.name, params.arguments as Params | undefined, ctx)
-        : next(params),
-    );
-    server.intercept('prompts/get', (params, ctx, next) =>
-      this.routes.prompt.has(params.name) ? this.getPrompt(params.name, params.arguments, ctx) : next(params),
-    );
-    server.intercept('resources/read', (params, ctx, next) =>
-      parseExposedUri(params.uri) ? this.readResource(params.uri, ctx) : next(params),
-    );
-    server.intercept('completion/complete', (params, ctx, next) =>
-      this.complete(params, ctx, () => next(params)),
-    );
-    server.intercept('resources/subscribe', async (params, _ctx, next) => {
-      await this.follow(params.uri);
+    const list: Hook = async (params, _ctx, next) => {
+      await this.ensureStarted();
       return next(params);
-    });
-    server.intercept('subscriptions/listen', async (params, _ctx, next) => {
-      const uris = (params as { filter?: { resourceSubscriptions?: unknown } }).filter?.resourceSubscriptions;
-      if (Array.isArray(uris))
+    };
+    const follow: Hook = async (params, _ctx, next) => {
+      const filter = params.filter as { resourceSubscriptions?: unknown } | undefined;
+      const uris = params.uri !== undefined ? [params.uri] : filter?.resourceSubscriptions;
+      if (Array.isArray(uris)) {
         await Promise.all(uris.filter((u) => typeof u === 'string').map((u) => this.follow(u)));
+      }
       return next(params);
+    };
+    const hooks = new Map<string, Hook>([
+      ['tools/list', list],
+      ['prompts/list', list],
+      ['resources/list', list],
+      ['resources/templates/list', list],
+      [
+        'tools/call',
+        (params, ctx, next) => {
+          const name = params.name as string;
+          return this.routes.tool.has(name)
+            ? this.callTool(name, params.arguments as Params | undefined, ctx)
+            : next(params);
+        },
+      ],
+      [
+        'prompts/get',
+        (params, ctx, next) => {
+          const name = params.name as string;
+          const args = params.arguments as Record<string, string> | undefined;
+          return this.routes.prompt.has(name) ? this.getPrompt(name, args, ctx) : next(params);
+        },
+      ],
+      [
+        'resources/read',
+        (params, ctx, next) =>
+          parseExposedUri(params.uri as string) ? this.readResource(params.uri as string, ctx) : next(params),
+      ],
+      [
+        'completion/complete',
+        (params, ctx, next) => this.complete(params as unknown as CompleteParams, ctx, () => next(params)),
+      ],
+      ['resources/subscribe', follow],
+      ['subscriptions/listen', follow],
+    ]);
+    this.server.use((next) => (method, params, ctx) => {
+      const hook = hooks.get(method);
+      return hook === undefined
+        ? next(method, params, ctx)
+        : Promise.resolve(hook(params, ctx, (changed) => next(method, changed, ctx)));
     });
-    server.fallback((method, params, ctx) => this.forwardUnknown(method, params, ctx));
+    this.server.fallback((method, params, ctx) => this.forwardUnknown(method, params, ctx));
   }
 
   private async callTool(
@@ -494,26 +532,23 @@ export class Gateway {
   ): Promise<T> {
     const session = await this.sessionFor(upstream, ctx);
     const call: ForwardedCall = session.router.begin(ctx);
-    const onAbort = () => call.controller.abort(ctx.signal.reason);
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    const options: CallOptions = { signal: call.signal, timeoutMs: upstream.config.timeoutMs };
+    if (ctx.meta?.progressToken !== undefined) {
+      options.onprogress = (update) => {
+        try {
+          ctx.progress(update.progress, update.total, update.message);
+        } catch {
+          // An upstream whose progress does not increase: drop the report, not the call.
+        }
+      };
+    }
     try {
-      const result = await send(session.client, {
-        signal: call.controller.signal,
-        timeoutMs: upstream.config.timeoutMs,
-        onprogress: (update) => {
-          try {
-            ctx.progress(update.progress, update.total, update.message);
-          } catch {
-            // An upstream whose progress does not increase: drop the report, not the call.
-          }
-        },
-      });
+      const result = await send(session.client, options);
       if (call.inputRequired) throw call.inputRequired;
       return result;
     } catch (error) {
       throw call.inputRequired ?? error;
     } finally {
-      ctx.signal.removeEventListener('abort', onAbort);
       session.router.end(call);
     }
   }

@@ -19,6 +19,8 @@ export interface RunOptions {
   readonly host: string | undefined;
   readonly port: number | undefined;
   readonly version: string;
+  /** The tool pins' lock file (`--lock`). */
+  readonly lock?: string | undefined;
 }
 
 /** Structured logs: one JSON object per line on stderr, secrets masked. */
@@ -31,13 +33,22 @@ export function jsonLogger(write: (line: string) => void): Logger {
   };
 }
 
+/** The gateway the command runs: JSON logs on `report`, the lock file if `--lock` gave one. */
+function makeGateway(config: GatewayConfig, options: RunOptions, report: (text: string) => void): Gateway {
+  return new Gateway(config, {
+    logger: jsonLogger(report),
+    version: options.version,
+    ...(options.lock !== undefined ? { lock: options.lock } : {}),
+  });
+}
+
 /** Serves until stopped; `report` writes the start-up summary and the JSON log lines (stderr). */
 export async function runGateway(
   config: GatewayConfig,
   options: RunOptions,
   report: (text: string) => void,
 ): Promise<number> {
-  const gateway = new Gateway(config, { logger: jsonLogger(report), version: options.version });
+  const gateway = makeGateway(config, options, report);
   await gateway.start();
   if (options.stdio) {
     const closed = new Promise<void>((resolve) => {
@@ -64,7 +75,12 @@ export async function runGateway(
     if (req.method === 'GET' && path === '/readyz') {
       const upstreams = gateway.health();
       const ready = upstreams.every((u) => u.state === 'up' || (u.state === 'idle' && isLazy(config, u)));
-      return reply(res, ready ? 200 : 503, { ready, upstreams });
+      const held = gateway.pins?.pending().map((p) => p.name) ?? [];
+      return reply(res, ready ? 200 : 503, {
+        ready,
+        upstreams,
+        ...(held.length > 0 ? { heldTools: held } : {}),
+      });
     }
     mcp!(req, res);
   });
@@ -81,6 +97,29 @@ export async function runGateway(
   await running.close();
   await gateway.close();
   return 0;
+}
+
+/** `switchboard gateway approve`: connects, pins the held tools' current definitions, stops. */
+export async function approveTools(
+  config: GatewayConfig,
+  options: RunOptions,
+  names: readonly string[],
+  out: (text: string) => void,
+  report: (text: string) => void,
+): Promise<number> {
+  const gateway = makeGateway(config, options, report);
+  try {
+    await gateway.start();
+    const held = gateway.pins!.pending().map((p) => p.name);
+    const unknown = names.filter((name) => !held.includes(name));
+    const approved = gateway.pins!.approve(names);
+    for (const tool of approved) out(`approved ${tool.name} (${tool.found})\n`);
+    if (approved.length === 0 && names.length === 0) out('no tool is waiting for approval\n');
+    for (const name of unknown) report(`switchboard gateway: ${name} is not waiting for approval.\n`);
+    return unknown.length > 0 ? 1 : 0;
+  } finally {
+    await gateway.close();
+  }
 }
 
 function isLazy(config: GatewayConfig, health: UpstreamHealth): boolean {
@@ -120,7 +159,13 @@ export function summary(gateway: Gateway, where: string): string {
     where === 'stdio'
       ? `switchboard gateway: serving ${count} over stdio`
       : `switchboard gateway: serving ${count} at ${where}`;
-  return `${head}\n${lines.join('\n')}\n`;
+  const held = gateway.pins?.pending().map((p) => p.name) ?? [];
+  const pins =
+    held.length === 0
+      ? ''
+      : `  hidden until approved (changed since pinned): ${held.join(', ')}\n` +
+        `  review them, then: switchboard gateway approve --lock ${gateway.pins!.file} CONFIG\n`;
+  return `${head}\n${lines.join('\n')}\n${pins}`;
 }
 
 function plural(count: number, word: string): string {

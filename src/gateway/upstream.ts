@@ -42,11 +42,30 @@ const MAX_BACKOFF_MS = 30_000;
 
 /** One downstream request served through an upstream session. */
 export class ForwardedCall {
-  readonly controller = new AbortController();
+  /**
+   * On the shared session (2026-07-28 requests) the upstream call is stopped when the downstream
+   * request needs input first; elsewhere the downstream request's own signal is enough.
+   */
+  readonly controller: AbortController | undefined;
   /** The downstream answer needs input first (2026-07-28): what the handler must rethrow. */
   inputRequired: InputRequiredError | undefined;
 
-  constructor(readonly ctx: RequestContext) {}
+  constructor(
+    readonly ctx: RequestContext,
+    stoppable: boolean,
+  ) {
+    if (stoppable) {
+      const controller = new AbortController();
+      this.controller = controller;
+      if (ctx.signal.aborted) controller.abort(ctx.signal.reason);
+      else ctx.signal.addEventListener('abort', () => controller.abort(ctx.signal.reason), { once: true });
+    }
+  }
+
+  /** What stops the upstream call. */
+  get signal(): AbortSignal {
+    return this.controller?.signal ?? this.ctx.signal;
+  }
 }
 
 /**
@@ -61,7 +80,7 @@ export class CallRouter {
   constructor(readonly shared: boolean) {}
 
   begin(ctx: RequestContext): ForwardedCall {
-    const call = new ForwardedCall(ctx);
+    const call = new ForwardedCall(ctx, this.shared);
     this.calls.add(call);
     return call;
   }
@@ -227,7 +246,7 @@ export class Upstream {
         // the answer; stop the upstream call, which will be made again on the retry.
         if (error instanceof InputRequiredError) {
           call.inputRequired = error;
-          call.controller.abort(error);
+          call.controller?.abort(error);
         }
         throw error;
       }

@@ -26,9 +26,11 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   extensions: ['client', 'engine', 'protocol', 'schema', 'server', 'util'],
   node: ['engine', 'protocol', 'transports', 'util'],
   testing: ['engine', 'protocol', 'util'],
+  check: ['engine', 'node', 'protocol', 'schema', 'server', 'testing', 'transports', 'util'],
   // The gateway sits above everything but the CLI, whose `gateway` command imports it.
   gateway: ['client', 'engine', 'extensions', 'node', 'protocol', 'schema', 'server', 'transports', 'util'],
   cli: [
+    'check',
     'client',
     'engine',
     'extensions',

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { startV1Sse } from '../fixtures/http-official.js';
-import { eventually } from '../http/client/helpers.js';
+import { until } from '../helpers/wait.js';
 import { assertExited } from '../interop/helpers/processes.js';
 import { pidOf, startGateway, switchboardClient, textOf, UPSTREAM } from './helpers.js';
 
@@ -20,10 +20,10 @@ describe('gateway: a legacy HTTP+SSE upstream', () => {
       ]);
       const controller = new AbortController();
       const waiting = client.callTool('old__wait', {}, { signal: controller.signal });
-      await eventually(() => sse.waits.length === 1, 'the upstream call to start');
+      await until(() => sse.waits.length === 1, 'the upstream call to start');
       controller.abort();
       await assert.rejects(waiting);
-      await eventually(() => sse.aborts.length === 1, 'the upstream call to be cancelled');
+      await until(() => sse.aborts.length === 1, 'the upstream call to be cancelled');
       await client.close();
     } finally {
       await started.close();

@@ -30,6 +30,7 @@ export interface StartedGateway {
 export async function startGateway(
   servers: Record<string, unknown>,
   options: Record<string, unknown> = {},
+  runtime: { lock?: string } = {},
 ): Promise<StartedGateway> {
   const loaded = parseGatewayConfig(
     'gateway-test.json',
@@ -41,6 +42,7 @@ export async function startGateway(
   const checked: SchemaCheckedChannel[] = [];
   const gateway = new Gateway(loaded.config, {
     version: '1.0.0',
+    ...runtime,
     // Every frame the gateway sends upstream is checked against its revision's schema.
     wrapChannel: (channel) => {
       const wrapped = new SchemaCheckedChannel(channel, { catalog, side: 'client', peer: 'report' });
