@@ -3,28 +3,14 @@
  * medians; never a figure is checked (see smoke.ts).
  */
 import assert from 'node:assert/strict';
-import { fork } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { runBench } from './smoke.js';
 
 const SCRIPT = fileURLToPath(new URL('../../bench/server-alone.js', import.meta.url));
 
 test('the server-alone benchmark runs both eras and prints their medians', async (t) => {
-  const child = fork(SCRIPT, ['--runs', '1', '--ms', '300'], {
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    signal: t.signal,
-  });
-  child.on('error', () => {}); // an abort kills it; the exit code below says the rest
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (text: string) => {
-    stdout += text;
-  });
-  child.stderr!.setEncoding('utf8').on('data', (text: string) => {
-    stderr += text;
-  });
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  assert.equal(code, 0, `server-alone failed:\n${stderr.slice(-4000)}`);
+  const stdout = await runBench(SCRIPT, ['--runs', '1', '--ms', '300'], t.signal, 'server-alone');
   for (const era of ['legacy', 'modern']) {
     assert.match(
       stdout,
