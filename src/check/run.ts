@@ -71,6 +71,8 @@ export class CheckTargetError extends Error {
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+/** The first answer of a freshly started server may take this long on a busy machine. */
+const HANDSHAKE_TIMEOUT_MS = 30_000;
 
 export function describeTarget(target: CheckTarget): string {
   if (target.kind === 'http') return String(target.url);
@@ -102,9 +104,11 @@ export async function checkServer(target: CheckTarget, options: CheckOptions = {
   const started = Date.now();
   const progress = options.onProgress ?? (() => {});
   const transport: TransportKind = target.kind;
-  const probeOptions: ProbeOptions = {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  let probeOptions: ProbeOptions = {
     callTools: options.callTools ?? false,
-    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    timeoutMs,
+    handshakeTimeoutMs: Math.max(timeoutMs, HANDSHAKE_TIMEOUT_MS),
   };
   const catalog = await loadSchemaCatalog();
   const outcomes: RevisionOutcome[] = [];
@@ -119,6 +123,9 @@ export async function checkServer(target: CheckTarget, options: CheckOptions = {
     const outcome = await checkRevision(revision, channel, transport, checkers, probeOptions, progress);
     if (channel instanceof StdioClientChannel) lastTail = channel.stderrTail();
     if (!outcome.supported) progress(`${revision}: not spoken (${outcome.note})`);
+    // A server that left one handshake unanswered will likely leave the others too: do not wait
+    // the long handshake time again.
+    if (outcome.handshakeTimedOut) probeOptions = { ...probeOptions, handshakeTimeoutMs: timeoutMs };
     outcomes.push(outcome);
   }
   const spoken = outcomes.filter((o) => o.supported);
