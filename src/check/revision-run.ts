@@ -6,6 +6,7 @@
 import type { Channel } from '../engine/channel.js';
 import { isRevision, type Revision } from '../protocol/revisions.js';
 import type { MessageSchemaChecker } from '../testing/message-schema-checker.js';
+import { StdioClientChannel } from '../transports/stdio/client-channel.js';
 import {
   answerServerRequest,
   CHECKER_INFO,
@@ -30,6 +31,9 @@ import { probeTools } from './probes/tools.js';
 import { idsOf, type TransportKind } from './requirements.js';
 import { Verdicts } from './results.js';
 import { describeReply, type Json, ProbeWire } from './wire.js';
+
+/** How long a stdio server gets to exit after its stdin closes, before it is signalled. */
+export const STDIO_SHUTDOWN_MS = 5_000;
 
 export interface RevisionOutcome {
   readonly revision: Revision;
@@ -87,7 +91,22 @@ export async function checkRevision(
     };
   } finally {
     await wire.close();
+    judgeExit(channel, verdicts);
   }
+}
+
+/** After close (stdin ended, then signals if need be): did the server go at the first step? */
+function judgeExit(channel: Channel, verdicts: Verdicts): void {
+  if (!(channel instanceof StdioClientChannel)) return;
+  const exit = channel.exitStatus;
+  if (exit === undefined) return;
+  verdicts.expect(
+    'stdio.exit-on-eof',
+    exit.signal === null,
+    'the server exits when its stdin closes',
+    () =>
+      `the server did not exit within ${STDIO_SHUTDOWN_MS} ms of its stdin closing; it was stopped with ${exit.signal}`,
+  );
 }
 
 interface Handshake {

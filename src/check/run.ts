@@ -14,7 +14,7 @@ import type { ProbeOptions } from './probes/context.js';
 import { probeHttp } from './probes/http.js';
 import { AREAS, REQUIREMENTS, type TransportKind } from './requirements.js';
 import { type CheckEntry, type CheckSummary, summarize } from './results.js';
-import { checkRevision, type RevisionOutcome } from './revision-run.js';
+import { checkRevision, type RevisionOutcome, STDIO_SHUTDOWN_MS } from './revision-run.js';
 
 export type CheckTarget =
   | {
@@ -97,6 +97,7 @@ function openChannel(target: CheckTarget): Channel {
     env: target.env,
     inheritEnv: true,
     stderr: 'pipe',
+    shutdownTimeoutMs: STDIO_SHUTDOWN_MS,
   });
 }
 
