@@ -423,6 +423,15 @@ export const REQUIREMENTS: readonly Requirement[] = [
     'stdio',
   ),
 
+  r(
+    'stdio.exit-on-eof',
+    'SHOULD',
+    ALL,
+    'basic/lifecycle#shutdown',
+    'The server exits when the client closes its stdin (the first shutdown step), without having to be signalled.',
+    'stdio',
+  ),
+
   // --- Streamable HTTP
   r(
     'http.content-type',

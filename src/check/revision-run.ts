@@ -6,6 +6,7 @@
 import type { Channel } from '../engine/channel.js';
 import { isRevision, type Revision } from '../protocol/revisions.js';
 import type { MessageSchemaChecker } from '../testing/message-schema-checker.js';
+import { StdioClientChannel } from '../transports/stdio/client-channel.js';
 import {
   answerServerRequest,
   CHECKER_INFO,
@@ -31,8 +32,8 @@ import { idsOf, type TransportKind } from './requirements.js';
 import { Verdicts } from './results.js';
 import { describeReply, type Json, ProbeWire } from './wire.js';
 
-/** The discovery request of 2026-07-28 may go unanswered by a legacy server: wait this long at most. */
-const HANDSHAKE_TIMEOUT_MS = 10_000;
+/** How long a stdio server gets to exit after its stdin closes, before it is signalled. */
+export const STDIO_SHUTDOWN_MS = 5_000;
 
 export interface RevisionOutcome {
   readonly revision: Revision;
@@ -42,6 +43,8 @@ export interface RevisionOutcome {
   readonly note: string;
   /** The server's name and version, when it said. */
   readonly server?: { readonly name: string; readonly version: string };
+  /** The handshake went unanswered (as opposed to refused). */
+  readonly handshakeTimedOut: boolean;
   /** The capabilities the server declared in this revision. */
   readonly capabilities: Json;
   readonly verdicts: Verdicts;
@@ -65,7 +68,14 @@ export async function checkRevision(
   try {
     const handshake = ctx.modern ? await discover(ctx) : await initialize(ctx);
     if (!handshake.supported) {
-      return { revision, supported: false, note: handshake.note, capabilities: {}, verdicts };
+      return {
+        revision,
+        supported: false,
+        note: handshake.note,
+        handshakeTimedOut: handshake.timedOut === true,
+        capabilities: {},
+        verdicts,
+      };
     }
     progress(`${revision}: ${handshake.note}`);
     await runProbes(ctx, progress);
@@ -75,16 +85,33 @@ export async function checkRevision(
       supported: true,
       note: handshake.note,
       server: handshake.server,
+      handshakeTimedOut: false,
       capabilities: ctx.capabilities,
       verdicts,
     };
   } finally {
     await wire.close();
+    judgeExit(channel, verdicts);
   }
+}
+
+/** After close (stdin ended, then signals if need be): did the server go at the first step? */
+function judgeExit(channel: Channel, verdicts: Verdicts): void {
+  if (!(channel instanceof StdioClientChannel)) return;
+  const exit = channel.exitStatus;
+  if (exit === undefined) return;
+  verdicts.expect(
+    'stdio.exit-on-eof',
+    exit.signal === null,
+    'the server exits when its stdin closes',
+    () =>
+      `the server did not exit within ${STDIO_SHUTDOWN_MS} ms of its stdin closing; it was stopped with ${exit.signal}`,
+  );
 }
 
 interface Handshake {
   readonly supported: boolean;
+  readonly timedOut?: boolean;
   readonly note: string;
   readonly server?: { name: string; version: string };
 }
@@ -103,10 +130,14 @@ async function initialize(ctx: ProbeContext): Promise<Handshake> {
       capabilities: checkerCapabilities(ctx.revision),
       clientInfo: CHECKER_INFO,
     },
-    HANDSHAKE_TIMEOUT_MS,
+    ctx.options.handshakeTimeoutMs,
   );
   if (reply.kind !== 'result') {
-    return { supported: false, note: `initialize was answered with ${describeReply(reply)}` };
+    return {
+      supported: false,
+      timedOut: reply.kind === 'timeout',
+      note: `initialize was answered with ${describeReply(reply)}`,
+    };
   }
   const version = reply.result.protocolVersion;
   v.expect(
@@ -139,9 +170,17 @@ async function initialize(ctx: ProbeContext): Promise<Handshake> {
 }
 
 async function discover(ctx: ProbeContext): Promise<Handshake> {
-  const reply = await ctx.wire.request('server/discover', { _meta: ctx.envelope() }, HANDSHAKE_TIMEOUT_MS);
+  const reply = await ctx.wire.request(
+    'server/discover',
+    { _meta: ctx.envelope() },
+    ctx.options.handshakeTimeoutMs,
+  );
   if (reply.kind !== 'result') {
-    return { supported: false, note: `server/discover was answered with ${describeReply(reply)}` };
+    return {
+      supported: false,
+      timedOut: reply.kind === 'timeout',
+      note: `server/discover was answered with ${describeReply(reply)}`,
+    };
   }
   const versions = reply.result.supportedVersions;
   const listed = Array.isArray(versions) && versions.includes(ctx.revision);

@@ -14,7 +14,7 @@ import type { ProbeOptions } from './probes/context.js';
 import { probeHttp } from './probes/http.js';
 import { AREAS, REQUIREMENTS, type TransportKind } from './requirements.js';
 import { type CheckEntry, type CheckSummary, summarize } from './results.js';
-import { checkRevision, type RevisionOutcome } from './revision-run.js';
+import { checkRevision, type RevisionOutcome, STDIO_SHUTDOWN_MS } from './revision-run.js';
 
 export type CheckTarget =
   | {
@@ -71,6 +71,8 @@ export class CheckTargetError extends Error {
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+/** The first answer of a freshly started server may take this long on a busy machine. */
+const HANDSHAKE_TIMEOUT_MS = 30_000;
 
 export function describeTarget(target: CheckTarget): string {
   if (target.kind === 'http') return String(target.url);
@@ -95,6 +97,7 @@ function openChannel(target: CheckTarget): Channel {
     env: target.env,
     inheritEnv: true,
     stderr: 'pipe',
+    shutdownTimeoutMs: STDIO_SHUTDOWN_MS,
   });
 }
 
@@ -102,9 +105,11 @@ export async function checkServer(target: CheckTarget, options: CheckOptions = {
   const started = Date.now();
   const progress = options.onProgress ?? (() => {});
   const transport: TransportKind = target.kind;
-  const probeOptions: ProbeOptions = {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  let probeOptions: ProbeOptions = {
     callTools: options.callTools ?? false,
-    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    timeoutMs,
+    handshakeTimeoutMs: Math.max(timeoutMs, HANDSHAKE_TIMEOUT_MS),
   };
   const catalog = await loadSchemaCatalog();
   const outcomes: RevisionOutcome[] = [];
@@ -119,6 +124,9 @@ export async function checkServer(target: CheckTarget, options: CheckOptions = {
     const outcome = await checkRevision(revision, channel, transport, checkers, probeOptions, progress);
     if (channel instanceof StdioClientChannel) lastTail = channel.stderrTail();
     if (!outcome.supported) progress(`${revision}: not spoken (${outcome.note})`);
+    // A server that left one handshake unanswered will likely leave the others too: do not wait
+    // the long handshake time again.
+    if (outcome.handshakeTimedOut) probeOptions = { ...probeOptions, handshakeTimeoutMs: timeoutMs };
     outcomes.push(outcome);
   }
   const spoken = outcomes.filter((o) => o.supported);

@@ -23,6 +23,8 @@ Options:
   --port <n>       Listen on this port (default: the config's, else 7420; 0 picks one)
   --host <addr>    Listen on this address (default: the config's, else 127.0.0.1)
   --stdio          Serve one client over stdin/stdout instead of HTTP
+  --watch          Apply changes to CONFIG while running: only the servers whose
+                   entries changed restart; clients stay connected
   --lock <file>    Pin every tool's definition in FILE (made when missing); a tool
                    whose definition changes is hidden until approved
   -h, --help       Show this help
@@ -42,6 +44,7 @@ export interface GatewayArguments {
   readonly host: string | undefined;
   readonly help: boolean;
   readonly lock: string | undefined;
+  readonly watch: boolean;
   /** `approve`: the tools to approve (empty: every hidden one). */
   readonly approve: readonly string[] | undefined;
 }
@@ -54,6 +57,7 @@ export function parseGatewayArguments(argv: readonly string[]): GatewayArguments
   let host: string | undefined;
   let help = false;
   let lock: string | undefined;
+  let watch = false;
   const approving = argv[0] === 'approve';
   const approve: string[] = [];
   for (let i = approving ? 1 : 0; i < argv.length; i++) {
@@ -65,6 +69,7 @@ export function parseGatewayArguments(argv: readonly string[]): GatewayArguments
     };
     if (word === '--check') check = true;
     else if (word === '--stdio') stdio = true;
+    else if (word === '--watch') watch = true;
     else if (word === '-h' || word === '--help') help = true;
     else if (word === '--port') {
       const text = value();
@@ -96,6 +101,7 @@ export function parseGatewayArguments(argv: readonly string[]): GatewayArguments
     host,
     help,
     lock,
+    watch,
     approve: approving ? approve : undefined,
   };
 }
@@ -138,6 +144,7 @@ export async function runGatewayCli(argv: readonly string[], io: CliIo): Promise
     port: args.port,
     version: cliVersion(),
     lock: args.lock,
+    watch: args.watch,
   };
   try {
     if (args.approve) return await approveTools(config, options, args.approve, io.out, io.err);

@@ -29,10 +29,16 @@ import type { Handle } from '../server/handles.js';
 import { InputRequiredError } from '../server/input.js';
 import { errorMessage } from '../util/guards.js';
 import { type Logger, silentLogger } from '../util/logger.js';
-import type { GatewayConfig } from './config.js';
+import type { GatewayConfig, UpstreamConfig } from './config.js';
 import { exposedName, exposedUri, parseExposedUri, withSuffix } from './names.js';
 import { ToolPins } from './pins.js';
-import { type ForwardedCall, Upstream, type UpstreamHealth, type UpstreamSession } from './upstream.js';
+import {
+  type ForwardedCall,
+  Upstream,
+  type UpstreamHealth,
+  type UpstreamHooks,
+  type UpstreamSession,
+} from './upstream.js';
 
 export interface GatewayRuntimeOptions {
   /** Where the gateway reports upstream failures and dropped items. Default: silent. */
@@ -80,53 +86,102 @@ export class Gateway {
     prompt: new Map(),
   };
   /** Per upstream and kind: downstream key → what is registered. */
-  private readonly mirrors = new Map<string, Record<Kind, Map<string, Mirrored>>>();
+  private readonly mirrors = new Map<Upstream, Record<Kind, Map<string, Mirrored>>>();
   /** Per downstream session: its own session with each upstream. */
   private readonly sessions = new Map<string, Map<string, Promise<UpstreamSession>>>();
   /** Upstream resources followed for downstream subscribers (gateway URIs). */
   private readonly followed = new Set<string>();
-  private readonly refreshing = new Map<string, Promise<void>>();
+  private readonly refreshing = new Map<Upstream, Promise<void>>();
+  private readonly hooks: UpstreamHooks;
+  private current: GatewayConfig;
   private closed = false;
 
-  constructor(
-    readonly config: GatewayConfig,
-    options: GatewayRuntimeOptions = {},
-  ) {
+  constructor(config: GatewayConfig, options: GatewayRuntimeOptions = {}) {
+    this.current = config;
     this.logger = options.logger ?? silentLogger;
     this.pins = options.lock === undefined ? undefined : ToolPins.load(options.lock);
     const version = options.version ?? '0.0.0';
     this.server = new Server({ name: 'switchboard-gateway', version }, { logger: this.logger });
-    for (const upstreamConfig of config.upstreams) {
-      const upstream = new Upstream(upstreamConfig, {
-        logger: this.logger,
-        version,
-        wrapChannel: options.wrapChannel,
-        catalogChanged: (changed) => void this.refresh(changed),
-      });
-      this.upstreams.set(upstream.name, upstream);
-      this.mirrors.set(upstream.name, {
-        tool: new Map(),
-        prompt: new Map(),
-        resource: new Map(),
-        template: new Map(),
-      });
-    }
+    this.hooks = {
+      logger: this.logger,
+      version,
+      wrapChannel: options.wrapChannel,
+      catalogChanged: (changed) => void this.refresh(changed),
+    };
+    for (const upstreamConfig of config.upstreams) this.add(upstreamConfig);
     this.server.addCapabilities((capabilities) => this.capabilities(capabilities));
     this.server.onSessionClosed((id) => void this.closeSessions(id));
     this.intercept();
   }
 
+  /** The config in force (the last one given to {@link reconfigure}). */
+  get config(): GatewayConfig {
+    return this.current;
+  }
+
   /** Connects the upstreams that start eagerly and mirrors their lists; failures are reported in `health()`. */
   async start(): Promise<void> {
+    await this.connect(
+      [...this.upstreams.values()].filter((upstream) => upstream.config.startup === 'eager'),
+    );
+  }
+
+  /**
+   * Applies an edited config while clients stay connected: upstreams whose entries are gone are
+   * stopped, changed ones restarted, new ones added; clients get `list_changed`. The gateway's own
+   * options (port, separator...) keep their first values.
+   */
+  async reconfigure(
+    next: GatewayConfig,
+  ): Promise<{ added: string[]; removed: string[]; restarted: string[] }> {
+    const before = new Map(this.current.upstreams.map((u) => [u.name, u]));
+    const after = new Map(next.upstreams.map((u) => [u.name, u]));
+    const removed = [...before.keys()].filter((name) => !after.has(name));
+    const added = [...after.keys()].filter((name) => !before.has(name));
+    const restarted = [...after.keys()].filter(
+      (name) => before.has(name) && JSON.stringify(before.get(name)) !== JSON.stringify(after.get(name)),
+    );
+    this.current = { ...next, options: this.current.options };
+    await Promise.all([...removed, ...restarted].map((name) => this.remove(name)));
+    const started = [...restarted, ...added].map((name) => this.add(after.get(name)!));
+    await this.connect(started.filter((upstream) => upstream.config.startup === 'eager'));
+    return { added, removed, restarted };
+  }
+
+  private add(config: UpstreamConfig): Upstream {
+    const upstream = new Upstream(config, this.hooks);
+    this.upstreams.set(upstream.name, upstream);
+    this.mirrors.set(upstream, {
+      tool: new Map(),
+      prompt: new Map(),
+      resource: new Map(),
+      template: new Map(),
+    });
+    return upstream;
+  }
+
+  /** Stops an upstream and takes its items off the lists. */
+  private async remove(name: string): Promise<void> {
+    const upstream = this.upstreams.get(name)!;
+    this.upstreams.delete(name);
+    for (const sessions of this.sessions.values()) sessions.delete(name);
+    await upstream.close();
+    await this.refreshing.get(upstream);
+    for (const kind of ['tool', 'prompt', 'resource', 'template'] as const) this.apply(upstream, kind, []);
+    this.mirrors.delete(upstream);
+    this.refreshing.delete(upstream);
+    for (const uri of this.followed) if (parseExposedUri(uri)?.namespace === name) this.followed.delete(uri);
+  }
+
+  /** Connects the catalogs of `upstreams` and waits for their lists to be mirrored. */
+  private async connect(upstreams: readonly Upstream[]): Promise<void> {
     await Promise.all(
-      [...this.upstreams.values()]
-        .filter((upstream) => upstream.config.startup === 'eager')
-        .map((upstream) =>
-          upstream.catalog().then(
-            () => this.refreshing.get(upstream.name),
-            () => undefined,
-          ),
+      upstreams.map((upstream) =>
+        upstream.catalog().then(
+          () => this.refreshing.get(upstream),
+          () => undefined,
         ),
+      ),
     );
   }
 
@@ -136,7 +191,8 @@ export class Gateway {
 
   /** Names shown downstream for each upstream (tools and prompts), for the start-up summary. */
   exposed(upstream: string): { tools: number; prompts: number; resources: number; templates: number } {
-    const mirror = this.mirrors.get(upstream);
+    const found = this.upstreams.get(upstream);
+    const mirror = found && this.mirrors.get(found);
     return {
       tools: mirror?.tool.size ?? 0,
       prompts: mirror?.prompt.size ?? 0,
@@ -160,25 +216,17 @@ export class Gateway {
     const lazy = [...this.upstreams.values()].filter(
       (u) => u.config.startup === 'lazy' && u.health().state === 'idle',
     );
-    if (lazy.length === 0) return;
-    await Promise.all(
-      lazy.map((u) =>
-        u.catalog().then(
-          () => this.refreshing.get(u.name),
-          () => undefined,
-        ),
-      ),
-    );
+    if (lazy.length > 0) await this.connect(lazy);
   }
 
   private refresh(upstream: Upstream): Promise<void> {
-    const previous = this.refreshing.get(upstream.name) ?? Promise.resolve();
+    const previous = this.refreshing.get(upstream) ?? Promise.resolve();
     const next = previous
       .then(() => this.mirror(upstream))
       .catch((error) => {
         this.logger.warn(`gateway: cannot list what "${upstream.name}" offers: ${errorMessage(error)}`);
       });
-    this.refreshing.set(upstream.name, next);
+    this.refreshing.set(upstream, next);
     return next;
   }
 
@@ -243,7 +291,10 @@ export class Gateway {
     kind: Kind,
     items: ReadonlyArray<Tool | Prompt | Resource | ResourceTemplate>,
   ): void {
-    const mirror = this.mirrors.get(upstream.name)![kind];
+    const mirrors = this.mirrors.get(upstream);
+    // An upstream removed while its lists were being read: nothing of it is shown any more.
+    if (mirrors === undefined) return;
+    const mirror = mirrors[kind];
     const seen = new Set<string>();
     for (const item of items) {
       const original =

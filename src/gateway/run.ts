@@ -3,14 +3,18 @@
  * client goes away), over HTTP at `http://HOST:PORT/mcp` with `/healthz` and `/readyz` beside it.
  * Prints what it serves and each upstream's state at start, and logs JSON lines on stderr.
  */
+import { watch } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { basename, dirname } from 'node:path';
 import { serve } from '../node/serve.js';
 import { redactSecrets } from '../server/redact.js';
 import { createHttpHandler } from '../transports/http/server/handler.js';
 import { serveStdio } from '../transports/stdio/serve.js';
 import { clip } from '../util/clip.js';
+import { errorMessage } from '../util/guards.js';
 import type { Logger } from '../util/logger.js';
-import type { GatewayConfig } from './config.js';
+import { type GatewayConfig, loadGatewayConfig } from './config.js';
+import { formatProblem } from './config-source.js';
 import { Gateway } from './gateway.js';
 import type { UpstreamHealth } from './upstream.js';
 
@@ -21,12 +25,59 @@ export interface RunOptions {
   readonly version: string;
   /** The tool pins' lock file (`--lock`). */
   readonly lock?: string | undefined;
+  /** `--watch`: apply the config file's changes while running. */
+  readonly watch?: boolean;
+}
+
+/**
+ * `--watch`: when the config file changes, applies it (only the servers whose entries changed
+ * restart); a config with problems is reported and not applied. Returns what stops watching.
+ */
+function watchConfig(file: string, gateway: Gateway, report: (text: string) => void): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let applying = Promise.resolve();
+  const apply = async () => {
+    const loaded = loadGatewayConfig(file);
+    if (!loaded.ok) {
+      for (const problem of loaded.problems) {
+        logLine(report, 'warn', `config not applied: ${formatProblem(problem)}`);
+      }
+      return;
+    }
+    const changes = await gateway.reconfigure(loaded.config);
+    logLine(report, 'info', 'config applied', changes);
+  };
+  // Editors often replace the file (write a new one, rename it over): watch its folder.
+  const watcher = watch(dirname(file), (_event, name) => {
+    if (name !== basename(file)) return;
+    clearTimeout(timer);
+    // One apply per burst of writes, one at a time.
+    timer = setTimeout(() => {
+      applying = applying
+        .then(apply)
+        .catch((error: unknown) => logLine(report, 'error', errorMessage(error)));
+    }, 100);
+  });
+  return () => {
+    clearTimeout(timer);
+    watcher.close();
+  };
+}
+
+/** One structured log line: a JSON object, secrets masked. */
+function logLine(
+  write: (line: string) => void,
+  level: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): void {
+  write(`${JSON.stringify(redactSecrets({ time: new Date().toISOString(), level, message, ...extra }))}\n`);
 }
 
 /** Structured logs: one JSON object per line on stderr, secrets masked. */
 export function jsonLogger(write: (line: string) => void): Logger {
-  const line = (level: string, message: string, extra: Record<string, unknown> = {}) =>
-    write(`${JSON.stringify(redactSecrets({ time: new Date().toISOString(), level, message, ...extra }))}\n`);
+  const line = (level: string, message: string, extra?: Record<string, unknown>) =>
+    logLine(write, level, message, extra);
   return {
     error: (error) => line('error', error.message, { error: error.name }),
     warn: (message) => line('warn', message),
@@ -50,12 +101,14 @@ export async function runGateway(
 ): Promise<number> {
   const gateway = makeGateway(config, options, report);
   await gateway.start();
+  const unwatch = options.watch ? watchConfig(config.file, gateway, report) : () => {};
   if (options.stdio) {
     const closed = new Promise<void>((resolve) => {
       serveStdio(gateway.server, { exit: false, onclose: resolve });
     });
     report(summary(gateway, 'stdio'));
     await closed;
+    unwatch();
     await gateway.close();
     return 0;
   }
@@ -94,6 +147,7 @@ export async function runGateway(
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  unwatch();
   await running.close();
   await gateway.close();
   return 0;

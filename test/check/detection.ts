@@ -62,6 +62,7 @@ export const EXPECTED: Record<Bug, readonly [string, Revision]> = {
   'later-revision-field': ['schema.revision-fields', '2025-03-26'],
   'schema-invalid': ['schema.server-messages', '2025-11-25'],
   'modern-server-request': ['lifecycle.no-server-requests', '2026-07-28'],
+  'ignore-eof': ['stdio.exit-on-eof', '2025-06-18'],
 };
 
 /** Runs each bug whose rule is in one of `areas`; returns the bugs it missed, with what was seen. */

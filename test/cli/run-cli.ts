@@ -45,7 +45,7 @@ export function runCli(
     execFile(
       process.execPath,
       [CLI, ...args],
-      { cwd: options.cwd, timeout: 30_000, env: options.env ?? CLI_ENV },
+      { cwd: options.cwd, timeout: 90_000, env: options.env ?? CLI_ENV }, // a hang guard
       (error, stdout, stderr) => {
         const code = error ? ((error as { code?: unknown }).code as number | null) : 0;
         resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { Client } from '../../src/extensions/client.js';
-import { parseGatewayConfig } from '../../src/gateway/config.js';
+import { type GatewayConfig, parseGatewayConfig } from '../../src/gateway/config.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { nodeFetch } from '../../src/node/fetch.js';
 import { type RunningServer, serve } from '../../src/node/serve.js';
@@ -27,16 +27,25 @@ export interface StartedGateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(
+/** A checked config of `servers` (an mcpServers object) and gateway `options`. */
+export function configOf(
   servers: Record<string, unknown>,
   options: Record<string, unknown> = {},
-  runtime: { lock?: string } = {},
-): Promise<StartedGateway> {
+): GatewayConfig {
   const loaded = parseGatewayConfig(
     'gateway-test.json',
     JSON.stringify({ mcpServers: servers, gateway: options }),
   );
   assert.ok(loaded.ok, loaded.ok ? '' : JSON.stringify(loaded.problems));
+  return loaded.config;
+}
+
+export async function startGateway(
+  servers: Record<string, unknown>,
+  options: Record<string, unknown> = {},
+  runtime: { lock?: string } = {},
+): Promise<StartedGateway> {
+  const loaded = { config: configOf(servers, options) };
   const warnings: string[] = [];
   const catalog = await loadSchemaCatalog();
   const checked: SchemaCheckedChannel[] = [];

@@ -35,6 +35,11 @@ export interface ProbeOptions {
   readonly callTools: boolean;
   /** Longest wait for one answer, in ms. */
   readonly timeoutMs: number;
+  /**
+   * Longest wait for the handshake's answer, in ms: longer, since a freshly spawned server may
+   * take a while to start on a busy machine.
+   */
+  readonly handshakeTimeoutMs: number;
 }
 
 export class ProbeContext {
