@@ -1,24 +1,17 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Client, createHttpHandler, Server } from 'switchboard';
-import { bearer, MemoryTokenStore, OAuthClient } from 'switchboard/auth';
+import { Client, Server } from 'switchboard';
+import { MemoryTokenStore, OAuthClient } from 'switchboard/auth';
 import { StreamableHttpClientChannel } from 'switchboard/http';
-import { nodeFetch, toNodeListener } from 'switchboard/node';
+import { nodeFetch } from 'switchboard/node';
 import { startDevAuthorizationServer } from '../auth/dev-authorization-server.js';
 import { headlessSignIn } from '../auth/headless-sign-in.js';
+import { serveProtected } from '../auth/protected-server.js';
 
 // A protected server and its authorization server (see "Protecting a server").
 const as = await startDevAuthorizationServer({ scopes: ['mcp', 'files:write'] });
 const server = new Server({ name: 'files', version: '1.0.0' });
 server.registerTool('whoami', {}, (_args, ctx) => `${ctx.auth?.subject}`);
 server.registerTool('write', { scopes: ['files:write'] }, () => 'written');
-const http = createServer();
-await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-const resource = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
-const handler = createHttpHandler(server, {
-  auth: bearer({ resource, authorizationServers: [as.issuer], scopesSupported: ['mcp'] }),
-});
-http.on('request', toNodeListener(handler));
+const { resource, close } = await serveProtected(server, as.issuer, ['mcp']);
 as.addResource(resource, { scopes: ['mcp', 'files:write'] });
 
 // The client side. `authorize` shows the user the authorization server's page and resolves with
@@ -43,8 +36,7 @@ console.log('write:', (await client.callTool('write')).content);
 console.log('granted:', (await store.getTokens(as.issuer, resource))?.scope);
 
 await client.close();
-await handler.close();
-http.close();
+await close();
 await as.close();
 
 // Output:
