@@ -18,6 +18,14 @@ function option(name: string, fallback: string): string {
   return at === -1 ? fallback : process.argv[at + 1]!;
 }
 
+const times = (ratio: number): string => (Number.isFinite(ratio) ? `${ratio.toFixed(2)}x` : 'n/a');
+
+/** The median of the finite values (NaN when there are none). */
+function medianOf(values: readonly number[]): number {
+  const finite = values.filter(Number.isFinite);
+  return finite.length === 0 ? Number.NaN : median(finite);
+}
+
 async function measure(server: string, era: Era, inFlight: number, ms: number): Promise<LoadResult> {
   const running = await startServer(server, []);
   try {
@@ -65,14 +73,15 @@ async function main(): Promise<void> {
       const parts: string[] = [];
       for (const server of servers) {
         const r = got.get(server)!;
-        const ratio = r.callsPerSecond / base.callsPerSecond;
+        // A cell with no call in its window (a starved machine) has no figure: n/a, left out of medians.
+        const ratio = r.calls > 0 && base.calls > 0 ? r.callsPerSecond / base.callsPerSecond : Number.NaN;
         const cpuRatio = (r.serverCpuUsPerCall ?? Number.NaN) / (base.serverCpuUsPerCall ?? Number.NaN);
         throughput.get(server)!.push(r.callsPerSecond);
         ratios.get(server)!.push(ratio);
         cpu.get(server)!.push(cpuRatio);
         parts.push(
-          `${server} ${Math.round(r.callsPerSecond)}/s ${r.serverCpuUsPerCall?.toFixed(1)} us/call` +
-            (server === servers[0] ? '' : ` (${ratio.toFixed(2)}x, CPU ${cpuRatio.toFixed(2)}x)`),
+          `${server} ${Math.round(r.callsPerSecond)}/s ${r.serverCpuUsPerCall?.toFixed(1) ?? 'n/a'} us/call` +
+            (server === servers[0] ? '' : ` (${times(ratio)}, CPU ${times(cpuRatio)})`),
         );
       }
       out(`${era} run ${run + 1}: ${parts.join('; ')} [load ${load()}]`);
@@ -80,8 +89,8 @@ async function main(): Promise<void> {
     for (const server of servers.slice(1)) {
       out(
         `${era} median, ${server} vs ${servers[0]}: ${Math.round(median(throughput.get(server)!))}/s vs ` +
-          `${Math.round(median(throughput.get(servers[0]!)!))}/s, throughput ${median(ratios.get(server)!).toFixed(2)}x, ` +
-          `CPU/call ${median(cpu.get(server)!).toFixed(2)}x`,
+          `${Math.round(median(throughput.get(servers[0]!)!))}/s, throughput ${times(medianOf(ratios.get(server)!))}, ` +
+          `CPU/call ${times(medianOf(cpu.get(server)!))}`,
       );
     }
   }

@@ -7,21 +7,28 @@ import { COMMANDS, type CommandContext } from './commands.js';
 import { describeFailure } from './failure.js';
 import { commandHelp, generalHelp } from './help.js';
 import { type Invocation, parseInvocation } from './invocation.js';
+import type { CliIo } from './io.js';
 import { cliVersion, createSession } from './session.js';
 import type { Target } from './target.js';
 import { escapeControls } from './terminal-text.js';
 import { UsageError } from './usage-error.js';
 
-export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
-}
+export type { CliIo } from './io.js';
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   // The gateway is a server, not a client command: its own arguments, loaded only when used.
   if (argv[0] === 'gateway') {
-    const { runGatewayCli } = await import('../gateway/cli.js');
+    const { runGatewayCli } = await import('./gateway.js');
     return runGatewayCli(argv.slice(1), io).catch((error: unknown) => usageFailure(error, io));
+  }
+  // The checker has options of its own (--json takes a file there), loaded only when used.
+  if (argv[0] === 'check') {
+    const { runCheckCli } = await import('./check.js');
+    return runCheckCli(argv.slice(1), io);
+  }
+  if (argv[0] === 'login' || argv[0] === 'logout') {
+    const { runSignInCli } = await import('./sign-in.js');
+    return runSignInCli(argv[0], argv.slice(1), io);
   }
   let invocation: Invocation;
   try {

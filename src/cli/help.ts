@@ -41,6 +41,9 @@ Usage:
 Commands:
 ${list}
   ${'gateway'.padEnd(width)}  Serve many MCP servers behind one endpoint (switchboard gateway --help)
+  ${'check'.padEnd(width)}  Score a server's protocol compliance (switchboard check --help)
+  ${'login'.padEnd(width)}  Sign in to a protected HTTP server (switchboard login --help)
+  ${'logout'.padEnd(width)}  Forget the tokens for a server
 
 ${TARGET}
 

@@ -97,6 +97,7 @@ import {
   type TemplateEntry,
   type TemplateReader,
 } from './resources.js';
+import { callerHolds, scopesOf } from './scopes.js';
 import {
   buildToolEntry,
   type CallToolOutcome,
@@ -265,6 +266,8 @@ export class ServerCore {
   private readonly pendingListChanges = new Set<ListChangedKind>();
   private index: { version: number; index: UriTemplateIndex<TemplateEntry> } | undefined;
   private readonly listFilters = new Map<ListKind, ((item: any, ctx: RequestContext) => boolean)[]>();
+  /** Some item was registered with `scopes`: lists are then filtered per caller. */
+  private scoped = false;
   private readonly mrtr: Mrtr;
   /** @internal Server-wide settings every request context uses. */
   readonly services: ContextServices;
@@ -366,6 +369,13 @@ export class ServerCore {
       maxListens: options.maxSubscriptions,
       report: (error) => this.reportError(error),
     });
+    const noteScopes = (entry: { descriptor: object }) => {
+      if (scopesOf(entry.descriptor).length > 0) this.scoped = true;
+    };
+    this.tools.onAdd = noteScopes;
+    this.prompts.onAdd = noteScopes;
+    this.resources.onAdd = noteScopes;
+    this.templates.onAdd = noteScopes;
     this.chain = this.core;
     this.mrtr = new Mrtr({
       sealer: new RequestStateSealer(options.requestStateKey),
@@ -849,7 +859,7 @@ export class ServerCore {
     const own = ctx.cacheHint;
     const base = entry.cache === 'list' ? (this.options.listCache ?? DEFAULT_LIST_CACHE) : NO_CACHE;
     const hint = own === undefined ? base : { ...base, ...own };
-    const perCaller = ctx.auth !== undefined || this.listFilters.size > 0;
+    const perCaller = ctx.auth !== undefined || this.listFilters.size > 0 || this.scoped;
     return perCaller && hint.cacheScope === 'public' ? { ...hint, cacheScope: 'private' } : hint;
   }
 
@@ -932,8 +942,43 @@ export class ServerCore {
   }
 
   private visible<K extends ListKind>(kind: K, item: ListItem<K>, ctx: RequestContext): boolean {
+    if (this.scoped && !callerHolds(item, ctx)) return false;
     const filters = this.listFilters.get(kind);
     return !filters || filters.every((accept) => accept(item, ctx));
+  }
+
+  /**
+   * @internal The scopes declared for what a request names (its tool, prompt, resource or
+   * template), for the HTTP layer's step-up check before the request is served. Params are not
+   * checked yet: anything unexpected names nothing.
+   */
+  itemScopes(method: string, params: Record<string, unknown>): readonly string[] {
+    if (!this.scoped) return [];
+    const name = typeof params.name === 'string' ? params.name : undefined;
+    switch (method) {
+      case 'tools/call':
+        return name === undefined ? [] : scopesOf(this.tools.get(name)?.descriptor);
+      case 'prompts/get':
+        return name === undefined ? [] : scopesOf(this.prompts.get(name)?.descriptor);
+      case 'resources/read':
+      case 'resources/subscribe':
+      case 'resources/unsubscribe': {
+        const uri = params.uri;
+        if (typeof uri !== 'string') return [];
+        const resource = this.resources.get(uri);
+        return scopesOf(resource ? resource.descriptor : this.templateIndex().match(uri)?.value.descriptor);
+      }
+      case 'completion/complete': {
+        const ref = params.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
+        if (typeof ref !== 'object' || ref === null) return [];
+        if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
+          return scopesOf(this.prompts.get(ref.name)?.descriptor);
+        }
+        return typeof ref.uri === 'string' ? scopesOf(this.templates.get(ref.uri)?.descriptor) : [];
+      }
+      default:
+        return [];
+    }
   }
 
   /** A page of a registry as a list result; memoized per page unless a filter makes it per caller. */
@@ -953,7 +998,7 @@ export class ServerCore {
     }
     const filters = this.listFilters.get(kind);
     // The cached page is frozen and shared; middleware gets a copy of its own to change at will.
-    if (!filters) return this.middleware.length === 0 ? result : copyForMiddleware(result);
+    if (!filters && !this.scoped) return this.middleware.length === 0 ? result : copyForMiddleware(result);
     return {
       ...result,
       [kind]: (result[kind] as ListItem<K>[]).filter((item) => this.visible(kind, item, ctx)),
@@ -967,7 +1012,9 @@ export class ServerCore {
     }
     // Templates that enumerate resources make the list dynamic: build and page it per request.
     const all: Resource[] = this.resources.values().map((e) => e.descriptor);
-    for (const t of dynamic) all.push(...(await t.list!(ctx)));
+    // What a template enumerates needs the template's scopes.
+    for (const t of dynamic)
+      if (!this.scoped || callerHolds(t.descriptor, ctx)) all.push(...(await t.list!(ctx)));
     const visible = all
       .filter((r) => this.visible('resources', r, ctx))
       .sort((a, b) => compareKeys(a.uri, b.uri));

@@ -24,7 +24,8 @@ import {
   type RawServer,
   startRaw,
 } from '../../fixtures/http-raw.js';
-import { connectHttp, eventually } from './helpers.js';
+import { until } from '../../helpers/wait.js';
+import { connectHttp } from './helpers.js';
 
 const servers: RawServer[] = [];
 afterEach(async () => {
@@ -341,7 +342,7 @@ describe('event streams kept open', () => {
     );
     const conn = await connectHttp(server.url);
     await conn.client.callTool('t', {});
-    await eventually(() => closed, 'the client to hang up', 5000);
+    await until(() => closed, 'the client to hang up');
     await conn.close();
   });
 });
@@ -479,7 +480,7 @@ describe('legacy sessions on a bare server', () => {
     assert.equal(conn.channel.sessionId, 's-1');
     const result = await conn.client.callTool('t', {});
     assert.deepEqual(result.content, [{ type: 'text', text: 'pong seen' }]);
-    await eventually(() => server.seen.some((s) => s.body?.id === 'ping-1'), 'the ping answer');
+    await until(() => server.seen.some((s) => s.body?.id === 'ping-1'), 'the ping answer');
     const answer = server.seen.find((s) => s.body?.id === 'ping-1')!;
     assert.deepEqual(answer.body, { jsonrpc: '2.0', id: 'ping-1', result: {} });
     assert.equal(answer.headers['mcp-session-id'], 's-1');
@@ -603,7 +604,7 @@ describe('HTTP+SSE edge cases', () => {
     const client = new Client({ name: 't', version: '1' });
     await client.connect(new SseClientChannel(server.url));
     assert.equal(client.revision, '2024-11-05');
-    await eventually(() => server.seen.length === 3, 'notifications/initialized');
+    await until(() => server.seen.length === 3, 'notifications/initialized');
     const posts = server.seen.filter((s) => s.method === 'POST');
     assert.deepEqual(
       posts.map((s) => [s.path, s.body?.method]),

@@ -23,7 +23,10 @@ export interface ReconnectOptions {
   initialDelayMs?: number;
   /** Upper bound of the exponential backoff. Default 30 s. */
   maxDelayMs?: number;
-  /** Consecutive failed attempts before giving up on a stream. Default 5. */
+  /**
+   * Consecutive failed attempts before giving up on a stream the server refuses (an HTTP error), or,
+   * for a server that cannot be reached, before slowing to one attempt every `maxDelayMs`. Default 5.
+   */
   maxAttempts?: number;
 }
 

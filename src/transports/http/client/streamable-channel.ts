@@ -590,8 +590,12 @@ export class StreamableHttpClientChannel implements Channel {
     });
     legacy.ready = ready;
     const receive = (data: string) => this.#receive(data, undefined);
-    void keepStreamOpen(this.#io, headers, receive, controller.signal, settled).then(() => {
+    const session = legacy.sessionId;
+    void keepStreamOpen(this.#io, headers, receive, controller.signal, settled).then((end) => {
       if (legacy.stream === controller) legacy.stream = undefined;
+      // The server restarted or expired the session while only this stream was listening: start a
+      // new one now rather than at the next request, so server-initiated messages keep arriving.
+      if (end === 'forgotten' && session !== undefined && !this.#finished) void this.#reinitialize(session);
     });
   }
 

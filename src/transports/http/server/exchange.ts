@@ -37,8 +37,11 @@ export interface HttpExchange {
   readBody(maxBytes: number): Promise<BodyRead>;
   /** The local address the connection arrived on, when the adapter knows it. */
   readonly localAddress: string | undefined;
-  /** Credentials an upstream middleware verified (e.g. `req.auth` in Express). */
-  readonly auth: AuthInfo | undefined;
+  /**
+   * Credentials an upstream middleware verified (e.g. `req.auth` in Express); replaced by what the
+   * handler's own `auth` option verified, when it has one.
+   */
+  auth: AuthInfo | undefined;
   /**
    * Calls `listener` once if the client goes away before the response is complete — also when it
    * already went away before this call.

@@ -1,15 +1,18 @@
 /**
  * `switchboard gateway`: the command line of the gateway. `--check CONFIG` validates a config
- * without starting anything; `CONFIG` serves it (see `run.ts`).
+ * without starting anything; `CONFIG` serves it (see `gateway/run.ts`).
  */
-import type { CliIo } from '../cli/cli.js';
-import { UsageError } from '../cli/usage-error.js';
-import { loadGatewayConfig } from './config.js';
-import { formatProblem } from './config-source.js';
+import { loadGatewayConfig } from '../gateway/config.js';
+import { formatProblem } from '../gateway/config-source.js';
+import { SwitchboardError } from '../protocol/errors.js';
+import type { CliIo } from './io.js';
+import { cliVersion } from './session.js';
+import { UsageError } from './usage-error.js';
 
 export const GATEWAY_HELP = `Usage:
   switchboard gateway [options] CONFIG
   switchboard gateway --check CONFIG
+  switchboard gateway approve --lock FILE CONFIG [TOOL...]
 
 Serves every MCP server of CONFIG behind one endpoint. CONFIG is an mcpServers
 JSON file (desktop apps, Cursor) or VS Code's mcp.json ("servers" + "inputs"),
@@ -20,7 +23,14 @@ Options:
   --port <n>       Listen on this port (default: the config's, else 7420; 0 picks one)
   --host <addr>    Listen on this address (default: the config's, else 127.0.0.1)
   --stdio          Serve one client over stdin/stdout instead of HTTP
+  --watch          Apply changes to CONFIG while running: only the servers whose
+                   entries changed restart; clients stay connected
+  --lock <file>    Pin every tool's definition in FILE (made when missing); a tool
+                   whose definition changes is hidden until approved
   -h, --help       Show this help
+
+approve connects to the servers and pins the current definitions of the hidden
+tools named (all of them when none is named).
 
 Exit status: 0 when the config is good (--check) or the gateway stopped cleanly,
 1 when the config is bad or the gateway failed, 2 when the command line is wrong.
@@ -33,6 +43,10 @@ export interface GatewayArguments {
   readonly port: number | undefined;
   readonly host: string | undefined;
   readonly help: boolean;
+  readonly lock: string | undefined;
+  readonly watch: boolean;
+  /** `approve`: the tools to approve (empty: every hidden one). */
+  readonly approve: readonly string[] | undefined;
 }
 
 export function parseGatewayArguments(argv: readonly string[]): GatewayArguments {
@@ -42,7 +56,11 @@ export function parseGatewayArguments(argv: readonly string[]): GatewayArguments
   let port: number | undefined;
   let host: string | undefined;
   let help = false;
-  for (let i = 0; i < argv.length; i++) {
+  let lock: string | undefined;
+  let watch = false;
+  const approving = argv[0] === 'approve';
+  const approve: string[] = [];
+  for (let i = approving ? 1 : 0; i < argv.length; i++) {
     const word = argv[i]!;
     const value = (): string => {
       const next = argv[++i];
@@ -51,6 +69,7 @@ export function parseGatewayArguments(argv: readonly string[]): GatewayArguments
     };
     if (word === '--check') check = true;
     else if (word === '--stdio') stdio = true;
+    else if (word === '--watch') watch = true;
     else if (word === '-h' || word === '--help') help = true;
     else if (word === '--port') {
       const text = value();
@@ -59,14 +78,32 @@ export function parseGatewayArguments(argv: readonly string[]): GatewayArguments
         throw new UsageError(`--port ${JSON.stringify(text)} is not a port: give 0-65535.`, 'gateway');
       }
     } else if (word === '--host') host = value();
+    else if (word === '--lock') lock = value();
     else if (word.startsWith('-')) throw new UsageError(`Unknown option ${JSON.stringify(word)}.`, 'gateway');
     else if (config === undefined) config = word;
+    else if (approving) approve.push(word);
     else
       throw new UsageError(`Unexpected argument ${JSON.stringify(word)}: give one CONFIG file.`, 'gateway');
   }
   if (config === undefined && !help)
     throw new UsageError('Missing CONFIG, the JSON file of servers to serve.', 'gateway');
-  return { config: config ?? '', check, stdio, port, host, help };
+  if (approving && lock === undefined && !help) {
+    throw new UsageError(
+      'approve needs the lock file: switchboard gateway approve --lock FILE CONFIG.',
+      'gateway',
+    );
+  }
+  return {
+    config: config ?? '',
+    check,
+    stdio,
+    port,
+    host,
+    help,
+    lock,
+    watch,
+    approve: approving ? approve : undefined,
+  };
 }
 
 /** Runs `switchboard gateway ...`; resolves to the exit code. */
@@ -100,5 +137,24 @@ export async function runGatewayCli(argv: readonly string[], io: CliIo): Promise
     }
     return 0;
   }
-  throw new UsageError('Serving a config needs --check for now.', 'gateway');
+  const { approveTools, runGateway } = await import('../gateway/run.js');
+  const options = {
+    stdio: args.stdio,
+    host: args.host,
+    port: args.port,
+    version: cliVersion(),
+    lock: args.lock,
+    watch: args.watch,
+  };
+  try {
+    if (args.approve) return await approveTools(config, options, args.approve, io.out, io.err);
+    return await runGateway(config, options, io.err);
+  } catch (error) {
+    // A lock file that cannot be used: say so, start nothing.
+    if (error instanceof SwitchboardError && error.code === 'CONFIG') {
+      io.err(`switchboard gateway: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
 }
