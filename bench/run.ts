@@ -75,8 +75,7 @@ async function main(): Promise<void> {
     `## Benchmark ${config.smoke ? '(smoke pass: figures not meaningful)' : 'results'}`,
     '',
     machine(),
-    `- Command: \`${command}\`; ` +
-      `${config.runs} run(s), implementations interleaved, ${minutes} min`,
+    `- Command: \`${command}\`; ` + `${config.runs} run(s), implementations interleaved, ${minutes} min`,
     `- Cells: median [min-max] over runs (${config.load.runs} runs for the stdio throughput rows). Ratio columns: ` +
       'per-run `implementation / raw`, then median [min-max]; for throughput more is better, for times, CPU ' +
       'and bytes less is better.',
