@@ -2,7 +2,13 @@
  * `switchboard/check`: score an MCP server's protocol compliance from code, as `switchboard check`
  * does from the command line. Node-only (it spawns stdio servers and reads the official schemas).
  */
-export { type ClientCheckOptions, type ClientCheckTarget, checkClient } from './check/client/run.js';
+export {
+  CLIENT_SCENARIOS,
+  type ClientCheckOptions,
+  type ClientCheckTarget,
+  checkClient,
+  type ScenarioName,
+} from './check/client/run.js';
 export { formatHtml } from './check/report/html.js';
 export { formatJunit } from './check/report/junit.js';
 export { formatText } from './check/report/text.js';

@@ -14,6 +14,9 @@ import { createHttpHandler } from '../../transports/http/server/handler.js';
 import { summarize, Verdicts } from '../results.js';
 import { type CheckReport, CheckTargetError, describeTarget, selectEntries } from '../run.js';
 import { judgeScenario, type ScenarioName, type ScenarioTraffic } from './judge.js';
+
+export type { ScenarioName } from './judge.js';
+
 import { scriptedServer } from './scripted-server.js';
 import { TrafficRecorder, type Trick } from './traffic.js';
 
@@ -28,6 +31,8 @@ export interface ClientCheckTarget {
 export interface ClientCheckOptions {
   /** How long the client gets to do its work in each scenario, in ms (default 30 s). */
   readonly timeoutMs?: number;
+  /** Run only these scenarios (default: all four, in the order of {@link CLIENT_SCENARIOS}). */
+  readonly scenarios?: readonly ScenarioName[];
   readonly only?: readonly string[];
   readonly skip?: readonly string[];
   readonly onProgress?: (line: string) => void;
@@ -73,6 +78,9 @@ function expireSession(): Trick {
     };
   };
 }
+
+/** The scenarios' names, in the order they run. */
+export const CLIENT_SCENARIOS: readonly ScenarioName[] = SCENARIOS.map((s) => s.name);
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const STDERR_TAIL = 2_000;
@@ -133,7 +141,8 @@ export async function checkClient(
   const name = describeTarget({ kind: 'stdio', ...target });
   const notes: string[] = [];
   let sentAnything = false;
-  for (const scenario of SCENARIOS) {
+  const chosen = options.scenarios ? SCENARIOS.filter((s) => options.scenarios?.includes(s.name)) : SCENARIOS;
+  for (const scenario of chosen) {
     const server = scriptedServer(scenario.served);
     const handler = createHttpHandler(server);
     const traffic = new TrafficRecorder(handler, scenario.trick?.());
