@@ -65,6 +65,7 @@ export async function checkRevision(
   const wire = new ProbeWire(channel, revision, checkers, {
     timeoutMs: options.timeoutMs,
     onServerRequest: answerServerRequest,
+    http: transport === 'http',
   });
   const ctx = new ProbeContext(wire, verdicts, revision, transport, options);
   wire.start();

@@ -43,6 +43,11 @@ export interface WireOptions {
     method: string,
     params: unknown,
   ) => Json | { error: { code: number; message: string } };
+  /**
+   * Over HTTP a server refuses a POSTed notification with an error status whose body may be a
+   * JSON-RPC error without an id (the transports page): such an error is no stray response.
+   */
+  readonly http?: boolean;
 }
 
 interface Pending {
@@ -68,6 +73,8 @@ export class ProbeWire {
   readonly malformed: string[] = [];
   /** Responses to no request in flight (unknown id, second answer, answer to a notification). */
   readonly unmatched: Json[] = [];
+  /** HTTP only: errors without an id, the bodies of refused notifications. */
+  readonly refusedNotifications: Json[] = [];
   readonly envelopeProblems: EnvelopeProblem[] = [];
   /** Violations of the schema as published. */
   readonly violations: SchemaViolation[] = [];
@@ -247,6 +254,10 @@ export class ProbeWire {
     if (id === null || id === undefined) key = this.#nullIdWaiters.shift();
     else if ((typeof id === 'string' || typeof id === 'number') && this.#pending.has(id)) key = id;
     const pending = key === undefined ? undefined : this.#pending.get(key);
+    if (key === undefined && id === null && hasError && this.options.http) {
+      this.refusedNotifications.push(message);
+      return;
+    }
     if (key === undefined || !pending) {
       // No request to read its result by: only the envelope rules apply to it.
       this.unmatched.push(message);

@@ -1,0 +1,15 @@
+/**
+ * Client mode on a real client (test/fixtures/check-clients.ts v1): connecting, listing the
+ * tools page by page and calling each. The findings here are the ones docs/check.md reports, each
+ * checked against the spec's text. One file per client, so each stays quick on a loaded machine.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { checkClient } from 'switchboard/check';
+import { failures, realClient, spoken } from './client-detection.js';
+
+test('official SDK v1 client: legacy only; it does not start a new session after a 404', async () => {
+  const report = await checkClient(realClient('v1'));
+  assert.deepEqual(failures(report), ['2025-11-25 client.reinitialize-on-404']);
+  assert.deepEqual(spoken(report), ['2025-11-25', '2025-03-26']);
+});
