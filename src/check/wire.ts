@@ -73,6 +73,8 @@ export class ProbeWire {
   readonly malformed: string[] = [];
   /** Responses to no request in flight (unknown id, second answer, answer to a notification). */
   readonly unmatched: Json[] = [];
+  /** Answers that came after the checker stopped waiting for them (a slow tool). */
+  readonly lateAnswers: Json[] = [];
   /** HTTP only: errors without an id, the bodies of refused notifications. */
   readonly refusedNotifications: Json[] = [];
   readonly envelopeProblems: EnvelopeProblem[] = [];
@@ -88,6 +90,8 @@ export class ProbeWire {
   readonly #pending = new Map<RequestId, Pending>();
   /** Methods of answered requests, so a second answer is recognised as such. */
   readonly #answered = new Set<RequestId>();
+  /** Requests the checker stopped waiting for: their late answers are no stray responses. */
+  readonly #abandoned = new Set<RequestId>();
   #closed: string | undefined;
 
   constructor(
@@ -174,6 +178,7 @@ export class ProbeWire {
     return new Promise<Reply>((resolve) => {
       const timer = setTimeout(() => {
         this.#pending.delete(key);
+        this.#abandoned.add(key);
         const at = this.#nullIdWaiters.indexOf(key);
         if (at >= 0) this.#nullIdWaiters.splice(at, 1);
         resolve({ kind: 'timeout', ms: timeoutMs });
@@ -254,6 +259,14 @@ export class ProbeWire {
     if (id === null || id === undefined) key = this.#nullIdWaiters.shift();
     else if ((typeof id === 'string' || typeof id === 'number') && this.#pending.has(id)) key = id;
     const pending = key === undefined ? undefined : this.#pending.get(key);
+    if (
+      key === undefined &&
+      (typeof id === 'string' || typeof id === 'number') &&
+      this.#abandoned.delete(id)
+    ) {
+      this.lateAnswers.push(message);
+      return;
+    }
     if (key === undefined && id === null && hasError && this.options.http) {
       this.refusedNotifications.push(message);
       return;
