@@ -69,13 +69,13 @@ async function main(): Promise<void> {
     sections.push(...(await httpFetchSections(ctx)));
   if (only === undefined || only === 'gateway') sections.push(...(await gatewaySections(ctx)));
   const minutes = ((Date.now() - started) / 60_000).toFixed(1);
-  const command = `npm run bench${config.smoke ? ' -- --smoke' : ''}`;
+  const args = process.argv.slice(2).filter((a, i, all) => a !== '--out' && all[i - 1] !== '--out');
+  const command = `npm run bench${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`;
   const report = [
     `## Benchmark ${config.smoke ? '(smoke pass: figures not meaningful)' : 'results'}`,
     '',
     machine(),
-    `- Command: \`${command}\`${config.runs === (config.smoke ? SMOKE : FULL).runs ? '' : ` --runs ${config.runs}`}; ` +
-      `${config.runs} run(s), implementations interleaved, ${minutes} min`,
+    `- Command: \`${command}\`; ` + `${config.runs} run(s), implementations interleaved, ${minutes} min`,
     `- Cells: median [min-max] over runs (${config.load.runs} runs for the stdio throughput rows). Ratio columns: ` +
       'per-run `implementation / raw`, then median [min-max]; for throughput more is better, for times, CPU ' +
       'and bytes less is better.',
