@@ -25,3 +25,15 @@ export {
   checkServer,
   type RevisionReport,
 } from './check/run.js';
+export {
+  compareSurfaces,
+  formatChanges,
+  parseSnapshot,
+  SNAPSHOT_FORMAT,
+  type Snapshot,
+  type Surface,
+  type SurfaceChange,
+  type SurfaceKind,
+  type ToolSample,
+  toSnapshot,
+} from './check/snapshot.js';

@@ -30,6 +30,7 @@ import { probeResources } from './probes/resources.js';
 import { probeTools } from './probes/tools.js';
 import { idsOf, type TransportKind } from './requirements.js';
 import { Verdicts } from './results.js';
+import type { Surface } from './snapshot.js';
 import { describeReply, type Json, ProbeWire } from './wire.js';
 
 /** How long a stdio server gets to exit after its stdin closes, before it is signalled. */
@@ -48,6 +49,8 @@ export interface RevisionOutcome {
   /** The capabilities the server declared in this revision. */
   readonly capabilities: Json;
   readonly verdicts: Verdicts;
+  /** What the server offers in this revision (empty when it does not speak it). */
+  readonly surface: Surface;
 }
 
 export async function checkRevision(
@@ -75,6 +78,7 @@ export async function checkRevision(
         handshakeTimedOut: handshake.timedOut === true,
         capabilities: {},
         verdicts,
+        surface: ctx.surface.surface(),
       };
     }
     progress(`${revision}: ${handshake.note}`);
@@ -88,6 +92,7 @@ export async function checkRevision(
       handshakeTimedOut: false,
       capabilities: ctx.capabilities,
       verdicts,
+      surface: ctx.surface.surface(),
     };
   } finally {
     await wire.close();
@@ -226,13 +231,17 @@ async function runProbes(ctx: ProbeContext, progress: (line: string) => void): P
   await probeLogging(ctx);
   progress(`${ctx.revision}: tools`);
   const tools = await listed(ctx, 'tools', 'tools/list', 'tools');
+  ctx.surface.tools = tools;
   if (ctx.declares('tools')) await probeTools(ctx, tools);
   progress(`${ctx.revision}: resources`);
   const resources = await listed(ctx, 'resources', 'resources/list', 'resources');
   const templates = await listed(ctx, 'resources', 'resources/templates/list', 'resourceTemplates');
+  ctx.surface.resources = resources;
+  ctx.surface.resourceTemplates = templates;
   if (ctx.declares('resources')) await probeResources(ctx, resources, templates);
   progress(`${ctx.revision}: prompts and completion`);
   const prompts = await listed(ctx, 'prompts', 'prompts/list', 'prompts');
+  ctx.surface.prompts = prompts;
   if (ctx.declares('prompts')) await probePrompts(ctx, prompts);
   await probeCompletion(ctx, prompts, templates);
   for (const area of FEATURE_AREAS) {

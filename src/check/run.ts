@@ -15,6 +15,7 @@ import { probeHttp } from './probes/http.js';
 import { AREAS, REQUIREMENTS, type TransportKind } from './requirements.js';
 import { type CheckEntry, type CheckSummary, summarize } from './results.js';
 import { checkRevision, type RevisionOutcome, STDIO_SHUTDOWN_MS } from './revision-run.js';
+import type { Surface } from './snapshot.js';
 
 export type CheckTarget =
   | {
@@ -43,6 +44,11 @@ export interface CheckOptions {
   readonly only?: readonly string[];
   /** Leave these checks out of the report: requirement ids or areas. */
   readonly skip?: readonly string[];
+  /**
+   * Put the server's surface in the report (`report.surface`): that of this revision, or with
+   * `true` the newest revision the server speaks. `--snapshot` and `--against` use it.
+   */
+  readonly surface?: boolean | Revision;
   /** Told what the check is doing, one line at a time. */
   readonly onProgress?: (line: string) => void;
 }
@@ -63,6 +69,8 @@ export interface CheckReport {
   readonly revisions: readonly RevisionReport[];
   readonly summary: CheckSummary;
   readonly checks: readonly CheckEntry[];
+  /** With the `surface` option: what the server offers (absent when it does not speak that revision). */
+  readonly surface?: Surface;
 }
 
 /** The target could not be checked at all: it did not start, or speaks no revision of MCP. */
@@ -150,6 +158,10 @@ export async function checkServer(target: CheckTarget, options: CheckOptions = {
       ),
     )
     .filter(selected(options));
+  const surface =
+    options.surface === undefined || options.surface === false
+      ? undefined
+      : (options.surface === true ? spoken[0] : spoken.find((o) => o.revision === options.surface))?.surface;
   return {
     target: describeTarget(target),
     transport,
@@ -159,6 +171,7 @@ export async function checkServer(target: CheckTarget, options: CheckOptions = {
     revisions: outcomes.map(({ revision, supported, note }) => ({ revision, supported, note })),
     summary: summarize(checks),
     checks,
+    ...(surface ? { surface } : {}),
   };
 }
 

@@ -18,6 +18,13 @@ import {
   checkServer,
   unknownSelectors,
 } from '../check/run.js';
+import {
+  compareSurfaces,
+  formatChanges,
+  parseSnapshot,
+  type Snapshot,
+  toSnapshot,
+} from '../check/snapshot.js';
 import { isRevision, REVISIONS, type Revision } from '../protocol/revisions.js';
 import { errorMessage } from '../util/guards.js';
 import type { CliIo } from './io.js';
@@ -51,19 +58,26 @@ Options:
   --skip <id|area>           Leave these checks out (repeatable, or comma-separated)
   --expected-failures <file> Failures listed in this file (one id, or revision:id, per line;
                              # comments) do not fail the run
+  --snapshot <file>          Record the server's surface (tools, resources, templates,
+                             prompts with schemas and annotations; sample results of
+                             read-only tools) in this file
+  --against <file>           Report what changed since that snapshot; any change to a
+                             tool, resource, template or prompt exits 1
   --timeout <ms>             Time allowed for each answer (default 10000)
   --header <h>               Extra HTTP header "Name: value" (HTTP targets; repeatable)
   --quiet                    No progress on stderr
   -h, --help                 Show this help
 
-Exit status: 0 when no MUST requirement failed, 1 when one did, 2 when the
-target could not be checked (it did not start, or speaks no MCP) or the command
+Exit status: 0 when no MUST requirement failed, 1 when one did (or, with
+--against, the surface changed), 2 when the target could not be checked (it did not start, or speaks no MCP) or the command
 line is wrong.
 
 Examples:
   switchboard check "node server.js"
   switchboard check http://127.0.0.1:7420/mcp --junit check.xml
   switchboard check --revision 2025-06-18 --json report.json -- npx -y some-server
+  switchboard check "node server.js" --snapshot server.snapshot.json
+  switchboard check "node server.js" --against server.snapshot.json
 `;
 
 const OPTIONS = {
@@ -75,6 +89,8 @@ const OPTIONS = {
   only: { type: 'string', multiple: true },
   skip: { type: 'string', multiple: true },
   'expected-failures': { type: 'string' },
+  snapshot: { type: 'string' },
+  against: { type: 'string' },
   timeout: { type: 'string' },
   header: { type: 'string', multiple: true },
   quiet: { type: 'boolean' },
@@ -94,7 +110,8 @@ export async function runCheckCli(argv: readonly string[], io: CliIo): Promise<n
     io.out(CHECK_HELP);
     return 0;
   }
-  const { target, values, revisions, only, skip, expected, timeoutMs } = parsed;
+  const { target, values, revisions, only, skip, expected, timeoutMs, pinned } = parsed;
+  const wantsSurface = pinned !== undefined || values.snapshot !== undefined;
   let report: CheckReport;
   try {
     report = await checkServer(target, {
@@ -103,6 +120,8 @@ export async function runCheckCli(argv: readonly string[], io: CliIo): Promise<n
       timeoutMs,
       only,
       skip,
+      // Compare like with like: the revision the snapshot was taken in.
+      ...(wantsSurface ? { surface: pinned?.revision ?? true } : {}),
       onProgress: values.quiet ? undefined : (line) => io.err(`switchboard check: ${escapeControls(line)}\n`),
     });
   } catch (error) {
@@ -111,8 +130,22 @@ export async function runCheckCli(argv: readonly string[], io: CliIo): Promise<n
     return 2;
   }
   io.out(escapeControls(formatText(report, { expected })));
+  if (wantsSurface && !report.surface) {
+    io.err(
+      `switchboard: the server does not speak ${pinned?.revision ?? 'any revision checked'}, so its surface could not be ${pinned ? 'compared' : 'recorded'}.\n`,
+    );
+    return 2;
+  }
+  const changes = pinned && report.surface ? compareSurfaces(pinned, report.surface) : undefined;
+  if (changes) io.out(escapeControls(formatChanges(changes, values.against!)));
   try {
-    if (values.json) writeFileSync(values.json, `${JSON.stringify(report, null, 2)}\n`);
+    const json = changes ? { ...report, changes } : report;
+    if (values.json) writeFileSync(values.json, `${JSON.stringify(json, null, 2)}\n`);
+    if (values.snapshot && report.surface)
+      writeFileSync(
+        values.snapshot,
+        `${JSON.stringify(toSnapshot(report.surface, { target: report.target, server: report.server }), null, 2)}\n`,
+      );
     if (values.junit) writeFileSync(values.junit, formatJunit(report));
     if (values.html) writeFileSync(values.html, formatHtml(report));
   } catch (error) {
@@ -126,7 +159,14 @@ export async function runCheckCli(argv: readonly string[], io: CliIo): Promise<n
   for (const c of nowPassing) {
     io.err(`switchboard check: ${c.revision} ${c.id} passes now; remove it from the expected failures.\n`);
   }
-  return unexpected.length > 0 ? 1 : 0;
+  // A sample answer that differs is reported, never fatal: read-only tools may answer with the time.
+  const drifted = (changes ?? []).filter((c) => c.kind !== 'sample');
+  if (drifted.length > 0) {
+    io.err(
+      `switchboard check: the server's surface changed since ${values.against}: ${drifted.length} change(s).\n`,
+    );
+  }
+  return unexpected.length > 0 || drifted.length > 0 ? 1 : 0;
 }
 
 function parse(argv: readonly string[]) {
@@ -219,7 +259,22 @@ function parseCheckArgs(argv: readonly string[]) {
     skip,
     expected: expectedFailures(values['expected-failures']),
     timeoutMs,
+    pinned: values.against === undefined ? undefined : readSnapshot(values.against),
   };
+}
+
+function readSnapshot(file: string): Snapshot {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--against: cannot read ${file}: ${errorMessage(error)}`, 'check');
+  }
+  try {
+    return parseSnapshot(text, file);
+  } catch (error) {
+    throw new UsageError(`--against: ${errorMessage(error)}`, 'check');
+  }
 }
 
 function headers(list: readonly string[]): Record<string, string> {

@@ -8,6 +8,7 @@ import { META } from '../../protocol/meta.js';
 import type { Revision } from '../../protocol/revisions.js';
 import type { TransportKind } from '../requirements.js';
 import type { Verdicts } from '../results.js';
+import { SurfaceRecorder } from '../snapshot.js';
 import type { Json, ProbeWire, Reply } from '../wire.js';
 
 export const CHECKER_INFO = { name: 'switchboard-check', version: '1' } as const;
@@ -45,6 +46,8 @@ export interface ProbeOptions {
 export class ProbeContext {
   /** The server's capabilities, from initialize or server/discover. */
   capabilities: Json = {};
+  /** What the server offers, as the probes found it (for `--snapshot` and `--against`). */
+  readonly surface: SurfaceRecorder;
 
   constructor(
     readonly wire: ProbeWire,
@@ -52,7 +55,9 @@ export class ProbeContext {
     readonly revision: Revision,
     readonly transport: TransportKind,
     readonly options: ProbeOptions,
-  ) {}
+  ) {
+    this.surface = new SurfaceRecorder(revision);
+  }
 
   get modern(): boolean {
     return this.revision === '2026-07-28';

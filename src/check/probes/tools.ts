@@ -116,6 +116,8 @@ async function callWithMadeUpArguments(ctx: ProbeContext, tool: Json): Promise<b
         () =>
           `tools/call ${JSON.stringify(name)} with ${brief(args)} (valid against its inputSchema) was answered with ${describeReply(reply)}`,
       );
+      // Only read-only tools give samples: a snapshot records what a tool answers, not what it did.
+      if (reply.kind === 'result' && readOnly(tool)) ctx.surface.sample(name, args as Json, reply.result);
       if (reply.kind === 'result' && reply.result.isError !== true && tool.outputSchema !== undefined) {
         outputChecked = true;
         await checkOutput(ctx, name, tool.outputSchema, reply.result);
