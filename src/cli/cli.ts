@@ -4,6 +4,7 @@
  * another program is always flushed.
  */
 import { COMMANDS, type CommandContext } from './commands.js';
+import { runConsole } from './console-command.js';
 import { describeFailure } from './failure.js';
 import { commandHelp, generalHelp } from './help.js';
 import { type Invocation, parseInvocation } from './invocation.js';
@@ -15,9 +16,20 @@ import { UsageError } from './usage-error.js';
 export interface CliIo {
   out(text: string): void;
   err(text: string): void;
+  /**
+   * Called by a long-running command (`console`) once it runs: resolves when it should stop
+   * (Ctrl-C). Only then are signals caught, so the other commands keep Ctrl-C's usual meaning.
+   */
+  untilStopped?: () => Promise<void>;
 }
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  // `console` serves a page until stopped rather than running one command against one target.
+  if (argv[0] === 'console')
+    return runConsole(argv.slice(1), {
+      ...io,
+      untilStopped: io.untilStopped ?? (() => new Promise(() => {})),
+    });
   let invocation: Invocation;
   try {
     invocation = parseInvocation(argv, (name) => COMMANDS.has(name));

@@ -40,6 +40,7 @@ Usage:
 
 Commands:
 ${list}
+  ${'console'.padEnd(width)}  Serve the web console to explore and debug servers (see console --help)
 
 ${TARGET}
 
