@@ -19,6 +19,8 @@ import { TracingChannel } from './tracing-channel.js';
 
 /** A person answers the server's questions and waits on slow tools: calls may take this long. */
 const CALL_TIMEOUT_MS = 10 * 60_000;
+/** How long `auto` waits for the server/discover answer (the spawn of a stdio server included). */
+const PROBE_TIMEOUT_MS = 20_000;
 /** The console is for seeing what a server says: ask for every log message unless told otherwise. */
 const DEFAULT_LOG_LEVEL: LoggingLevel = 'debug';
 const LIST_CHANGED = [
@@ -68,7 +70,9 @@ export class ConsoleConnection {
       {
         version: negotiation(request.protocol),
         timeoutMs: CALL_TIMEOUT_MS,
-        probeTimeoutMs: 5_000,
+        // Generous: a server/discover probe that times out falls back to the legacy handshake, and a
+        // console user would rather wait for a slow start than see the wrong era.
+        probeTimeoutMs: PROBE_TIMEOUT_MS,
         // The console shows what the server answers now, never a cached answer.
         cache: false,
         logLevel: DEFAULT_LOG_LEVEL,

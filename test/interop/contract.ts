@@ -52,7 +52,18 @@ export function officialContractClient(client: OfficialClientLike): ContractClie
   };
 }
 
-export const TOOL_NAMES = ['add', 'beep', 'divide', 'echo', 'find_notes', 'logo', 'read_note', 'word_count'];
+export const TOOL_NAMES = [
+  'add',
+  'beep',
+  'book_table',
+  'divide',
+  'echo',
+  'find_notes',
+  'logo',
+  'read_note',
+  'wait',
+  'word_count',
+];
 
 const textBlock = (text: string) => ({ type: 'text', text });
 const noteText = (id: string) => NOTES.find((n) => n.id === id)!.text;

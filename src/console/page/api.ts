@@ -27,14 +27,21 @@ export const connect = (request: ConnectRequest) =>
 
 export const disconnect = (id: string) => send('DELETE', `/api/connections/${encodeURIComponent(id)}`);
 
-export function run<K extends OperationName>(
+/** One operation; never rejects: a request the console refused, or that never arrived, is an answer too. */
+export async function run<K extends OperationName>(
   connectionId: string,
   op: K,
   body: Operations[K]['request'],
 ): Promise<ApiAnswer<Operations[K]['result']>> {
-  return send('POST', `/api/connections/${encodeURIComponent(connectionId)}/${op}`, body) as Promise<
-    ApiAnswer<Operations[K]['result']>
-  >;
+  try {
+    return (await send(
+      'POST',
+      `/api/connections/${encodeURIComponent(connectionId)}/${op}`,
+      body,
+    )) as ApiAnswer<Operations[K]['result']>;
+  } catch (error) {
+    return { ok: false, error: { message: (error as Error).message } };
+  }
 }
 
 /** Every event from the start of the console's log, then live; EventSource reconnects by itself. */

@@ -1,20 +1,9 @@
 /** The Logs tab: the server's `notifications/message` (level chosen here) and, for stdio, its stderr. */
 
-import type { LoggingLevel } from '../../protocol/types.js';
+import { LOGGING_LEVELS, type LoggingLevel } from '../../protocol/types.js';
 import type { ConnectionSummary } from '../api-types.js';
 import { run } from './api.js';
 import { useStore } from './store.js';
-
-const LEVELS: LoggingLevel[] = [
-  'debug',
-  'info',
-  'notice',
-  'warning',
-  'error',
-  'critical',
-  'alert',
-  'emergency',
-];
 
 export function LogsTab({ connection }: { connection: ConnectionSummary }) {
   const store = useStore();
@@ -30,7 +19,7 @@ export function LogsTab({ connection }: { connection: ConnectionSummary }) {
               void run(connection.id, 'log-level', { level: e.currentTarget.value as LoggingLevel })
             }
           >
-            {LEVELS.map((level) => (
+            {LOGGING_LEVELS.map((level) => (
               <option key={level} value={level}>
                 {level} and above
               </option>

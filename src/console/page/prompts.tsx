@@ -4,8 +4,8 @@ import type { GetPromptResult, Prompt } from '../../protocol/types.js';
 import type { ConnectionSummary } from '../api-types.js';
 import { run } from './api.js';
 import { ContentView, ErrorView, JsonView } from './content.js';
+import { Icon, ItemList } from './item-list.js';
 import { CompletedInput } from './resources.js';
-import { Icon } from './tools.js';
 import { useList } from './use-list.js';
 
 export function PromptsTab({
@@ -21,31 +21,14 @@ export function PromptsTab({
   return (
     <div class="split">
       <nav class="list" aria-label="Prompts">
-        <div class="list-head">
-          <h2>Prompts</h2>
-          <button type="button" class="small" onClick={list.reload}>
-            Refresh
-          </button>
-        </div>
-        {list.error ? <ErrorView message={list.error} /> : null}
-        <ul>
-          {list.items?.map((p) => (
-            <li key={p.name}>
-              <button
-                type="button"
-                class="item"
-                aria-current={p.name === selected}
-                onClick={() => setSelected(p.name)}
-              >
-                <Icon item={p} />
-                <span>
-                  <strong>{p.title ?? p.name}</strong>
-                  <small class="muted">{p.name}</small>
-                </span>
-              </button>
-            </li>
-          ))}
-        </ul>
+        <ItemList
+          heading="Prompts"
+          items={list.items?.map((p) => ({ ...p, key: p.name, title: p.title ?? p.name, subtitle: p.name }))}
+          current={selected}
+          onSelect={setSelected}
+          onRefresh={list.reload}
+          error={list.error}
+        />
       </nav>
       <section class="detail" aria-label="Prompt">
         {prompt ? (
@@ -78,12 +61,7 @@ function PromptView({
         if (missing.length > 0)
           return setOutcome({ error: `Fill in ${missing.map((a) => a.title ?? a.name).join(', ')}.` });
         const args = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== ''));
-        const answer = await run(connection.id, 'prompt', { name: prompt.name, arguments: args }).catch(
-          (error: Error) => ({
-            ok: false as const,
-            error: { message: error.message },
-          }),
-        );
+        const answer = await run(connection.id, 'prompt', { name: prompt.name, arguments: args });
         setOutcome(answer.ok ? { result: answer.result } : { error: answer.error.message });
       }}
     >

@@ -4,7 +4,7 @@ import type { ReadResourceResult, ResourceTemplate } from '../../protocol/types.
 import type { ConnectionSummary } from '../api-types.js';
 import { run } from './api.js';
 import { ErrorView, JsonView, ResourceContentsView } from './content.js';
-import { Icon } from './tools.js';
+import { ItemList } from './item-list.js';
 import { expandTemplate, templateVariables } from './uri-template.js';
 import { useList } from './use-list.js';
 
@@ -25,10 +25,7 @@ export function ResourcesTab({
 
   async function read(uri: string) {
     setReading({ uri });
-    const answer = await run(connection.id, 'read', { uri }).catch((e: Error) => ({
-      ok: false as const,
-      error: { message: e.message },
-    }));
+    const answer = await run(connection.id, 'read', { uri });
     setReading(answer.ok ? { uri, result: answer.result } : { uri, error: answer.error.message });
   }
   useEffect(() => {
@@ -38,56 +35,36 @@ export function ResourcesTab({
   return (
     <div class="split">
       <nav class="list" aria-label="Resources">
-        <div class="list-head">
-          <h2>Resources</h2>
-          <button type="button" class="small" onClick={list.reload}>
-            Refresh
-          </button>
-        </div>
-        {list.error ? <ErrorView message={list.error} /> : null}
-        <ul>
-          {listed?.resources.map((r) => (
-            <li key={r.uri}>
-              <button
-                type="button"
-                class="item"
-                aria-current={reading?.uri === r.uri}
-                onClick={() => {
-                  setTemplate(undefined);
-                  void read(r.uri);
-                }}
-              >
-                <Icon item={r} />
-                <span>
-                  <strong>{r.title ?? r.name}</strong>
-                  <small class="muted">{r.uri}</small>
-                </span>
-              </button>
-            </li>
-          ))}
-        </ul>
-        <h2>Templates</h2>
-        <ul>
-          {listed?.resourceTemplates.map((t) => (
-            <li key={t.uriTemplate}>
-              <button
-                type="button"
-                class="item"
-                aria-current={template?.uriTemplate === t.uriTemplate}
-                onClick={() => {
-                  setTemplate(t);
-                  setReading(undefined);
-                }}
-              >
-                <Icon item={t} />
-                <span>
-                  <strong>{t.title ?? t.name}</strong>
-                  <small class="muted">{t.uriTemplate}</small>
-                </span>
-              </button>
-            </li>
-          ))}
-        </ul>
+        <ItemList
+          heading="Resources"
+          items={listed?.resources.map((r) => ({
+            ...r,
+            key: r.uri,
+            title: r.title ?? r.name,
+            subtitle: r.uri,
+          }))}
+          current={template ? undefined : reading?.uri}
+          onSelect={(uri) => {
+            setTemplate(undefined);
+            void read(uri);
+          }}
+          onRefresh={list.reload}
+          error={list.error}
+        />
+        <ItemList
+          heading="Templates"
+          items={listed?.resourceTemplates.map((t) => ({
+            ...t,
+            key: t.uriTemplate,
+            title: t.title ?? t.name,
+            subtitle: t.uriTemplate,
+          }))}
+          current={template?.uriTemplate}
+          onSelect={(key) => {
+            setTemplate(listed?.resourceTemplates.find((t) => t.uriTemplate === key));
+            setReading(undefined);
+          }}
+        />
       </nav>
       <section class="detail" aria-label="Resource">
         {template ? (
@@ -199,16 +176,13 @@ export function CompletedInput({
     if (!completes) return;
     let current = true;
     const others = Object.fromEntries(Object.entries(context).filter(([k]) => k !== name));
-    run(connection.id, 'complete', {
+    void run(connection.id, 'complete', {
       ref: reference,
       argument: { name, value },
       ...(Object.keys(others).length > 0 ? { context: { arguments: others } } : {}),
-    }).then(
-      (answer) => {
-        if (current && answer.ok) setSuggestions(answer.result.completion.values);
-      },
-      () => undefined,
-    );
+    }).then((answer) => {
+      if (current && answer.ok) setSuggestions(answer.result.completion.values);
+    });
     return () => {
       current = false;
     };

@@ -4,6 +4,7 @@ import type { CallToolResult, Tool } from '../../protocol/types.js';
 import type { ApiError, ConnectionSummary } from '../api-types.js';
 import { run } from './api.js';
 import { ContentView, ErrorView, JsonView } from './content.js';
+import { Icon, ItemList } from './item-list.js';
 import { ArgumentsEditor, defaultsOf, type Schema, validate } from './schema-form.js';
 import { useStore } from './store.js';
 import { useList } from './use-list.js';
@@ -23,32 +24,19 @@ export function ToolsTab({
   return (
     <div class="split">
       <nav class="list" aria-label="Tools">
-        <div class="list-head">
-          <h2>Tools</h2>
-          <button type="button" class="small" onClick={list.reload}>
-            Refresh
-          </button>
-        </div>
-        {list.error ? <ErrorView message={list.error} /> : null}
-        {list.items === undefined ? <p class="muted">Loading…</p> : null}
-        <ul>
-          {list.items?.map((t) => (
-            <li key={t.name}>
-              <button
-                type="button"
-                class="item"
-                aria-current={t.name === selected}
-                onClick={() => setSelected(t.name)}
-              >
-                <Icon item={t} />
-                <span>
-                  <strong>{t.title ?? t.annotations?.title ?? t.name}</strong>
-                  <small class="muted">{t.name}</small>
-                </span>
-              </button>
-            </li>
-          ))}
-        </ul>
+        <ItemList
+          heading="Tools"
+          items={list.items?.map((t) => ({
+            ...t,
+            key: t.name,
+            title: t.title ?? t.annotations?.title ?? t.name,
+            subtitle: t.name,
+          }))}
+          current={selected}
+          onSelect={setSelected}
+          onRefresh={list.reload}
+          error={list.error}
+        />
       </nav>
       <section class="detail" aria-label="Tool">
         {tool ? (
@@ -59,12 +47,6 @@ export function ToolsTab({
       </section>
     </div>
   );
-}
-
-export function Icon({ item }: { item: { icons?: readonly { src: string }[] } }) {
-  // Only icons carried in the data itself: the console fetches nothing from elsewhere.
-  const icon = item.icons?.find((i) => i.src.startsWith('data:image/'));
-  return icon ? <img class="icon" src={icon.src} alt="" /> : <span class="icon" aria-hidden="true" />;
 }
 
 const HINTS: [keyof NonNullable<Tool['annotations']>, string][] = [
@@ -102,18 +84,10 @@ function ToolView({
     setCallId(id);
     setOutcome(undefined);
     const started = performance.now();
-    try {
-      const answer = await run(connection.id, 'call', { name: tool.name, arguments: args, callId: id });
-      const ms = Math.round(performance.now() - started);
-      setOutcome(answer.ok ? { result: answer.result, ms } : { error: answer.error, ms });
-    } catch (error) {
-      setOutcome({
-        error: { message: (error as Error).message },
-        ms: Math.round(performance.now() - started),
-      });
-    } finally {
-      setCallId(undefined);
-    }
+    const answer = await run(connection.id, 'call', { name: tool.name, arguments: args, callId: id });
+    const ms = Math.round(performance.now() - started);
+    setOutcome(answer.ok ? { result: answer.result, ms } : { error: answer.error, ms });
+    setCallId(undefined);
   }
 
   const hints = HINTS.filter(([key]) => tool.annotations?.[key] === true);

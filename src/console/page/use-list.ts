@@ -18,15 +18,12 @@ export function useList<K extends ListOp, T>(
     n.method.startsWith(`notifications/${op}/list_changed`),
   ).length;
   const reload = useCallback(() => {
-    run(connectionId, op, {} as Operations[K]['request']).then(
-      (answer) => {
-        if (answer.ok) {
-          setItems(pick(answer.result));
-          setError(undefined);
-        } else setError(answer.error.message);
-      },
-      (failure: Error) => setError(failure.message),
-    );
+    void run(connectionId, op, {} as Operations[K]['request']).then((answer) => {
+      if (answer.ok) {
+        setItems(pick(answer.result));
+        setError(undefined);
+      } else setError(answer.error.message);
+    });
   }, [connectionId, op]);
   useEffect(reload, [reload, changes]);
   return { items, error, reload };
