@@ -6,6 +6,7 @@
  *   npm run bench:profile -- [--transport stdio|http] [--side server|client]
  *                            [--impl switchboard|sdk-v1|sdk-v2|tmcp] [--era legacy|modern]
  *                            [--in-flight N] [--ms N] [--top N] [--fetch node|undici|global]
+ *                            [--fixture NAME]   (HTTP: profile this fixture server instead of --impl's)
  *
  * The .cpuprofile files stay in a temporary directory (printed) for Chrome DevTools or speedscope.
  */
@@ -93,7 +94,8 @@ async function main(): Promise<void> {
   };
   let result: LoadResult;
   if (transport === 'http') {
-    const spec = HTTP_SERVERS[side === 'server' ? impl : 'raw']!;
+    const named = option('--fixture', '');
+    const spec = named ? { fixture: named, args: [] } : HTTP_SERVERS[side === 'server' ? impl : 'raw']!;
     const server = await startServer(spec.fixture, spec.args, 20_000, side === 'server' ? prof : []);
     try {
       result = await runJob<LoadResult>(

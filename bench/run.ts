@@ -5,7 +5,7 @@
  *
  *   npm run bench                 the full run (several minutes)
  *   npm run bench -- --smoke      about a second per scenario, to prove every cell runs
- *   options: --runs N (every scenario)   --only stdio|cold|http|fetch   --out FILE (also write the report there)
+ *   options: --runs N (every scenario)   --only stdio|cold|http|fetch|gateway   --out FILE (also write the report there)
  *
  * The markdown report goes to stdout, progress to stderr. Exits 1 if any cell failed.
  */
@@ -15,6 +15,7 @@ import { type Config, FULL, SMOKE } from './config.js';
 import { renderSection, type Section } from './lib/report.js';
 import { coldSections } from './scenarios/cold.js';
 import type { Context } from './scenarios/common.js';
+import { gatewaySections } from './scenarios/gateway.js';
 import { httpSections } from './scenarios/http.js';
 import { httpFetchSections } from './scenarios/http-fetch.js';
 import { stdioSections } from './scenarios/stdio.js';
@@ -37,8 +38,8 @@ function parseArgs(argv: readonly string[]): {
     config = { ...config, runs: n, load: { ...config.load, runs: n } };
   }
   const only = value('--only');
-  if (only !== undefined && !['stdio', 'cold', 'http', 'fetch'].includes(only)) {
-    throw new Error(`--only takes stdio, cold, http or fetch, got ${only}`);
+  if (only !== undefined && !['stdio', 'cold', 'http', 'fetch', 'gateway'].includes(only)) {
+    throw new Error(`--only takes stdio, cold, http, fetch or gateway, got ${only}`);
   }
   return { config, only, out: value('--out') };
 }
@@ -66,14 +67,15 @@ async function main(): Promise<void> {
   if (only === undefined || only === 'http') sections.push(...(await httpSections(ctx)));
   if (only === undefined || only === 'http' || only === 'fetch')
     sections.push(...(await httpFetchSections(ctx)));
+  if (only === undefined || only === 'gateway') sections.push(...(await gatewaySections(ctx)));
   const minutes = ((Date.now() - started) / 60_000).toFixed(1);
-  const command = `npm run bench${config.smoke ? ' -- --smoke' : ''}`;
+  const args = process.argv.slice(2).filter((a, i, all) => a !== '--out' && all[i - 1] !== '--out');
+  const command = `npm run bench${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`;
   const report = [
     `## Benchmark ${config.smoke ? '(smoke pass: figures not meaningful)' : 'results'}`,
     '',
     machine(),
-    `- Command: \`${command}\`${config.runs === (config.smoke ? SMOKE : FULL).runs ? '' : ` --runs ${config.runs}`}; ` +
-      `${config.runs} run(s), implementations interleaved, ${minutes} min`,
+    `- Command: \`${command}\`; ` + `${config.runs} run(s), implementations interleaved, ${minutes} min`,
     `- Cells: median [min-max] over runs (${config.load.runs} runs for the stdio throughput rows). Ratio columns: ` +
       'per-run `implementation / raw`, then median [min-max]; for throughput more is better, for times, CPU ' +
       'and bytes less is better.',

@@ -25,6 +25,8 @@ export type Job =
   | (ClientSpec & {
       type: 'load';
       tool: 'echo' | 'add';
+      /** The name to call it by, when not `tool` (through the gateway: `up__echo`). */
+      toolName?: string;
       inFlight: number;
       warmupMs: number;
       durationMs: number;
@@ -151,11 +153,12 @@ async function run(job: Job, connect: ConnectClient): Promise<unknown> {
       const client = await open();
       try {
         const args = job.tool === 'echo' ? ECHO_ARGS : ADD_ARGS;
-        const first = await client.call(job.tool, args);
+        const name = job.toolName ?? job.tool;
+        const first = await client.call(name, args);
         if (job.tool === 'echo') checkEcho(first, ECHO_ARGS.text);
         else checkAdd(first);
         return await load(
-          () => client.call(job.tool, args),
+          () => client.call(name, args),
           job.inFlight,
           job.warmupMs,
           job.durationMs,

@@ -164,6 +164,10 @@ async function main() {
     dir: DIST,
     format: 'es',
     sourcemap: true,
+    // Short names and no whitespace or comments: V8 compiles every byte a program loads before the
+    // first line runs (7 ms of a stdio server's cold start for core.js as written, 6 ms minified).
+    // Function and class names stay (stack traces, errors' names); the source maps lead back to src.
+    minify: { compress: false, mangle: { keepNames: true }, codegen: { removeWhitespace: true } },
     entryFileNames: '[name].js',
     chunkFileNames: 'chunks/[name].js',
     codeSplitting: { groups: [{ name: coreChunk(resolve(root.source)), debugName: 'core' }] },

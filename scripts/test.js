@@ -24,13 +24,15 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-// The benchmark smoke passes (test/bench) start dozens of processes and, on a machine busy with the
-// rest of the suite, take longer than the one-minute limit that catches a hung test: they run
-// alongside, with a longer limit, and their report follows the suite's.
+// A file that hangs is stopped after three minutes: a limit for hangs, not for speed. On a 2-core
+// machine other work keeps busy (issue 15: the suite must hold under load) the CLI files and the docs
+// examples, which start dozens of processes, took over 100 s. The benchmark smoke passes (test/bench)
+// start more: they run alongside, with a longer limit (the HTTP one took 470 s at load 55), and their
+// report follows the suite's.
 const isBench = (f) => f.split(/[\\/]/).includes('bench');
 const groups = [
-  { files: files.filter((f) => !isBench(f)), timeout: 60_000, concurrency: 4 },
-  { files: files.filter(isBench), timeout: 10 * 60_000, concurrency: 2 },
+  { files: files.filter((f) => !isBench(f)), timeout: 180_000, concurrency: 4 },
+  { files: files.filter(isBench), timeout: 15 * 60_000, concurrency: 2 },
 ].filter((g) => g.files.length > 0);
 
 // Test files import the library from tsc's output (build/src) both directly and as `switchboard`:

@@ -81,7 +81,6 @@ export {
   type TaskInputRequest,
   type TaskStatus,
 } from './extensions/tasks/types.js';
-export type { ElicitFieldValue, ElicitFormContent } from './protocol/elicitation.js';
 export { ErrorCode, type LocalErrorCode, ProtocolError, SwitchboardError } from './protocol/errors.js';
 export type {
   JsonRpcMessage,
@@ -124,6 +123,7 @@ export {
   type Revision,
 } from './protocol/revisions.js';
 export * from './protocol/types.js';
+export type { ElicitFieldValue, ElicitFormContent } from './schema/elicitation.js';
 export { jsonSchema, type SchemaLike, type TypedJsonSchema } from './schema/index.js';
 export type { Completer, CompletionContext } from './server/completion.js';
 export type { ServerConnection } from './server/connection.js';
@@ -136,8 +136,8 @@ export {
   text,
   toolError,
 } from './server/content.js';
+export type { TaskHandoff } from './server/context.js';
 export {
-  type ClientView,
   type ElicitFormRequest,
   type ElicitOutcome,
   type ElicitUrlRequest,
@@ -145,6 +145,7 @@ export {
 } from './server/context.js';
 export type { Handle } from './server/handles.js';
 export { type InputCallOptions, InputRequiredError } from './server/input.js';
+export type { ClientView } from './server/link.js';
 export type {
   FallbackLogic,
   MethodOptions,
@@ -177,7 +178,6 @@ export {
   type ServerEvents,
   type ToolHandle,
 } from './server/server.js';
-export type { TaskHandoff } from './server/task-handoff.js';
 export type { StructuredToolReturn, ToolArgs, ToolConfig, ToolHandler, ToolReturn } from './server/tools.js';
 export { UriTemplate } from './server/uri-template.js';
 export {

@@ -9,3 +9,4 @@
 export { createNodeFetch, type NodeFetchOptions, nodeFetch } from './node/fetch.js';
 export { type NodeListener, toNodeListener } from './node/listener.js';
 export { type RunningServer, type ServeOptions, serve } from './node/serve.js';
+export { configDirectory, FileTokenStore } from './node/token-store.js';

@@ -101,12 +101,13 @@ export interface ServerProcess {
 
 /**
  * Forks an HTTP fixture (with `--expose-gc`, so memory can be measured after a collection, plus
- * `execArgv`) and waits for it to report its URL. Rejects if it exits or stays silent for `timeoutMs`.
+ * `execArgv`) and waits for it to report its URL. Rejects if it exits or stays silent for `timeoutMs`
+ * (a hang guard: on a busy 2-core machine the official SDK's fixture once took over 20 s to listen).
  */
 export function startServer(
   name: string,
   args: readonly string[],
-  timeoutMs = 20_000,
+  timeoutMs = 60_000,
   execArgv: readonly string[] = [],
 ): Promise<ServerProcess> {
   const child = fork(fixture(name), [...args], {

@@ -47,6 +47,11 @@ const listTools = async (client: Client) => {
 
 export const SCENARIOS: Readonly<Record<string, Scenario>> = {
   initialize: listTools,
+  // Every auth/* scenario: list the tools and call one (the step-up scenarios need both).
+  auth: async (client) => {
+    const { tools } = await client.listTools();
+    if (tools[0]) await client.callTool(tools[0].name, argumentsFor(tools[0]));
+  },
   tools_call: async (client) => {
     await client.listTools();
     await client.callTool('add_numbers', { a: 5, b: 3 });

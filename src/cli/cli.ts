@@ -4,32 +4,40 @@
  * another program is always flushed.
  */
 import { COMMANDS, type CommandContext } from './commands.js';
-import { runConsole } from './console-command.js';
 import { describeFailure } from './failure.js';
 import { commandHelp, generalHelp } from './help.js';
 import { type Invocation, parseInvocation } from './invocation.js';
+import type { CliIo } from './io.js';
 import { cliVersion, createSession } from './session.js';
 import type { Target } from './target.js';
 import { escapeControls } from './terminal-text.js';
 import { UsageError } from './usage-error.js';
 
-export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
-  /**
-   * Called by a long-running command (`console`) once it runs: resolves when it should stop
-   * (Ctrl-C). Only then are signals caught, so the other commands keep Ctrl-C's usual meaning.
-   */
-  untilStopped?: () => Promise<void>;
-}
+export type { CliIo } from './io.js';
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  // The gateway is a server, not a client command: its own arguments, loaded only when used.
+  if (argv[0] === 'gateway') {
+    const { runGatewayCli } = await import('./gateway.js');
+    return runGatewayCli(argv.slice(1), io).catch((error: unknown) => usageFailure(error, io));
+  }
+  // The checker has options of its own (--json takes a file there), loaded only when used.
+  if (argv[0] === 'check') {
+    const { runCheckCli } = await import('./check.js');
+    return runCheckCli(argv.slice(1), io);
+  }
   // `console` serves a page until stopped rather than running one command against one target.
-  if (argv[0] === 'console')
+  if (argv[0] === 'console') {
+    const { runConsole } = await import('./console-command.js');
     return runConsole(argv.slice(1), {
       ...io,
       untilStopped: io.untilStopped ?? (() => new Promise(() => {})),
     });
+  }
+  if (argv[0] === 'login' || argv[0] === 'logout') {
+    const { runSignInCli } = await import('./sign-in.js');
+    return runSignInCli(argv[0], argv.slice(1), io);
+  }
   let invocation: Invocation;
   try {
     invocation = parseInvocation(argv, (name) => COMMANDS.has(name));

@@ -8,6 +8,7 @@ import type { ConnectRequest } from '../console/api-types.js';
 import { serveConsole } from '../console/serve.js';
 import { isRevision, REVISIONS } from '../protocol/revisions.js';
 import { errorMessage } from '../util/guards.js';
+import type { CliIo } from './io.js';
 import { parseTarget } from './target.js';
 import { UsageError } from './usage-error.js';
 
@@ -37,12 +38,8 @@ Examples:
 See docs/console.md for what it does and its security model.
 `;
 
-export interface ConsoleIo {
-  out(text: string): void;
-  err(text: string): void;
-  /** Called once the console serves; resolves when it should stop (Ctrl-C). */
-  untilStopped: () => Promise<void>;
-}
+/** `untilStopped` is called once the console serves; it resolves when the console should stop. */
+export type ConsoleIo = Required<CliIo>;
 
 /** Returns the exit code: 0 after a clean stop, 1 when it cannot serve, 2 for a wrong command line. */
 export async function runConsole(argv: readonly string[], io: ConsoleIo): Promise<number> {

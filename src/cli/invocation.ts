@@ -17,6 +17,11 @@ export interface CliOptions {
   readonly protocol: 'auto' | 'legacy' | Revision;
   /** Per-request timeout in milliseconds. */
   readonly timeoutMs: number;
+  /**
+   * How long `auto` waits for `server/discover` before trying `initialize`: 5 s, or the `--timeout`
+   * the user gave (a server known to start slowly is given its time).
+   */
+  readonly probeTimeoutMs: number;
   /** Forward the server's stderr and report the negotiated connection. */
   readonly verbose: boolean;
   /** Extra HTTP request headers (HTTP targets). */
@@ -37,6 +42,8 @@ export type Invocation =
       readonly target: Target;
     };
 
+/** `auto` gives up on `server/discover` after this long unless `--timeout` says otherwise. */
+const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
 const OPTIONS = {
@@ -157,6 +164,7 @@ function readOptions(
     args: values.args,
     protocol,
     timeoutMs,
+    probeTimeoutMs: values.timeout === undefined ? Math.min(DEFAULT_PROBE_TIMEOUT_MS, timeoutMs) : timeoutMs,
     verbose: values.verbose ?? false,
     headers,
     bearer: values.bearer,

@@ -15,10 +15,8 @@ import { lineLogger } from '../util/logger.js';
 import { packageFile } from '../util/package-file.js';
 import { EraMemory } from './era-memory.js';
 import type { CliOptions } from './invocation.js';
+import { cliOAuthClient } from './sign-in.js';
 import type { Target } from './target.js';
-
-/** `auto` gives up on `server/discover` after this long (or the request timeout, if shorter). */
-const PROBE_TIMEOUT_MS = 5_000;
 
 export interface Session {
   readonly client: Client;
@@ -60,7 +58,7 @@ export function createSession(
     {
       version: negotiation(options.protocol),
       timeoutMs: options.timeoutMs,
-      probeTimeoutMs: Math.min(PROBE_TIMEOUT_MS, options.timeoutMs),
+      probeTimeoutMs: options.probeTimeoutMs,
       // One command, one answer: never serve a result from the 2026-07-28 cache.
       cache: false,
       logger,
@@ -68,13 +66,18 @@ export function createSession(
   );
   if (target.kind === 'http') {
     let channel: StreamableHttpClientChannel | undefined;
+    // Without credentials of the user's own, stored tokens go with every request and a 401 signs in.
+    const ownCredentials =
+      options.bearer !== undefined ||
+      Object.keys(options.headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
+    const fetch = ownCredentials ? nodeFetch : cliOAuthClient(report).fetch(nodeFetch);
     const open = (): Channel =>
       (channel = new StreamableHttpClientChannel(target.url, {
-        fetch: nodeFetch,
+        fetch,
         headers: options.headers,
         bearerToken: options.bearer,
         // The channel reads and records what the endpoint speaks in the file that outlives this run.
-        rememberEra: negotiated ? fileEraStore(memory) : false,
+        rememberEra: negotiated ? fileEraStore(memory, () => client.probeUnanswered) : false,
       }));
     return {
       client,
@@ -103,7 +106,8 @@ export function createSession(
     client,
     async connect() {
       await client.connect(open);
-      if (negotiated && client.era !== known) memory.remember(server, client.era);
+      // A probe that timed out says the server was slow, not that it is legacy: nothing learned.
+      if (negotiated && client.era !== known && !client.probeUnanswered) memory.remember(server, client.era);
     },
     stderrTail: () => channel?.stderrTail() ?? '',
     transport: () => 'stdio',
@@ -118,8 +122,11 @@ function negotiation(protocol: CliOptions['protocol']): VersionNegotiation {
 const isHttpEra = (era: string): era is HttpEra =>
   era === 'modern' || era === 'streamable-legacy' || era === 'sse';
 
-/** The HTTP channel's era store over the CLI's era file (keys: `http <endpoint>`); written on change only. */
-function fileEraStore(memory: EraMemory): HttpEraStore {
+/**
+ * The HTTP channel's era store over the CLI's era file (keys: `http <endpoint>`); written on change
+ * only, and not when `server/discover` went unanswered (a slow server is not thereby a legacy one).
+ */
+function fileEraStore(memory: EraMemory, probeUnanswered: () => boolean): HttpEraStore {
   const key = (endpoint: string) => `http ${endpoint}`;
   return {
     get(endpoint) {
@@ -127,7 +134,7 @@ function fileEraStore(memory: EraMemory): HttpEraStore {
       return era !== undefined && isHttpEra(era) ? era : undefined;
     },
     set(endpoint, era) {
-      if (memory.recall(key(endpoint)) !== era) memory.remember(key(endpoint), era);
+      if (!probeUnanswered() && memory.recall(key(endpoint)) !== era) memory.remember(key(endpoint), era);
     },
     // A remembered era that proved wrong is overwritten by what the connection finds.
     delete() {},

@@ -173,6 +173,12 @@ type NotificationListener = (params: Params, extra: InboundExtra | undefined) =>
 
 const DEFAULT_MAX_PAGES = 100;
 const DEFAULT_MAX_INPUT_ROUNDS = 8;
+/**
+ * A legacy server's requests (elicitation, sampling, roots) served at once, and waiting beyond
+ * that; past both, refused with an error. A server flooding the client must not run `onElicitation`
+ * thousands of times at once (issue 15).
+ */
+const SERVER_REQUEST_LIMIT = { concurrent: 16, queued: 1024 } as const;
 
 /** A connection's negotiated facts. */
 interface Negotiated {
@@ -289,6 +295,7 @@ export class ClientCore {
       {
         timeoutMs: this.options.timeoutMs,
         logger: this.options.logger || this.options.onerror ? this.logger : undefined,
+        inboundLimit: SERVER_REQUEST_LIMIT,
       },
     );
     this.peer = peer;
@@ -309,11 +316,13 @@ export class ClientCore {
     // counts against the probe, and a premature fallback would lose the modern era for good.
     const probeTimeout = this.options.probeTimeoutMs ?? this.options.timeoutMs;
     let revision: ModernRevision = MODERN_REVISIONS[0];
+    this.probeUnanswered = false;
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         await this.discover(revision, probeTimeout);
         return;
       } catch (error) {
+        this.probeUnanswered = error instanceof SwitchboardError && error.code === 'TIMEOUT';
         // The transport itself failed (nothing to spawn, nothing listening): no handshake can help.
         const cause = (error as { cause?: unknown }).cause;
         if (cause instanceof SwitchboardError && cause.code === 'TRANSPORT') throw cause;
@@ -549,6 +558,12 @@ export class ClientCore {
   get era(): Era {
     return featuresOf(this.facts.revision).era;
   }
+  /**
+   * @internal `auto` fell back to the legacy handshake because `server/discover` got no answer in
+   * time (rather than a refusal): the server may be modern but slow to start. The CLI does not
+   * remember such an era.
+   */
+  probeUnanswered = false;
   get serverInfo(): Implementation | undefined {
     return this.facts.serverInfo;
   }

@@ -5,7 +5,7 @@
  * 2026-07-28 `input_required` result ({@link InputHandlers.fulfil}). Either way the same handler
  * runs, and a form answer is checked against the form before it leaves.
  */
-import { checkElicitContent, checkFormSchema } from '../protocol/elicitation.js';
+
 import { invalidParams, methodNotFound, SwitchboardError } from '../protocol/errors.js';
 import {
   encodeInputResult,
@@ -27,6 +27,7 @@ import type {
   ElicitResult,
   Root,
 } from '../protocol/types.js';
+import { checkElicitContent, checkFormSchema } from '../schema/elicitation.js';
 import { formatIssues } from '../schema/issues.js';
 
 /** What an input handler knows about the question it answers. */

@@ -21,12 +21,33 @@ export interface InboundExtra {
 
 /** Credentials a transport verified for the message (e.g. a bearer token). */
 export interface AuthInfo {
+  /** The access token itself. Never pass it to another service (the spec forbids token passthrough). */
   readonly token?: string;
+  /** The OAuth client the token was issued to. */
   readonly clientId?: string;
+  /** Who the token acts for (the `sub` claim). */
   readonly subject?: string;
+  /** The authorization server that issued the token (its `iss`). */
+  readonly issuer?: string;
+  /** The scopes granted (with those they imply, when the server declares scope hierarchies). */
   readonly scopes?: readonly string[];
+  /** When the token expires, in seconds since the epoch. */
   readonly expiresAt?: number;
+  /** Anything else the verifier knows (for JWT access tokens: `claims`, every claim of the token). */
   readonly extra?: Record<string, unknown>;
+}
+
+/**
+ * Who a message acts for, as a key: the issuer, subject and client of verified credentials, the
+ * token itself when they name neither, null without credentials. Legacy HTTP sessions are bound to
+ * it, and 2026-07-28 `requestState` and tasks to its digest.
+ */
+export function principalOf(auth: AuthInfo | undefined): string | null {
+  if (!auth) return null;
+  if (auth.subject !== undefined || auth.clientId !== undefined) {
+    return `principal\n${auth.issuer ?? ''}\n${auth.subject ?? ''}\n${auth.clientId ?? ''}`;
+  }
+  return auth.token === undefined ? null : `token\n${auth.token}`;
 }
 
 export interface ChannelSink {

@@ -6,11 +6,11 @@
  * themselves (`notifications/cancelled`, `notifications/progress`), nothing else.
  */
 import { ErrorCode, ProtocolError, SwitchboardError, toErrorObject } from '../protocol/errors.js';
+import { errorFrame, notificationFrame, requestFrame, resultFrame } from '../protocol/frames.js';
 import { exceedsDepth, tooDeepMessage } from '../protocol/json-depth.js';
 import {
   classify,
   isRequestId,
-  type JsonRpcErrorObject,
   type JsonRpcNotification,
   type Params,
   type RequestId,
@@ -19,7 +19,6 @@ import { type Deferred, deferred } from '../util/deferred.js';
 import { asError, isPlainObject, isPromiseLike } from '../util/guards.js';
 import type { Logger } from '../util/logger.js';
 import type { Channel, ChannelSink, FrameInfo, InboundExtra } from './channel.js';
-import { RawJson } from './raw-json.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_TOTAL_TIMEOUT_MS = 10 * 60_000;
@@ -72,7 +71,7 @@ export interface InboundRequest {
 }
 
 export interface PeerHandlers {
-  /** Answers a request: a result object, a {@link RawJson}, or a thrown error. */
+  /** Answers a request: a result object, a `RawJson` (protocol/frames.ts), or a thrown error. */
   request(request: InboundRequest): unknown;
   /** Any notification except cancellations of our inbound requests and progress for our outbound ones. */
   notification(notification: JsonRpcNotification, extra: InboundExtra | undefined): void;
@@ -89,6 +88,13 @@ export interface PeerOptions {
   timeoutMs?: number;
   /** The owner's logger, handed to the channel (see {@link ChannelSink.logger}). */
   logger?: Logger;
+  /**
+   * Bounds the peer's requests served at once: past `concurrent` they wait, in arrival order; past
+   * `queued` waiting, they are refused at once with an error. A client sets it, so that a server
+   * flooding it with requests (elicitations, say) cannot run its handlers thousands of times at once;
+   * a server does not (its long-lived requests, listen streams among them, could block the rest).
+   */
+  inboundLimit?: { readonly concurrent: number; readonly queued: number };
 }
 
 interface PendingCall {
@@ -131,6 +137,8 @@ class BatchCollector {
 class Inbound implements InboundRequest {
   cancelled = false;
   done = false;
+  /** Its handler was called (it may have waited for a turn first, see `inboundLimit`). */
+  running = false;
   private controller: AbortController | undefined;
   private whenSettled: Deferred | undefined;
   constructor(
@@ -179,6 +187,11 @@ export class Peer {
   private pending: Map<string | number, PendingCall> | undefined;
   private byProgressToken: Map<string | number, PendingCall> | undefined;
   private readonly inbound = new Map<string | number, Inbound>();
+  private readonly inboundLimit: PeerOptions['inboundLimit'];
+  /** Inbound requests whose handler runs now (counted only under `inboundLimit`). */
+  private serving = 0;
+  /** Inbound requests waiting for a turn, oldest first (made by the first to wait). */
+  private waiting: Inbound[] | undefined;
   private closedError: Error | undefined;
   private isClosed = false;
   private started = false;
@@ -190,6 +203,7 @@ export class Peer {
     this.handlers = handlers;
     this.defaultTimeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.logger = options.logger;
+    this.inboundLimit = options.inboundLimit;
   }
 
   get closed(): boolean {
@@ -514,7 +528,29 @@ export class Peer {
       return;
     }
     const request = new Inbound(id, method, params, extra, batch);
+    const limit = this.inboundLimit;
+    if (limit && this.serving >= limit.concurrent) {
+      this.waiting ??= [];
+      const waiting = this.waiting;
+      if (waiting.length >= limit.queued) {
+        const error = new ProtocolError(
+          ErrorCode.InternalError,
+          `Too many requests at once: ${this.serving} of your requests are being served and ${waiting.length} more are waiting, the most this side takes; '${method}' was refused. Send fewer requests at once, or wait for their answers first.`,
+        );
+        this.respondOrCollect(errorFrame(id, error.toObject()), id, batch);
+        return;
+      }
+      this.inbound.set(id, request);
+      waiting.push(request);
+      return;
+    }
     this.inbound.set(id, request);
+    this.run(request);
+  }
+
+  private run(request: Inbound): void {
+    request.running = true;
+    if (this.inboundLimit) this.serving++;
     let outcome: unknown;
     try {
       outcome = this.handlers.request(request);
@@ -536,6 +572,10 @@ export class Peer {
     this.inbound.delete(request.id);
     if (request.done) return;
     request.done = true;
+    if (request.running && this.inboundLimit) {
+      this.serving--;
+      this.nextWaiting();
+    }
     // A cancelled request gets no response at all (the peer has forgotten it).
     if (request.cancelled || this.isClosed) {
       request.batch?.add(undefined);
@@ -557,6 +597,20 @@ export class Peer {
     }
     this.respondOrCollect(frame, request.id, request.batch);
     request.settle();
+  }
+
+  /** Gives the freed turn to the oldest waiting request; one cancelled while waiting just ends. */
+  private nextWaiting(): void {
+    const waiting = this.waiting;
+    while (waiting && waiting.length > 0 && !this.isClosed) {
+      const next = waiting.shift()!;
+      if (next.cancelled) {
+        this.finish(next, undefined, undefined);
+        continue;
+      }
+      this.run(next);
+      return;
+    }
   }
 
   private respondOrCollect(frame: string, id: RequestId | null, batch: BatchCollector | undefined): void {
@@ -617,6 +671,7 @@ export class Peer {
     }
     for (const request of this.inbound.values()) request.cancel(error ?? 'connection closed');
     this.inbound.clear();
+    this.waiting = undefined;
     this.handlers.closed?.(error);
   }
 }
@@ -635,29 +690,6 @@ function abortError(method: string, reason: unknown): SwitchboardError {
   return new SwitchboardError('ABORTED', `Request '${method}' was aborted${why ? `: ${why}` : ''}.`, {
     cause: reason,
   });
-}
-
-function requestFrame(id: number, method: string, params: Params | undefined): string {
-  const head = `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)}`;
-  return params === undefined ? `${head}}` : `${head},"params":${JSON.stringify(params)}}`;
-}
-
-/** Serializes a notification. */
-export function notificationFrame(method: string, params: Params | undefined): string {
-  return params === undefined
-    ? `{"jsonrpc":"2.0","method":${JSON.stringify(method)}}`
-    : `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}`;
-}
-
-/** Serializes a result response; a {@link RawJson} result is spliced in as is. Throws if `result` cannot be serialized. */
-export function resultFrame(id: RequestId, result: unknown): string {
-  const json = result instanceof RawJson ? result.json : JSON.stringify(result ?? {});
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${json}}`;
-}
-
-/** Serializes an error response. */
-export function errorFrame(id: RequestId | null, error: JsonRpcErrorObject): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":${JSON.stringify(error)}}`;
 }
 
 /**

@@ -29,7 +29,7 @@ import type {
   Tool,
 } from '../protocol/types.js';
 import type { SchemaLike } from '../schema/index.js';
-import type { ClientView } from '../server/context.js';
+import type { ClientView } from '../server/link.js';
 import { normalizeReadResult, type ResourceConfig, type ResourceReader } from '../server/resources.js';
 import type { ResourceHandle, ServerCore, ToolHandle } from '../server/server.js';
 import type { ToolConfig, ToolHandler } from '../server/tools.js';

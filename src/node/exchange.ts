@@ -48,6 +48,10 @@ export class NodeExchange implements HttpExchange {
     return this.req.auth;
   }
 
+  set auth(value: AuthInfo | undefined) {
+    this.req.auth = value;
+  }
+
   header(name: string): string | undefined {
     const value = this.req.headers[name] ?? (name === 'host' ? this.req.headers[':authority'] : undefined);
     return value === undefined || typeof value === 'string' ? value : value.join(', ');

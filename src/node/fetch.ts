@@ -15,7 +15,10 @@
  * - redirects (`follow`, up to 5; `manual`; `error`); a redirect to another origin carries only the
  *   protocol's own headers ({@link CROSS_ORIGIN_HEADERS}): Authorization, Cookie, the session id and
  *   every header the caller added stay behind;
- * - at most `connections` sockets per origin (default 64), kept alive and reused: more requests wait;
+ * - at most `connections` sockets per origin (default 64), kept alive and reused: more requests wait.
+ *   GET requests (a legacy session's standalone event stream, held open as long as the session)
+ *   have a pool of their own without that bound: only the client opens them, one per session, and
+ *   counted with the rest the 65th session of a process would wait forever for its `initialize`;
  * - proxies: `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` read at the first request (loopback stays direct),
  *   or one given explicitly; tunnelled with CONNECT.
  *
@@ -33,9 +36,11 @@ import type {
 
 export interface NodeFetchOptions {
   /**
-   * Most connections open to one origin at once; more requests wait for a free one. Default 64.
-   * Every request whose answer streams holds one until it ends: set it above the number of calls
-   * you keep in flight at once, so the short requests that answer the server still get through.
+   * Most connections open to one origin at once for requests other than GET; more wait for a free
+   * one. Default 64. Every request whose answer streams holds one until it ends: set it above the
+   * number of calls you keep in flight at once, so the short requests that answer the server still
+   * get through. GET event streams (one per legacy session) are not counted: they have a pool of
+   * their own, since a session's stream lives as long as the session.
    */
   connections?: number;
   /**
@@ -77,8 +82,8 @@ const loadUndici = (): Promise<Undici> => {
   return undici;
 };
 
-/** Which dispatcher serves a URL. */
-type Route = (url: URL) => Dispatcher;
+/** Which dispatcher serves a request: by its URL, and whether it opens an event stream (a GET). */
+type Route = (url: URL, stream: boolean) => Dispatcher;
 
 /** Creates a {@link FetchLike} over undici with its own connection pool (see {@link NodeFetchOptions}). */
 export function createNodeFetch(options: NodeFetchOptions = {}): FetchLike {
@@ -91,7 +96,10 @@ export function createNodeFetch(options: NodeFetchOptions = {}): FetchLike {
   let loading: Promise<Route> | undefined;
   const load = (): Promise<Route> =>
     (loading ??= loadUndici().then((module) => {
-      route = routeOf(module, connections, options.proxy ?? 'env');
+      const proxy = options.proxy ?? 'env';
+      const bounded = routeOf(module, connections, proxy);
+      const streams = routeOf(module, undefined, proxy);
+      route = (url, stream) => (stream ? streams : bounded)(url);
       return route;
     }));
 
@@ -116,7 +124,12 @@ export function createNodeFetch(options: NodeFetchOptions = {}): FetchLike {
 /** The default node fetch, with a connection pool of its own. */
 export const nodeFetch: FetchLike = createNodeFetch();
 
-function routeOf(module: Undici, connections: number, proxy: 'env' | false | string): Route {
+/** The dispatchers of one pool (at most `connections` sockets per origin, or unbounded). */
+function routeOf(
+  module: Undici,
+  connections: number | undefined,
+  proxy: 'env' | false | string,
+): (url: URL) => Dispatcher {
   const direct = new module.Agent({ connections });
   if (proxy === false) return () => direct;
   if (proxy !== 'env') {
@@ -180,7 +193,7 @@ class Hop implements Dispatcher.DispatchHandler {
     const { url, init } = this;
     if (this.#cancel) this.#cancel.onabort = this.#onAbort;
     else this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
-    this.route(url).dispatch(
+    this.route(url, init.method === 'GET').dispatch(
       {
         origin: url.origin,
         path: url.pathname + url.search,

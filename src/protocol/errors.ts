@@ -87,7 +87,12 @@ export type LocalErrorCode =
   /** A 2026-07-28 request still needed input after the configured number of rounds. */
   | 'INPUT_ROUNDS_EXCEEDED'
   /** The task whose result was awaited was cancelled (by `cancel()`, another client, or the server). */
-  | 'TASK_CANCELLED';
+  | 'TASK_CANCELLED'
+  /**
+   * OAuth failed: discovery, registration, sign-in or a token request (`switchboard/auth`). The
+   * message says which step and what to configure; it never contains a token.
+   */
+  | 'AUTHORIZATION';
 
 export class SwitchboardError extends Error {
   override name = 'SwitchboardError';

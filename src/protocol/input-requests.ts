@@ -9,7 +9,6 @@
 
 import { isPlainObject } from '../util/guards.js';
 import { encodeContentBlock, encodeTool } from './codec.js';
-import { encodeElicitParams } from './elicitation.js';
 import { SwitchboardError } from './errors.js';
 import type { Params } from './jsonrpc.js';
 import type { RevisionFeatures } from './revisions.js';
@@ -17,6 +16,7 @@ import type {
   ClientCapabilities,
   CreateMessageParams,
   CreateMessageResult,
+  ElicitFieldSchema,
   ElicitParams,
   ElicitResult,
   ListRootsResult,
@@ -228,4 +228,58 @@ export function inputParamsProblem(method: InputMethod, value: unknown): string 
   if (value.mode === 'url') return typeof value.url === 'string' ? undefined : '"url" must be a string';
   if (value.mode !== undefined && value.mode !== 'form') return '"mode" must be "form" or "url"';
   return isPlainObject(value.requestedSchema) ? undefined : '"requestedSchema" must be an object';
+}
+
+// --- elicitation params for the peer's revision ----------------------------------------------------
+
+const cannot = (what: string, f: RevisionFeatures, fix: string) =>
+  new SwitchboardError(
+    'CAPABILITY_MISSING',
+    `${what} needs protocol 2025-11-25 or later; this client speaks ${f.revision}. ${fix}`,
+  );
+
+/**
+ * Fits elicitation params to a revision: 2025-06-18 gets titled choices as `enum` + `enumNames` and
+ * loses the defaults it cannot carry (it keeps only boolean defaults); multi-select and URL mode are
+ * impossible there and throw `CAPABILITY_MISSING`. 2026-07-28 has no `elicitationId`.
+ */
+export function encodeElicitParams(params: ElicitParams, f: RevisionFeatures): ElicitParams {
+  if (!f.structured) {
+    throw new SwitchboardError(
+      'CAPABILITY_MISSING',
+      `Elicitation needs protocol 2025-06-18 or later; this client speaks ${f.revision}. Ask in the tool's arguments or result instead.`,
+    );
+  }
+  if (params.mode === 'url') {
+    if (!f.icons) throw cannot('URL-mode elicitation', f, 'Use a form, or return the URL in the result.');
+    if (!f.modern) return params;
+    const { elicitationId: _id, ...rest } = params;
+    return rest;
+  }
+  if (f.icons) return params;
+  const { requestedSchema } = params;
+  const properties: Record<string, ElicitFieldSchema> = {};
+  for (const [name, field] of Object.entries(requestedSchema.properties)) {
+    properties[name] = downgradeField(name, field, f);
+  }
+  const { $schema: _schema, ...schema } = requestedSchema;
+  const { mode: _mode, ...rest } = params;
+  return { ...rest, requestedSchema: { ...schema, properties } };
+}
+
+function downgradeField(name: string, field: ElicitFieldSchema, f: RevisionFeatures): ElicitFieldSchema {
+  if (field.type === 'array') {
+    throw cannot(
+      `The multi-select field "${name}"`,
+      f,
+      'Use a single-select field or several boolean fields.',
+    );
+  }
+  if (field.type === 'boolean') return field;
+  const { default: _default, ...rest } = field as ElicitFieldSchema & { default?: unknown };
+  if ('oneOf' in rest) {
+    const { oneOf, ...base } = rest;
+    return { ...base, enum: oneOf.map((o) => o.const), enumNames: oneOf.map((o) => o.title) };
+  }
+  return rest as ElicitFieldSchema;
 }

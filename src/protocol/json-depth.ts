@@ -9,13 +9,39 @@
 export const MAX_JSON_DEPTH = 1000;
 
 /**
- * Whether `value` nests objects or arrays more than `limit` levels deep. Iterative (an explicit
- * stack), linear in the number of objects and arrays, and it stops at the first level too deep.
+ * Whether `value` nests objects or arrays more than `limit` levels deep. Linear in the number of
+ * objects and arrays, and it stops at the first level too deep. Every message passes here, and
+ * almost all are a few levels deep: the first {@link SHALLOW} levels are walked by recursion, which
+ * allocates nothing; below them an explicit stack takes over, so no message can deepen the call stack.
  */
 export function exceedsDepth(value: unknown, limit: number = MAX_JSON_DEPTH): boolean {
   if (typeof value !== 'object' || value === null) return false;
-  const nodes: object[] = [value];
-  const depths: number[] = [1];
+  return shallowExceeds(value, 1, limit);
+}
+
+/** Levels walked by recursion before the explicit stack takes over. */
+const SHALLOW = 32;
+
+function shallowExceeds(node: object, depth: number, limit: number): boolean {
+  if (depth > limit) return true;
+  if (depth >= SHALLOW) return deepExceeds(node, depth, limit);
+  if (Array.isArray(node)) {
+    for (const child of node) {
+      if (typeof child === 'object' && child !== null && shallowExceeds(child, depth + 1, limit)) return true;
+    }
+    return false;
+  }
+  for (const key in node) {
+    const child = (node as Record<string, unknown>)[key];
+    if (typeof child === 'object' && child !== null && shallowExceeds(child, depth + 1, limit)) return true;
+  }
+  return false;
+}
+
+/** The same walk with an explicit stack, from `root` at `rootDepth`. */
+function deepExceeds(root: object, rootDepth: number, limit: number): boolean {
+  const nodes: object[] = [root];
+  const depths: number[] = [rootDepth];
   while (nodes.length > 0) {
     const node = nodes.pop()!;
     const depth = depths.pop()!;

@@ -4,6 +4,7 @@
  * arrived. The JSON Schema validators (fast path and generic) build their messages only through
  * {@link issueText}, so both produce identical issues for the same input.
  */
+import { jsonPreview } from '../util/clip.js';
 import type { Issue } from './types.js';
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -39,13 +40,7 @@ const PREVIEW_LIMIT = 40;
 
 /** A short JSON rendering of a value for a message; long values are cut. */
 export function preview(value: unknown): string {
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = String(value);
-  }
-  return text.length > PREVIEW_LIMIT ? `${text.slice(0, PREVIEW_LIMIT)}…` : text;
+  return jsonPreview(value, PREVIEW_LIMIT);
 }
 
 const ENUM_LIMIT = 10;

@@ -8,16 +8,33 @@ import { type InboundRequest, Peer, type PeerHandlers } from '../engine/peer.js'
 import { hasModernEnvelope } from '../protocol/envelope.js';
 import { ErrorCode, invalidRequest, ProtocolError } from '../protocol/errors.js';
 import type { JsonRpcNotification, Params } from '../protocol/jsonrpc.js';
-import type { LoggingLevel } from '../protocol/types.js';
 import { type Deferred, deferred } from '../util/deferred.js';
-import type { RequestLink } from './context.js';
-import { legacyWants, type NotificationSubscriber } from './notifications.js';
-import type { LegacySession, ServerCore } from './server.js';
+import type { Logger } from '../util/logger.js';
+import type { LegacyLink, LegacySession, RequestLink, ServedRequest } from './link.js';
+import { legacyWants, type NotificationHub, type NotificationSubscriber } from './notifications.js';
 
 const EMPTY: Params = Object.freeze({}) as Params;
 
-/** The request-scoped side channel of one inbound request on a connection. */
-class PeerRequestLink implements RequestLink {
+/**
+ * What a connection needs of its server (`ServerCore` is one): named here so that the connection
+ * does not import the server that imports it.
+ */
+export interface ConnectionHost {
+  readonly notifications: NotificationHub;
+  readonly configuredLogger: Logger | undefined;
+  readonly maxBatchLength: number;
+  serve(request: ServedRequest, link: RequestLink): Promise<unknown>;
+  initialize(params: Params): { result: unknown; session: LegacySession };
+  reportError(error: Error): void;
+  detach(connection: ServerConnection): void;
+  emit(event: 'rootsListChanged', payload: { connection: ServerConnection }): void;
+}
+
+/**
+ * The side channel of one inbound request on a connection. Once the connection has a legacy
+ * session it is also the request's {@link LegacyLink} (one object per request, not two).
+ */
+class PeerRequestLink implements RequestLink, LegacyLink {
   constructor(
     readonly connection: ServerConnection,
     private readonly inbound: InboundRequest,
@@ -53,21 +70,11 @@ class PeerRequestLink implements RequestLink {
   get extra(): InboundExtra | undefined {
     return this.inbound.extra;
   }
-  get logLevel(): LoggingLevel | undefined {
-    return this.connection.session?.logLevel;
+  get legacy(): LegacyLink | undefined {
+    return this.connection.session ? this : undefined;
   }
-  setLogLevel(level: LoggingLevel): void {
-    const session = this.connection.session;
-    if (session) session.logLevel = level;
-  }
-  get resourceSubscriptions(): Set<string> | undefined {
-    const session = this.connection.session;
-    if (!session) return undefined;
-    session.resourceSubscriptions ??= new Set();
-    return session.resourceSubscriptions;
-  }
-  get sessionId(): string | undefined {
-    return this.connection.session?.id;
+  get session(): LegacySession {
+    return this.connection.session as LegacySession;
   }
   get settled(): Promise<void> {
     return this.inbound.settled;
@@ -116,7 +123,7 @@ export class ServerConnection implements NotificationSubscriber {
 
   constructor(
     /** @internal */
-    readonly server: ServerCore,
+    readonly server: ConnectionHost,
     channel: Channel,
   ) {
     server.notifications.add(this);
@@ -170,13 +177,7 @@ export class ServerConnection implements NotificationSubscriber {
       // The one request a legacy client may send before initializing.
       if (request.method === 'ping' && !this.legacy) return EMPTY;
     }
-    return this.server.serve(
-      request.method,
-      params,
-      request.id,
-      new PeerRequestLink(this, request),
-      this.legacy,
-    );
+    return this.server.serve(request, new PeerRequestLink(this, request));
   }
 
   private initialize(params: Params): unknown {

@@ -3,27 +3,25 @@
  * object in both eras: `progress`, `log` and `signal` behave identically whether the client spoke
  * `initialize` (legacy) or sent a 2026-07-28 `_meta` envelope (modern).
  */
-import type { AuthInfo, InboundExtra } from '../engine/channel.js';
+import type { AuthInfo } from '../engine/channel.js';
 import { encodeProgressParams } from '../protocol/codec.js';
-import { checkElicitContent, type ElicitFormContent } from '../protocol/elicitation.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import type { Params, RequestId } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
 import { type Era, featuresOf, type Revision } from '../protocol/revisions.js';
 import {
   type CacheHint,
-  type ClientCapabilities,
   type CreateMessageParams,
   type CreateMessageResult,
   type ElicitFormSchema,
   type ElicitResult,
   type ElicitUrlParams,
-  type Implementation,
   LOGGING_LEVELS,
   type LoggingLevel,
   type Meta,
   type Root,
 } from '../protocol/types.js';
+import { checkElicitContent, type ElicitFormContent } from '../schema/elicitation.js';
 import { formatIssues } from '../schema/issues.js';
 import type { InferInput, StandardJsonSchema } from '../schema/types.js';
 import { asError } from '../util/guards.js';
@@ -36,61 +34,10 @@ import {
   LinkInput,
   UnavailableInput,
 } from './input.js';
+import type { ClientView, RequestLink } from './link.js';
 import type { MrtrRound } from './mrtr.js';
 import { type RedactFn, redactSecrets } from './redact.js';
-import { TaskHandoff } from './task-handoff.js';
 import type { UrlElicitationTracker } from './url-elicitations.js';
-
-/** How a request's context reaches the client: implemented by a connection or an HTTP response stream. */
-export interface RequestLink {
-  /** Sends a notification about this request (progress, log) if it is still live. */
-  notify(method: string, params: Params): void;
-  /** True once nothing more may be sent for this request (answered, cancelled, disconnected). */
-  readonly finished: boolean;
-  /** Aborted when the client cancels or goes away. */
-  readonly signal: AbortSignal;
-  readonly extra: InboundExtra | undefined;
-  /** Legacy log level set with `logging/setLevel` on this connection. */
-  readonly logLevel?: LoggingLevel | undefined;
-  /** Records a legacy `logging/setLevel` for the connection. */
-  setLogLevel?(level: LoggingLevel): void;
-  /** The URIs this legacy connection subscribed to with `resources/subscribe` (absent outside a legacy session). */
-  readonly resourceSubscriptions?: Set<string>;
-  /** The legacy session the request arrived in (2025-11-25 tasks belong to it); absent on 2026-07-28. */
-  readonly sessionId?: string;
-  /**
-   * Settles once this request's final response was handed to the transport (or the request was
-   * cancelled): a server ending a `subscriptions/listen` stream waits for it before closing.
-   */
-  readonly settled?: Promise<void>;
-  /**
-   * Says that the server ended this long-lived request, after its final result went out. On a
-   * channel every request shares (stdio, in-memory) that is `notifications/cancelled` naming the
-   * request; a transport with a stream per request (HTTP) ends the stream instead and leaves this out.
-   */
-  announceEnd?(reason: string): void;
-  /**
-   * Legacy connections: sends a server→client request (elicitation, sampling, roots) on behalf of
-   * this request; HTTP sends it on this request's stream.
-   */
-  request?(
-    method: string,
-    params: Params | undefined,
-    options: { signal?: AbortSignal; timeoutMs?: number },
-  ): Promise<Record<string, unknown>>;
-  /**
-   * Legacy connections: sends a notification on the connection, not tied to this request, even
-   * after it finished (`notifications/elicitation/complete`). False once the connection closed.
-   */
-  notifyConnection?(method: string, params: Params): boolean;
-  /**
-   * Legacy connections: whether a message sent on the connection (not on this request's stream)
-   * reaches the client now (see `Channel.canPush`). Absent: it does.
-   */
-  canPush?(): boolean;
-  /** Ends the connection carrying this request's stream, the request going on (see `ctx.closeSseStream`). */
-  closeStream?(): boolean;
-}
 
 /** Server-wide settings a request context uses. */
 export interface ContextServices {
@@ -120,12 +67,6 @@ export interface ElicitFormRequest<S> {
 
 /** URL-mode params: the user is sent to `url` (2025-11-25+; the client must declare `elicitation.url`). */
 export type ElicitUrlRequest = Omit<ElicitUrlParams, 'mode'> & { mode: 'url' };
-
-/** The client as this request describes it. */
-export interface ClientView {
-  readonly info: Implementation | undefined;
-  readonly capabilities: ClientCapabilities;
-}
 
 const levelRank = (level: LoggingLevel): number => LOGGING_LEVELS.indexOf(level);
 
@@ -196,7 +137,7 @@ export class RequestContext {
    * included. Returns false (and does nothing) on any other transport, revision or response mode.
    */
   closeSseStream(): boolean {
-    return this.link.closeStream?.() ?? false;
+    return this.link.legacy?.closeStream?.() ?? false;
   }
 
   /**
@@ -233,7 +174,8 @@ export class RequestContext {
 
   /** @internal Applies `logging/setLevel` to the connection this request arrived on. */
   setLogLevel(level: LoggingLevel): void {
-    this.link.setLogLevel?.(level);
+    const legacy = this.link.legacy;
+    if (legacy) legacy.session.logLevel = level;
   }
 
   /**
@@ -248,7 +190,7 @@ export class RequestContext {
     const threshold =
       this.era === 'modern'
         ? (this.meta?.[META.logLevel] as LoggingLevel | undefined)
-        : (this.link.logLevel ?? 'debug');
+        : (this.link.legacy?.session.logLevel ?? 'debug');
     if (threshold === undefined || levelRank(level) < levelRank(threshold)) return;
     const redact = this.services.redact ?? redactSecrets;
     let safe = data;
@@ -368,8 +310,8 @@ export class RequestContext {
       );
     }
     const elicitationId = params.elicitationId ?? crypto.randomUUID();
-    const notify = this.link.notifyConnection?.bind(this.link);
-    if (notify) this.services.urlElicitations?.track(elicitationId, notify);
+    const legacy = this.link.legacy;
+    if (legacy) this.services.urlElicitations?.track(elicitationId, legacy.notifyConnection.bind(legacy));
     throw new ProtocolError(ErrorCode.UrlElicitationRequired, params.message, {
       elicitations: [{ mode: 'url', elicitationId, url: params.url, message: params.message }],
     });
@@ -413,4 +355,18 @@ function checkUrlRequest(params: { message?: unknown; url?: unknown }): void {
       'A URL elicitation needs a string "message" and an absolute "url" (https in production).',
     );
   }
+}
+
+/**
+ * What a tool handler returns to hand the rest of its work to a task (`ctx.continueAsTask(work)`):
+ * the handler runs inline first — it may ask for input, on 2026-07-28 in multi-round trips before
+ * any task exists — and the call becomes a task only at this point (SEP-2663's MRTR-then-task
+ * composition). Where the call cannot become a task, the work runs inline instead.
+ */
+export class TaskHandoff<R = unknown> {
+  /** @internal Built by `ctx.continueAsTask()`. */
+  constructor(
+    /** The rest of the tool's work: runs as the task, with the task's context (or inline, with the call's). */
+    readonly work: (ctx: RequestContext) => R | Promise<R>,
+  ) {}
 }

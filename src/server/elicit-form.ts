@@ -3,8 +3,9 @@
  * Schema library (zod, valibot, arktype) that we export to a form and that also validates (and
  * types) the accepted answer. Prepared once per schema object.
  */
-import { checkFormSchema } from '../protocol/elicitation.js';
+
 import type { ElicitFormSchema } from '../protocol/types.js';
+import { checkFormSchema } from '../schema/elicitation.js';
 import { compileStandardSchema, isStandardSchema } from '../schema/standard.js';
 import type { StandardJsonSchema, ValidationResult } from '../schema/types.js';
 

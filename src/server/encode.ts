@@ -3,7 +3,7 @@
  * what 2026-07-28 requires on every result (`resultType`, cache hints, `serverInfo`), and serialize
  * list pages once per (page, revision, cache variant) so repeated lists cost a lookup.
  */
-import { RawJson } from '../engine/raw-json.js';
+
 import {
   encodeCallToolResult,
   encodeGetPromptResult,
@@ -13,6 +13,7 @@ import {
   encodeResourceTemplate,
   encodeTool,
 } from '../protocol/codec.js';
+import { RawJson } from '../protocol/frames.js';
 import { META } from '../protocol/meta.js';
 import { featuresOf, type RevisionFeatures } from '../protocol/revisions.js';
 import type {

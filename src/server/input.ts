@@ -19,7 +19,7 @@ import {
 import type { Params } from '../protocol/jsonrpc.js';
 import type { RevisionFeatures } from '../protocol/revisions.js';
 import type { ClientCapabilities } from '../protocol/types.js';
-import type { RequestLink } from './context.js';
+import type { RequestLink } from './link.js';
 import type { UrlElicitationTracker } from './url-elicitations.js';
 
 /** Per-call options of `ctx.elicit`, `ctx.sample`, `ctx.listRoots`. */
@@ -123,7 +123,8 @@ export class LinkInput implements InputSource {
     const refused = capabilityError(method, params, capabilities, f);
     if (refused) throw refused;
     if (method === 'elicitation/create' && wire?.mode === 'url') wire = this.trackUrl(wire);
-    if (!this.link.request) {
+    const legacy = this.link.legacy;
+    if (!legacy) {
       throw new SwitchboardError(
         'CONFIG',
         `This connection cannot send ${method} to the client: its transport does not carry server-to-client requests.`,
@@ -132,7 +133,7 @@ export class LinkInput implements InputSource {
     const signal = call.signal ? AbortSignal.any([this.options.signal, call.signal]) : this.options.signal;
     let result: Record<string, unknown>;
     try {
-      result = await this.link.request(method, wire, {
+      result = await legacy.request(method, wire, {
         signal,
         timeoutMs: call.timeoutMs ?? this.options.timeoutMs,
       });
@@ -162,8 +163,8 @@ export class LinkInput implements InputSource {
   /** 2025-11-25 URL elicitations carry an id the completion notification names. */
   private trackUrl(wire: Params): Params {
     const elicitationId = typeof wire.elicitationId === 'string' ? wire.elicitationId : crypto.randomUUID();
-    const notify = this.link.notifyConnection?.bind(this.link);
-    if (notify) this.options.urlElicitations?.track(elicitationId, notify);
+    const legacy = this.link.legacy;
+    if (legacy) this.options.urlElicitations?.track(elicitationId, legacy.notifyConnection.bind(legacy));
     return { ...wire, elicitationId };
   }
 }

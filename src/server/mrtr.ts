@@ -14,7 +14,7 @@
  * requests. A first run (no `requestState`) opens its round synchronously, and the round allocates
  * nothing more until the handler asks for input.
  */
-import type { AuthInfo, InboundExtra } from '../engine/channel.js';
+import { type AuthInfo, type InboundExtra, principalOf } from '../engine/channel.js';
 import { invalidParams, SwitchboardError } from '../protocol/errors.js';
 import {
   encodeInputParams,
@@ -324,9 +324,6 @@ function requestDigest(method: string, params: Params): Promise<string> {
  * unauthenticated. Also what tasks are bound to (`extensions/tasks`).
  */
 export async function callerDigest(auth: AuthInfo | undefined): Promise<string | null> {
-  if (!auth) return null;
-  if (auth.subject !== undefined || auth.clientId !== undefined) {
-    return digest(`principal\n${auth.subject ?? ''}\n${auth.clientId ?? ''}`);
-  }
-  return auth.token === undefined ? null : digest(`token\n${auth.token}`);
+  const principal = principalOf(auth);
+  return principal === null ? null : digest(principal);
 }

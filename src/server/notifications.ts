@@ -29,7 +29,8 @@ import {
 } from '../protocol/notifications.js';
 import type { ServerCapabilities } from '../protocol/types.js';
 import { asError } from '../util/guards.js';
-import type { RequestContext, RequestLink } from './context.js';
+import type { RequestContext } from './context.js';
+import type { RequestLink } from './link.js';
 
 /** URIs one legacy connection or one listen stream may follow: bounds what a client can make us hold. */
 const MAX_RESOURCE_SUBSCRIPTIONS = 1000;
@@ -109,12 +110,15 @@ export function legacyWants(
 
 /** Answers a legacy `resources/subscribe` or `resources/unsubscribe` for the connection the request came on. */
 export function updateLegacySubscription(method: string, uri: string, link: RequestLink): Params {
-  const subscribed = link.resourceSubscriptions;
-  if (!subscribed) {
+  const session = link.legacy?.session;
+  if (!session) {
     throw invalidRequest(
       `'${method}' belongs to an initialized legacy connection; on 2026-07-28 open subscriptions/listen with notifications.resourceSubscriptions instead.`,
     );
   }
+  // Made by the first subscription: most sessions never subscribe.
+  session.resourceSubscriptions ??= new Set();
+  const subscribed = session.resourceSubscriptions;
   if (method === 'resources/unsubscribe') {
     subscribed.delete(uri);
   } else if (!subscribed.has(uri)) {

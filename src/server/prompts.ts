@@ -22,13 +22,14 @@ import { clip } from '../util/clip.js';
 import { frozenCopy } from '../util/freeze.js';
 import type { Completer } from './completion.js';
 import type { RequestContext } from './context.js';
+import { declareScopes, type ScopedConfig } from './scopes.js';
 
 export interface PromptArgumentConfig extends PromptArgument {
   /** Suggests values for this argument in `completion/complete`. */
   complete?: Completer;
 }
 
-export interface PromptConfig<Args extends SchemaLike | undefined> {
+export interface PromptConfig<Args extends SchemaLike | undefined> extends ScopedConfig {
   title?: string;
   description?: string;
   icons?: Icon[];
@@ -100,7 +101,9 @@ export function buildPromptEntry(
   if (args !== undefined && args.length > 0) descriptor.arguments = frozenCopy(args);
   if (config._meta !== undefined) descriptor._meta = frozenCopy(config._meta);
   const required = (args ?? []).filter((a) => a.required).map((a) => a.name);
-  return { descriptor: Object.freeze(descriptor), schema, required, complete, handler };
+  Object.freeze(descriptor);
+  declareScopes(descriptor, config, `prompt ${JSON.stringify(name)}`);
+  return { descriptor, schema, required, complete, handler };
 }
 
 export const unknownPrompt = (name: string) =>

@@ -16,6 +16,8 @@ export class Registry<T> {
   private snapshot: { values: T[]; keys: string[] } | undefined;
   private pages = new Map<string, Page<T>>();
   private currentVersion = 0;
+  /** Called with every value stored (added or replacing another). */
+  onAdd: ((value: T) => void) | undefined;
 
   constructor(
     /** What the entries are called in error messages: "tool", "prompt"... */
@@ -49,6 +51,7 @@ export class Registry<T> {
       );
     }
     this.slots.set(key, { value, enabled: true });
+    this.onAdd?.(value);
     this.bump();
   }
 
@@ -66,6 +69,7 @@ export class Registry<T> {
       this.slots.set(newKey, slot);
     }
     slot.value = value;
+    this.onAdd?.(value);
     this.bump();
   }
 

@@ -18,9 +18,10 @@ import { frozenCopy } from '../util/freeze.js';
 import type { Completer } from './completion.js';
 import { resourceContents } from './content.js';
 import type { RequestContext } from './context.js';
+import { declareScopes, type ScopedConfig } from './scopes.js';
 import { UriTemplate } from './uri-template.js';
 
-export interface ResourceConfig {
+export interface ResourceConfig extends ScopedConfig {
   title?: string;
   description?: string;
   mimeType?: string;
@@ -96,7 +97,9 @@ export function buildResourceEntry(
 ): ResourceEntry {
   const descriptor: Resource = { uri, name };
   copyDescriptorFields(descriptor as unknown as Record<string, unknown>, config);
-  return { descriptor: Object.freeze(descriptor), cache: config.cache, read };
+  Object.freeze(descriptor);
+  declareScopes(descriptor, config, `resource ${JSON.stringify(uri)}`);
+  return { descriptor, cache: config.cache, read };
 }
 
 export function buildTemplateEntry(
@@ -109,7 +112,9 @@ export function buildTemplateEntry(
   const descriptor: ResourceTemplate = { uriTemplate, name };
   const { list, complete, cache, ...rest } = config;
   copyDescriptorFields(descriptor as unknown as Record<string, unknown>, rest);
-  return { descriptor: Object.freeze(descriptor), template, cache, list, complete, read };
+  Object.freeze(descriptor);
+  declareScopes(descriptor, config, `resource template ${JSON.stringify(uriTemplate)}`);
+  return { descriptor, template, cache, list, complete, read };
 }
 
 export const resourceNotFound = (uri: string, code: number) =>

@@ -19,7 +19,7 @@ import {
   ProtocolError,
   SwitchboardError,
 } from '../protocol/errors.js';
-import type { Params, RequestId } from '../protocol/jsonrpc.js';
+import type { Params } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
 import type { KnownMethod, ParamsOf, ResultOf } from '../protocol/method-map.js';
 import { checkMeta, methodSpec } from '../protocol/methods.js';
@@ -56,9 +56,10 @@ import { type Logger, withOnerror } from '../util/logger.js';
 import { randomUuid } from '../util/random-id.js';
 import { type Completer, completerFor, runCompleter } from './completion.js';
 import { ServerConnection } from './connection.js';
-import { type ClientView, type ContextServices, RequestContext, type RequestLink } from './context.js';
+import { type ContextServices, RequestContext, TaskHandoff } from './context.js';
 import { BUILT_IN_ENCODERS, copyForMiddleware, encodeResult, markMemoizable } from './encode.js';
 import { type Handle, type ItemKind, registerItem } from './handles.js';
+import type { ClientView, LegacySession, RequestLink, ServedRequest } from './link.js';
 import {
   type FallbackLogic,
   type MethodEntry,
@@ -96,7 +97,7 @@ import {
   type TemplateEntry,
   type TemplateReader,
 } from './resources.js';
-import { TaskHandoff } from './task-handoff.js';
+import { callerHolds, scopesOf } from './scopes.js';
 import {
   buildToolEntry,
   type CallToolOutcome,
@@ -200,6 +201,8 @@ type ListItem<K extends ListKind> = K extends 'tools'
 
 const DEFAULT_LIST_CACHE: CacheHint = Object.freeze({ ttlMs: 60_000, cacheScope: 'public' });
 const NO_CACHE: CacheHint = Object.freeze({ ttlMs: 0, cacheScope: 'public' });
+/** A request without params is served as one with `{}`. */
+const EMPTY_PARAMS: Params = Object.freeze({}) as Params;
 
 /**
  * @internal How a plugin takes part in `tools/call` once the tool is found (tasks use it). Each hook
@@ -212,24 +215,26 @@ export interface ToolCallHooks {
   handOff?(entry: ToolEntry, handoff: TaskHandoff, ctx: RequestContext): Promise<unknown>;
 }
 
-/** State of a connection that completed the legacy `initialize` handshake. */
-export interface LegacySession {
-  /** Random, unguessable: what 2025-11-25 tasks are scoped to. */
-  readonly id: string;
-  readonly revision: LegacyRevision;
-  readonly client: ClientView;
-  /**
-   * What initialize advertised. It stays the session's contract: `list_changed` goes out as promised
-   * even after the last tool is removed, and the methods stay callable (answering an empty list).
-   */
-  readonly capabilities: ServerCapabilities;
-  initialized: boolean;
-  logLevel: (typeof LOGGING_LEVELS)[number] | undefined;
-  /**
-   * The URIs the client follows with `resources/subscribe`: made by the first request that asks for
-   * it (see `RequestLink.resourceSubscriptions`), as most sessions never subscribe.
-   */
-  resourceSubscriptions: Set<string> | undefined;
+/**
+ * A legacy session. Its id is made on first read: over HTTP at once (it names the session), over stdio
+ * only if tasks or a `sessionClosed` listener ask, since the first use of Web Crypto loads its modules,
+ * a millisecond of a stdio server's cold start.
+ */
+class Session implements LegacySession {
+  #id: string | undefined;
+  initialized = false;
+  logLevel: LegacySession['logLevel'] = undefined;
+  resourceSubscriptions: Set<string> | undefined = undefined;
+  constructor(
+    readonly revision: LegacyRevision,
+    readonly client: ClientView,
+    readonly capabilities: ServerCapabilities,
+  ) {}
+  get id(): string {
+    // Flat: it lives as long as the session (see random-id.ts).
+    this.#id ??= randomUuid();
+    return this.#id;
+  }
 }
 
 export class ServerCore {
@@ -261,6 +266,8 @@ export class ServerCore {
   private readonly pendingListChanges = new Set<ListChangedKind>();
   private index: { version: number; index: UriTemplateIndex<TemplateEntry> } | undefined;
   private readonly listFilters = new Map<ListKind, ((item: any, ctx: RequestContext) => boolean)[]>();
+  /** Some item was registered with `scopes`: lists are then filtered per caller. */
+  private scoped = false;
   private readonly mrtr: Mrtr;
   /** @internal Server-wide settings every request context uses. */
   readonly services: ContextServices;
@@ -362,6 +369,13 @@ export class ServerCore {
       maxListens: options.maxSubscriptions,
       report: (error) => this.reportError(error),
     });
+    const noteScopes = (entry: { descriptor: object }) => {
+      if (scopesOf(entry.descriptor).length > 0) this.scoped = true;
+    };
+    this.tools.onAdd = noteScopes;
+    this.prompts.onAdd = noteScopes;
+    this.resources.onAdd = noteScopes;
+    this.templates.onAdd = noteScopes;
     this.chain = this.core;
     this.mrtr = new Mrtr({
       sealer: new RequestStateSealer(options.requestStateKey),
@@ -631,8 +645,9 @@ export class ServerCore {
   /** @internal */
   detach(connection: ServerConnection): void {
     this.connections.delete(connection);
-    const sessionId = connection.session?.id;
-    if (sessionId !== undefined) for (const listener of this.plugged.sessionClosed) listener(sessionId);
+    const session = connection.session;
+    if (session === undefined) return;
+    for (const listener of this.plugged.sessionClosed) listener(session.id);
   }
 
   /**
@@ -717,32 +732,17 @@ export class ServerCore {
       info: params.clientInfo as Implementation,
       capabilities: params.capabilities as ClientCapabilities,
     };
-    return {
-      result,
-      session: {
-        // Flat: it lives as long as the session (see random-id.ts).
-        id: randomUuid(),
-        revision,
-        client,
-        capabilities,
-        initialized: false,
-        logLevel: undefined,
-        resourceSubscriptions: undefined,
-      },
-    };
+    return { result, session: new Session(revision, client, capabilities) };
   }
 
   /**
    * @internal Serves one request: admits it (era, revision, method, capability, params), runs the
    * middleware chain and the method's handler, and encodes the result for the request's revision.
    */
-  async serve(
-    method: string,
-    params: Params,
-    requestId: RequestId | undefined,
-    link: RequestLink,
-    session: LegacySession | undefined,
-  ): Promise<unknown> {
+  async serve(request: ServedRequest, link: RequestLink): Promise<unknown> {
+    const { method, id: requestId } = request;
+    const params = request.params ?? EMPTY_PARAMS;
+    const session = link.legacy?.session;
     checkMeta(params, method);
     const meta = params._meta as Meta | undefined;
     let revision: Revision;
@@ -859,7 +859,7 @@ export class ServerCore {
     const own = ctx.cacheHint;
     const base = entry.cache === 'list' ? (this.options.listCache ?? DEFAULT_LIST_CACHE) : NO_CACHE;
     const hint = own === undefined ? base : { ...base, ...own };
-    const perCaller = ctx.auth !== undefined || this.listFilters.size > 0;
+    const perCaller = ctx.auth !== undefined || this.listFilters.size > 0 || this.scoped;
     return perCaller && hint.cacheScope === 'public' ? { ...hint, cacheScope: 'private' } : hint;
   }
 
@@ -942,8 +942,43 @@ export class ServerCore {
   }
 
   private visible<K extends ListKind>(kind: K, item: ListItem<K>, ctx: RequestContext): boolean {
+    if (this.scoped && !callerHolds(item, ctx)) return false;
     const filters = this.listFilters.get(kind);
     return !filters || filters.every((accept) => accept(item, ctx));
+  }
+
+  /**
+   * @internal The scopes declared for what a request names (its tool, prompt, resource or
+   * template), for the HTTP layer's step-up check before the request is served. Params are not
+   * checked yet: anything unexpected names nothing.
+   */
+  itemScopes(method: string, params: Record<string, unknown>): readonly string[] {
+    if (!this.scoped) return [];
+    const name = typeof params.name === 'string' ? params.name : undefined;
+    switch (method) {
+      case 'tools/call':
+        return name === undefined ? [] : scopesOf(this.tools.get(name)?.descriptor);
+      case 'prompts/get':
+        return name === undefined ? [] : scopesOf(this.prompts.get(name)?.descriptor);
+      case 'resources/read':
+      case 'resources/subscribe':
+      case 'resources/unsubscribe': {
+        const uri = params.uri;
+        if (typeof uri !== 'string') return [];
+        const resource = this.resources.get(uri);
+        return scopesOf(resource ? resource.descriptor : this.templateIndex().match(uri)?.value.descriptor);
+      }
+      case 'completion/complete': {
+        const ref = params.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
+        if (typeof ref !== 'object' || ref === null) return [];
+        if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
+          return scopesOf(this.prompts.get(ref.name)?.descriptor);
+        }
+        return typeof ref.uri === 'string' ? scopesOf(this.templates.get(ref.uri)?.descriptor) : [];
+      }
+      default:
+        return [];
+    }
   }
 
   /** A page of a registry as a list result; memoized per page unless a filter makes it per caller. */
@@ -963,7 +998,7 @@ export class ServerCore {
     }
     const filters = this.listFilters.get(kind);
     // The cached page is frozen and shared; middleware gets a copy of its own to change at will.
-    if (!filters) return this.middleware.length === 0 ? result : copyForMiddleware(result);
+    if (!filters && !this.scoped) return this.middleware.length === 0 ? result : copyForMiddleware(result);
     return {
       ...result,
       [kind]: (result[kind] as ListItem<K>[]).filter((item) => this.visible(kind, item, ctx)),
@@ -977,7 +1012,9 @@ export class ServerCore {
     }
     // Templates that enumerate resources make the list dynamic: build and page it per request.
     const all: Resource[] = this.resources.values().map((e) => e.descriptor);
-    for (const t of dynamic) all.push(...(await t.list!(ctx)));
+    // What a template enumerates needs the template's scopes.
+    for (const t of dynamic)
+      if (!this.scoped || callerHolds(t.descriptor, ctx)) all.push(...(await t.list!(ctx)));
     const visible = all
       .filter((r) => this.visible('resources', r, ctx))
       .sort((a, b) => compareKeys(a.uri, b.uri));

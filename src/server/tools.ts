@@ -31,10 +31,12 @@ import { clip } from '../util/clip.js';
 import { frozenCopy } from '../util/freeze.js';
 import { errorMessage, isPromiseLike } from '../util/guards.js';
 import type { RequestContext } from './context.js';
+import { TaskHandoff } from './context.js';
 import { InputRequiredError } from './input.js';
-import { TaskHandoff } from './task-handoff.js';
+import { declareScopes, type ScopedConfig } from './scopes.js';
 
-export interface ToolConfig<In extends SchemaLike | undefined, Out extends SchemaLike | undefined> {
+export interface ToolConfig<In extends SchemaLike | undefined, Out extends SchemaLike | undefined>
+  extends ScopedConfig {
   title?: string;
   description?: string;
   icons?: Icon[];
@@ -117,8 +119,10 @@ export function buildToolEntry(
   if (config.annotations !== undefined) descriptor.annotations = frozenCopy(config.annotations);
   if (config.execution !== undefined) descriptor.execution = frozenCopy(config.execution);
   if (config._meta !== undefined) descriptor._meta = frozenCopy(config._meta);
+  Object.freeze(descriptor);
+  declareScopes(descriptor, config, `tool ${JSON.stringify(name)}`);
   return {
-    descriptor: Object.freeze(descriptor),
+    descriptor,
     input,
     output,
     handler,

@@ -15,3 +15,14 @@ export function headOf(text: string, max: number): string {
 export function clip(text: string, max = 100): string {
   return text.length <= max ? text : `${headOf(text, max)}... (${text.length} characters)`;
 }
+
+/** A one-line JSON rendering of `value` (String() when it is no JSON), cut to `max` characters with `…`. */
+export function jsonPreview(value: unknown, max: number): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > max ? `${headOf(text, max)}…` : text;
+}

@@ -18,12 +18,24 @@ export const THROUGHPUT_ROWS: readonly RegExp[] = [
 
 /** Runs `--smoke --only <only>` and checks that it prints every title and every row matching `rows`. */
 export async function runSmoke(
-  only: 'stdio' | 'cold' | 'http',
+  only: 'stdio' | 'cold' | 'http' | 'gateway',
   titles: readonly string[],
   signal: AbortSignal,
   rows: readonly RegExp[] = THROUGHPUT_ROWS,
 ): Promise<void> {
-  const child = fork(RUN, ['--smoke', '--only', only], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], signal });
+  const stdout = await runBench(RUN, ['--smoke', '--only', only], signal, `the ${only} smoke pass`);
+  for (const title of titles) assert.ok(stdout.includes(title), `missing the "${title}" table`);
+  for (const pattern of rows) assert.match(stdout, pattern);
+}
+
+/** Forks a compiled bench script with `args`, asserts that it exits with 0, and returns its stdout. */
+export async function runBench(
+  script: string,
+  args: readonly string[],
+  signal: AbortSignal,
+  what: string,
+): Promise<string> {
+  const child = fork(script, [...args], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], signal });
   child.on('error', () => {}); // an abort kills it; the exit code below says the rest
   let stdout = '';
   let stderr = '';
@@ -34,7 +46,6 @@ export async function runSmoke(
     stderr += text;
   });
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  assert.equal(code, 0, `the ${only} smoke pass failed:\n${stderr.slice(-4000)}`);
-  for (const title of titles) assert.ok(stdout.includes(title), `missing the "${title}" table`);
-  for (const pattern of rows) assert.match(stdout, pattern);
+  assert.equal(code, 0, `${what} failed:\n${stderr.slice(-4000)}`);
+  return stdout;
 }

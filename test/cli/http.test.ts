@@ -70,6 +70,9 @@ describe('switchboard against an HTTP server', () => {
       '--bearer',
       's3cret',
       '--verbose',
+      // An explicit --timeout is the probe's too: a busy machine may answer server/discover after 5 s.
+      '--timeout',
+      '30000',
     ]);
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, 'hello over http\n');
@@ -104,11 +107,14 @@ describe('switchboard against an HTTP server', () => {
   test('what an endpoint speaks is remembered between runs: a legacy one is probed once', async () => {
     const env = { ...CLI_ENV, XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'switchboard-era-')) };
     const probes = () => seen.filter((r) => r.headers['mcp-method'] === 'server/discover').length;
+    // Only a refused probe teaches the era: an explicit --timeout is the probe's too, so a busy
+    // machine cannot turn the refusal into a timeout.
+    const patient = ['--timeout', '60000'];
     seen.length = 0;
-    const first = await runCli(['call', `${origin}/legacy`, 'greet'], { env });
+    const first = await runCli(['call', `${origin}/legacy`, 'greet', ...patient], { env });
     assert.equal(first.stdout, 'hello from the past\n', first.stderr);
     assert.equal(probes(), 1);
-    const second = await runCli(['call', `${origin}/legacy`, 'greet', '--verbose'], { env });
+    const second = await runCli(['call', `${origin}/legacy`, 'greet', '--verbose', ...patient], { env });
     assert.equal(second.stdout, 'hello from the past\n', second.stderr);
     assert.match(second.stderr, /over Streamable HTTP, protocol 2025-11-25 \(legacy era\)/);
     assert.equal(probes(), 1, 'the second run did not probe');

@@ -26,12 +26,15 @@ export interface CliRun {
 }
 
 /**
- * The environment the CLI runs in: ours, with a cache directory of this test process's own, so what
- * the CLI remembers between runs (docs/cli.md) neither leaks into the user's cache nor between files.
+ * The environment the CLI runs in: ours, with cache and configuration directories of this test
+ * process's own, so what the CLI remembers between runs (docs/cli.md) and the tokens it stores
+ * neither leak into the user's directories nor between files.
  */
 export const CLI_ENV: NodeJS.ProcessEnv = {
   ...process.env,
   XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'switchboard-cli-cache-')),
+  // Tokens the CLI stores on signing in (docs/auth.md) go here, not into the user's.
+  XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'switchboard-cli-config-')),
 };
 
 export function runCli(
@@ -42,7 +45,7 @@ export function runCli(
     execFile(
       process.execPath,
       [CLI, ...args],
-      { cwd: options.cwd, timeout: 30_000, env: options.env ?? CLI_ENV },
+      { cwd: options.cwd, timeout: 90_000, env: options.env ?? CLI_ENV }, // a hang guard
       (error, stdout, stderr) => {
         const code = error ? ((error as { code?: unknown }).code as number | null) : 0;
         resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });

@@ -140,7 +140,10 @@ test('the trace shows the messages both ways, filtered by search', async () => {
   await trace.getByText(/^[1-9]\d* of \d+ messages$/).waitFor();
   // The question travels inside a message (a 2026-07-28 input_required result over HTTP): open it.
   await trace.locator('tbody tr').first().getByRole('button').click();
-  await trace.getByText(/who is coming/).first().waitFor();
+  await trace
+    .getByText(/who is coming/)
+    .first()
+    .waitFor();
   await page.getByLabel('Theme').selectOption('dark');
   await page.screenshot({ path: join(shots, 'trace-dark.png') });
   await page.getByLabel('Theme').selectOption('light');

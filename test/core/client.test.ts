@@ -19,6 +19,7 @@ import { type Answer, discoverResult, fakeServer, legacyInit } from '../helpers/
 import { connectPair } from '../helpers/pair.js';
 import { rejectsLocal } from '../helpers/rejects.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
+import { until } from '../helpers/wait.js';
 import type { Frame } from '../helpers/wire.js';
 
 trapUnhandledRejections();
@@ -110,7 +111,7 @@ describe('typed errors', () => {
       const call = sent.find((f) => f.method === 'tools/call')!;
       const cancelled = sent.find((f) => f.method === 'notifications/cancelled')!;
       assert.deepEqual(cancelled.params, { requestId: call.id, reason: 'timeout' });
-      await sleep(0);
+      await until(() => observed.aborted.length > 0, 'the handler saw the cancellation');
       assert.deepEqual(observed.aborted, ['timeout']);
       // The connection is fine afterwards.
       assert.deepEqual((await client.callTool('echo', { text: 'ok' })).content, [
@@ -172,7 +173,8 @@ describe('typed errors', () => {
       params: { requestId: 2, reason: 'no longer needed' },
     });
     send({ jsonrpc: '2.0', id: 3, method: 'ping' });
-    await sleep(5);
+    // The ping was sent after the cancellation: once it is answered, so would the call have been.
+    await until(() => frames.some((f) => f.id === 3), 'the answer to the ping');
     assert.deepEqual(
       frames.map((f) => f.id),
       [1, 3],
@@ -334,6 +336,22 @@ describe('INVALID_RESULT and friends (a misbehaving server)', () => {
 });
 
 describe('era negotiation', () => {
+  test('auto tells a refused probe from an unanswered one (the CLI remembers only the first)', async () => {
+    for (const [answer, unanswered] of [
+      [{ error: { code: -32601, message: 'Method not found' } }, false],
+      [undefined, true],
+    ] as const) {
+      const server = fakeServer(
+        (r): Answer => (r.method === 'server/discover' ? answer : legacyInit('2025-11-25')),
+      );
+      const client = new Client({ name: 'c', version: '1' }, { probeTimeoutMs: 50 });
+      await client.connect(server.channel);
+      assert.equal(client.era, 'legacy');
+      assert.equal(client.probeUnanswered, unanswered);
+      await client.close();
+    }
+  });
+
   test('auto against a dual-era Server: server/discover, then modern', async () => {
     const { client, sent } = await recorded(makeServer());
     assert.equal(client.revision, '2026-07-28');

@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { RawJson } from '../../src/engine/raw-json.js';
 import { Server } from '../../src/extensions/server.js';
+import { RawJson } from '../../src/protocol/frames.js';
 import { META } from '../../src/protocol/meta.js';
 import type { StandardJsonSchema } from '../../src/schema/types.js';
-import type { RequestLink } from '../../src/server/context.js';
+import type { RequestLink } from '../../src/server/link.js';
 import { connectPair } from '../helpers/pair.js';
 
 const TEXT = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } as const;
@@ -25,6 +25,7 @@ const link: RequestLink = {
   finished: false,
   signal: new AbortController().signal,
   extra: undefined,
+  legacy: undefined,
 };
 
 const modernMeta = { [META.protocolVersion]: '2026-07-28', [META.clientCapabilities]: {} };
@@ -48,12 +49,12 @@ function asyncSumSchema(): StandardJsonSchema {
 describe('the hot path', () => {
   test('a tools/list page is serialized once per revision and served from that string', async () => {
     const server = echoServer();
-    const first = await server.serve('tools/list', { _meta: modernMeta }, 1, link, undefined);
-    const second = await server.serve('tools/list', { _meta: modernMeta }, 2, link, undefined);
+    const first = await server.serve({ method: 'tools/list', params: { _meta: modernMeta }, id: 1 }, link);
+    const second = await server.serve({ method: 'tools/list', params: { _meta: modernMeta }, id: 2 }, link);
     assert.ok(first instanceof RawJson);
     assert.equal(second, first, 'the second list reuses the first serialization');
     server.registerTool('other', {}, () => 'x');
-    const third = await server.serve('tools/list', { _meta: modernMeta }, 3, link, undefined);
+    const third = await server.serve({ method: 'tools/list', params: { _meta: modernMeta }, id: 3 }, link);
     assert.notEqual(third, first, 'a change to the list invalidates it');
     assert.deepEqual(
       (JSON.parse((third as RawJson).json) as { tools: { name: string }[] }).tools.map((t) => t.name),
@@ -63,11 +64,14 @@ describe('the hot path', () => {
 
   test('the per-request capability check follows what is registered', async () => {
     const server = echoServer();
-    await assert.rejects(server.serve('prompts/list', { _meta: modernMeta }, 1, link, undefined), {
-      code: -32601,
-    });
+    await assert.rejects(
+      server.serve({ method: 'prompts/list', params: { _meta: modernMeta }, id: 1 }, link),
+      {
+        code: -32601,
+      },
+    );
     server.registerPrompt('hello', {}, () => 'hi');
-    const list = await server.serve('prompts/list', { _meta: modernMeta }, 2, link, undefined);
+    const list = await server.serve({ method: 'prompts/list', params: { _meta: modernMeta }, id: 2 }, link);
     assert.match((list as RawJson).json, /"hello"/);
   });
 

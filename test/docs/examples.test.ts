@@ -35,7 +35,8 @@ function run(file: string): Promise<{ code: number | null; stdout: string; stder
     const child = execFile(
       process.execPath,
       [file],
-      { cwd: compiled, env: { ...process.env, PATH }, timeout: 30_000 },
+      // A hang guard: at load 55 one example took over 30 s.
+      { cwd: compiled, env: { ...process.env, PATH }, timeout: 90_000 },
       (error, stdout, stderr) => {
         const code = error ? (error as { code?: unknown }).code : 0;
         resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });

@@ -12,6 +12,7 @@ import { ErrorCode, ProtocolError, SwitchboardError } from '../../src/protocol/e
 import type { RequestContext } from '../../src/server/context.js';
 import { connectPair } from '../helpers/pair.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
+import { until } from '../helpers/wait.js';
 import { envelope, openWire } from '../helpers/wire.js';
 
 trapUnhandledRejections();
@@ -151,7 +152,7 @@ describe('deferTask + ctx.continueAsTask', () => {
       task.result(),
       (error: unknown) => error instanceof SwitchboardError && error.code === 'TASK_CANCELLED',
     );
-    for (let i = 0; i < 500 && seen.aborted === 0; i++) await new Promise((r) => setTimeout(r, 2));
+    await until(() => seen.aborted > 0, 'the handler saw the cancellation');
     assert.equal(seen.aborted, 1);
     pair.assertClean();
     await pair.close();

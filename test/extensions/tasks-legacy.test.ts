@@ -14,11 +14,9 @@ import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.j
 import { createLinkedChannels } from '../../src/transports/memory.js';
 import { connectPair } from '../helpers/pair.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
-import { gate, until } from '../helpers/wait.js';
+import { counter, gate, until } from '../helpers/wait.js';
 
 trapUnhandledRejections();
-
-const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
 
 const LEGACY = { version: { pin: '2025-11-25' as const } };
 function tasksServer(options: ServerOptions = {}) {
@@ -99,8 +97,14 @@ describe('experimental tasks (2025-11-25)', () => {
     assert.equal(task.task?.ttlMs, 120_000);
     assert.equal(task.task?.pollIntervalMs, 5);
     await until(() => progress.length === 1, 'the handler start');
+    const asked = counter();
+    server.intercept('tasks/result', (params, _ctx, next) => {
+      asked.fire();
+      return next(params);
+    });
     const waiting = pair.client.request('tasks/result', { taskId: task.taskId });
-    for (let i = 0; i < 10; i++) await tick();
+    // tasks/result is with the server before the task can end: it waits rather than finds a result.
+    await asked.reached(1);
     release.open();
     const result = await waiting;
     assert.deepEqual(result, {

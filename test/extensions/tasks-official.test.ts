@@ -25,6 +25,7 @@ import { Server } from '../../src/extensions/server.js';
 import { ErrorCode, ProtocolError } from '../../src/protocol/errors.js';
 import { bridge } from '../helpers/official.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
+import { until } from '../helpers/wait.js';
 
 trapUnhandledRejections();
 
@@ -123,7 +124,7 @@ describe('official v1 client → Switchboard server (2025-11-25 tasks)', () => {
     const taskId = (first.value as { task: { taskId: string } }).task.taskId;
     const cancelled = await client.experimental.tasks.cancelTask(taskId);
     assert.equal(cancelled.status, 'cancelled');
-    for (let i = 0; i < 200 && aborted() === 0; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+    await until(() => aborted() > 0, 'the handler saw the cancellation');
     assert.equal(aborted(), 1);
     await stream.return(undefined);
     await client.close();

@@ -12,6 +12,7 @@ import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';
 import { StdioClientChannel } from '../../src/transports/stdio/client-channel.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
+import { until } from '../helpers/wait.js';
 import { assertExited } from '../interop/helpers/processes.js';
 
 trapUnhandledRejections();
@@ -56,9 +57,8 @@ for (const [label, options] of [
         waiting.result(),
         (error: unknown) => error instanceof SwitchboardError && error.code === 'TASK_CANCELLED',
       );
-      for (let i = 0; i < 200 && JSON.parse(textOf(await client.callTool('stats'))).aborted !== 1; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
+      const stats = async () => JSON.parse(textOf(await client.callTool('stats')));
+      await until(async () => (await stats()).aborted === 1, 'the handler saw the cancellation');
       assert.deepEqual(JSON.parse(textOf(await client.callTool('stats'))), { aborted: 1 });
 
       const released = await client.callToolAsTask('wait');

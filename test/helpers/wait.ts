@@ -34,8 +34,19 @@ export function counter(): { readonly count: number; fire(): void; reached(n: nu
   };
 }
 
-/** Polls `condition` every couple of milliseconds for a few seconds; fails naming `what`. */
-export async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 2000 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 2));
-  assert.ok(condition(), `${what} never happened`);
+/**
+ * Polls `condition` (sync or async) every few milliseconds until it holds, for effects with no event
+ * of their own; fails naming `what` after `ms`, a guard against a hang (wide: tests run on a loaded
+ * 2-core machine), never a timing.
+ */
+export async function until(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  ms = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    assert.ok(Date.now() < deadline, `${what} never happened (waited ${ms} ms)`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }

@@ -85,7 +85,9 @@ export async function openWire(server: Server, options: WireOptions = {}): Promi
   let fences = 0;
   const notifications: Frame[] = [];
 
-  const next = (timeoutMs = 2000): Promise<any> => {
+  // Generous: a frame that is coming may take seconds on a loaded 2-core machine (a 1000-call batch
+  // is served 64 calls per event-loop turn); the limit only ends a test whose frame never comes.
+  const next = (timeoutMs = 30_000): Promise<any> => {
     if (inbox.length > 0) return Promise.resolve(inbox.shift());
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {

@@ -40,7 +40,7 @@ function makeServer() {
   // What the server holds for this caller: its legacy subscriptions, and open listen streams.
   server.registerTool('stats', {}, (_args, ctx) =>
     JSON.stringify({
-      subscribed: [...(ctx.link.resourceSubscriptions ?? [])].sort(),
+      subscribed: [...(ctx.link.legacy?.session.resourceSubscriptions ?? [])].sort(),
       listens: server.notifications.listens,
     }),
   );

@@ -25,6 +25,7 @@ import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';
 import { StdioClientChannel } from '../../src/transports/stdio/client-channel.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
+import { until } from '../helpers/wait.js';
 import { OfficialClientTap } from '../interop/helpers/official-client-tap.js';
 import { assertExited } from '../interop/helpers/processes.js';
 
@@ -35,11 +36,6 @@ const notifier = { command: process.execPath, args: [fixture('notifier-server')]
 
 const pids = new Set<number>();
 after(() => assertExited(pids, 'subscription interop'));
-
-async function waitFor(condition: () => boolean, what = 'the condition'): Promise<void> {
-  for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  assert.ok(condition(), `${what} never happened`);
-}
 
 const textOf = (result: any): string => result.content[0].text;
 
@@ -122,14 +118,14 @@ for (const [name, connect] of legacyClients) {
       await c.call('touch', { uri: 'mem://a' });
       await c.call('touch', { uri: 'mem://b' });
       await c.call('add_tool', { name: 'extra' });
-      await waitFor(() => c.heard.length === 2, 'two notifications');
+      await until(() => c.heard.length === 2, 'two notifications');
       assert.deepEqual(c.heard, ['updated mem://a', 'tools']);
       await c.unsubscribe('mem://a');
       assert.deepEqual(JSON.parse(textOf(await c.call('stats'))).subscribed, []);
       await c.call('touch', { uri: 'mem://a' });
       // list_changed as a fence: it is sent after anything the touch could have caused.
       await c.call('add_tool', { name: 'extra2' });
-      await waitFor(() => c.heard.length === 3, 'the fence');
+      await until(() => c.heard.length === 3, 'the fence');
       assert.deepEqual(c.heard, ['updated mem://a', 'tools', 'tools'], 'nothing after unsubscribe');
       c.tap.assertClean();
       assert.deepEqual(c.errors, []);
@@ -152,7 +148,7 @@ describe('official v2 Client (2026-07-28) → Switchboard server: subscriptions/
     await official.call('touch', { uri: 'mem://a' });
     await official.call('touch', { uri: 'mem://b' });
     await official.call('add_tool', { name: 'extra' });
-    await waitFor(() => official.heard.length === 2, 'two notifications');
+    await until(() => official.heard.length === 2, 'two notifications');
     assert.deepEqual(official.heard, ['updated mem://a', 'tools']);
     await sub.close();
     assert.equal(await sub.closed, 'local');
@@ -241,7 +237,7 @@ for (const [name, server, version, era] of officialServers) {
       await watch.acknowledged;
       await session.client.callTool('touch', { uri: 'mem://a' });
       await session.client.callTool('add_tool', { name: 'extra' });
-      await waitFor(() => heard.length === 2 && fences === 1, 'the notifications');
+      await until(() => heard.length === 2 && fences === 1, 'the notifications');
       assert.deepEqual(heard.sort(), ['tools', 'updated mem://a']);
       await sub.close();
       assert.deepEqual(await sub.closed, { reason: 'closed' });
@@ -250,7 +246,7 @@ for (const [name, server, version, era] of officialServers) {
       }
       await session.client.callTool('touch', { uri: 'mem://a' });
       await session.client.callTool('add_tool', { name: 'extra2' });
-      await waitFor(() => fences === 2, 'the fence');
+      await until(() => fences === 2, 'the fence');
       assert.deepEqual(heard.sort(), ['tools', 'updated mem://a'], 'nothing after close');
       await watch.close();
       assert.deepEqual(session.errors, []);

@@ -16,6 +16,7 @@ import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';
 import { StdioClientChannel } from '../../src/transports/stdio/client-channel.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
+import { until } from '../helpers/wait.js';
 import { assertExited } from '../interop/helpers/processes.js';
 
 trapUnhandledRejections();
@@ -90,11 +91,6 @@ class Session {
   }
 }
 
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  assert.ok(condition(), 'the condition never became true');
-}
-
 describe('subscriptions over stdio (2026-07-28)', () => {
   test('listen: acknowledged, notified, and cancelled by close()', async () => {
     const session = new Session({ pin: '2026-07-28' });
@@ -111,7 +107,7 @@ describe('subscriptions over stdio (2026-07-28)', () => {
     await session.call('touch', { uri: 'mem://a' });
     await session.call('touch', { uri: 'mem://b' });
     await session.call('add_tool', { name: 'extra' });
-    await waitFor(() => heard.length === 2);
+    await until(() => heard.length === 2, 'two notifications');
     assert.deepEqual(heard, ['mem://a', 'tools']);
 
     const frames = session.taps[0]!.frames;
@@ -148,7 +144,7 @@ describe('subscriptions over stdio (2026-07-28)', () => {
     await sub.acknowledged;
     process.kill(session.pid, 'SIGTERM');
     assert.deepEqual(await sub.closed, { reason: 'ended' });
-    await waitFor(() => session.stdio[0]!.exitStatus !== undefined);
+    await until(() => session.stdio[0]!.exitStatus !== undefined, 'the server exited');
     assert.deepEqual(session.stdio[0]!.exitStatus, { code: 0, signal: null }, 'a clean exit');
 
     const frames = session.taps[0]!.frames;
@@ -183,16 +179,16 @@ for (const [era, version] of [
       );
       await sub.acknowledged;
       process.kill(session.pid, 'SIGKILL');
-      await waitFor(() => sub.state === 'interrupted');
+      await until(() => sub.state === 'interrupted', 'the subscription interrupted');
       await session.connect();
-      await waitFor(() => sub.state === 'open');
+      await until(() => sub.state === 'open', 'the subscription open again');
       assert.equal(acks, 2);
       assert.deepEqual(await session.stats(), {
         subscribed: era === '2026-07-28' ? [] : ['mem://a'],
         listens: era === '2026-07-28' ? 1 : 0,
       });
       await session.call('touch', { uri: 'mem://a' });
-      await waitFor(() => heard.length === 1);
+      await until(() => heard.length === 1, 'a notification');
       assert.deepEqual(heard, ['mem://a']);
       await sub.close();
       assert.deepEqual((await session.stats()).subscribed, []);

@@ -14,8 +14,7 @@ import { SwitchboardError } from '../../protocol/errors.js';
 import { encodeInputParams, type InputMethod } from '../../protocol/input-requests.js';
 import type { Params } from '../../protocol/jsonrpc.js';
 import type { RevisionFeatures } from '../../protocol/revisions.js';
-import type { ClientCapabilities, LoggingLevel } from '../../protocol/types.js';
-import type { RequestLink } from '../../server/context.js';
+import type { ClientCapabilities } from '../../protocol/types.js';
 import {
   capabilityError,
   DEFAULT_INPUT_TIMEOUT_MS,
@@ -23,6 +22,7 @@ import {
   type InputSource,
   type LinkInput,
 } from '../../server/input.js';
+import type { LegacyLink, LegacySession, RequestLink } from '../../server/link.js';
 import { asError } from '../../util/guards.js';
 import type { TaskRecord, TaskStore } from './store.js';
 import { isTerminalStatus, type TaskStatus, withRelatedTask } from './types.js';
@@ -129,7 +129,7 @@ const gone = (taskId: string) =>
   );
 
 /** The link a task's handler sends through, long after its `tools/call` was answered. */
-export class TaskLink implements RequestLink {
+export class TaskLink implements RequestLink, LegacyLink {
   constructor(
     private readonly task: RunningTask,
     private readonly runtime: TaskRuntime,
@@ -143,7 +143,7 @@ export class TaskLink implements RequestLink {
   notify(method: string, params: Params): void {
     if (this.finished) return;
     if (this.task.legacy) {
-      this.task.origin.notifyConnection?.(method, withRelatedTask(params, this.task.taskId));
+      this.task.origin.legacy?.notifyConnection(method, withRelatedTask(params, this.task.taskId));
     } else if (method === 'notifications/progress' && typeof params.message === 'string') {
       this.runtime.store
         .update(this.task.taskId, { op: 'message', statusMessage: params.message })
@@ -160,11 +160,12 @@ export class TaskLink implements RequestLink {
   get extra(): InboundExtra | undefined {
     return this.task.origin.extra;
   }
-  get logLevel(): LoggingLevel | undefined {
-    return this.task.origin.logLevel;
+  /** 2025-11-25 tasks live in the session that created them; they reach the client through it. */
+  get legacy(): LegacyLink | undefined {
+    return this.task.origin.legacy ? this : undefined;
   }
-  get sessionId(): string | undefined {
-    return this.task.origin.sessionId;
+  get session(): LegacySession {
+    return (this.task.origin.legacy as LegacyLink).session;
   }
 
   /**
@@ -182,22 +183,23 @@ export class TaskLink implements RequestLink {
     const { origin } = this.task;
     let via = this.task.resultLink() ?? origin;
     let timeoutMs = options.timeoutMs;
-    if (via === origin && origin.canPush?.() === false) {
+    if (via === origin && origin.legacy?.canPush?.() === false) {
       const started = Date.now();
       via = await this.task.nextResult(options.signal, timeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS, method);
       if (timeoutMs !== undefined) timeoutMs = Math.max(1, timeoutMs - (Date.now() - started));
     }
-    if (!via.request) {
+    const legacy = via.legacy;
+    if (!legacy) {
       throw new SwitchboardError(
         'CONFIG',
         `This connection cannot send ${method} to the client: its transport does not carry server-to-client requests.`,
       );
     }
-    return via.request(method, withRelatedTask(params, this.task.taskId), { ...options, timeoutMs });
+    return legacy.request(method, withRelatedTask(params, this.task.taskId), { ...options, timeoutMs });
   }
 
   notifyConnection(method: string, params: Params): boolean {
-    return this.task.origin.notifyConnection?.(method, params) ?? false;
+    return this.task.origin.legacy?.notifyConnection(method, params) ?? false;
   }
 }
 

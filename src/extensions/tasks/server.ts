@@ -27,12 +27,12 @@ import type { Params } from '../../protocol/jsonrpc.js';
 import { META } from '../../protocol/meta.js';
 import { featuresOf } from '../../protocol/revisions.js';
 import type { CallToolResult, JsonObject, ServerCapabilities } from '../../protocol/types.js';
+import type { TaskHandoff } from '../../server/context.js';
 import { type ContextServices, RequestContext } from '../../server/context.js';
 import { DEFAULT_INPUT_TIMEOUT_MS, LinkInput } from '../../server/input.js';
 import { callerDigest } from '../../server/mrtr.js';
 import type { ListenTopic, NotificationHub } from '../../server/notifications.js';
 import { digest } from '../../server/request-state.js';
-import type { TaskHandoff } from '../../server/task-handoff.js';
 import { callTool, completeInline, type ToolEntry } from '../../server/tools.js';
 import { asError, isPlainObject } from '../../util/guards.js';
 import { MemoryTaskStore } from './memory-store.js';
@@ -309,7 +309,7 @@ export class ServerTasks implements TaskRuntime {
    */
   sessionClosed(sessionId: string): void {
     for (const task of [...this.running.values()]) {
-      if (!task.legacy || task.origin.sessionId !== sessionId) continue;
+      if (!task.legacy || task.origin.legacy?.session.id !== sessionId) continue;
       task.abort.abort(
         new SwitchboardError('CONNECTION_CLOSED', `Task ${task.taskId}: the session that created it closed.`),
       );
@@ -380,7 +380,7 @@ export class ServerTasks implements TaskRuntime {
   private async ownerOf(ctx: RequestContext): Promise<string | null> {
     const caller = await callerDigest(ctx.auth);
     if (featuresOf(ctx.revision).modern) return caller;
-    return digest(`session\n${ctx.link.sessionId ?? ''}\n${caller ?? ''}`);
+    return digest(`session\n${ctx.link.legacy?.session.id ?? ''}\n${caller ?? ''}`);
   }
 
   /** 2026-07-28 `tasks/update`: answers for the task's outstanding questions (others are ignored). */
@@ -519,7 +519,7 @@ export class ServerTasks implements TaskRuntime {
       if (!record || record.status === 'cancelled') task.abort.abort(cancelled(taskId));
       if (task.legacy && record && record.status !== task.lastStatus) {
         task.lastStatus = record.status;
-        task.origin.notifyConnection?.(
+        task.origin.legacy?.notifyConnection(
           LEGACY_TASK_STATUS_NOTIFICATION,
           encodeLegacyTask(taskDetails(record)),
         );

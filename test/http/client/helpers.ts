@@ -64,12 +64,3 @@ export async function checkedChannel(channel: Channel): Promise<SchemaCheckedCha
     peer: 'report',
   });
 }
-
-/** Resolves once `condition()` holds, polling every few milliseconds (fails after `ms`). */
-export async function eventually(condition: () => boolean, what: string, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

@@ -1,7 +1,8 @@
 /**
  * The client channels against bare `node:http` servers that behave in ways the official SDKs do
  * not: tools with invalid `x-mcp-header` annotations, HTTP failures with and without JSON-RPC
- * bodies, event streams with comments and early ends, stale remembered eras, hostile endpoints.
+ * bodies, event streams with comments and early ends, bodies over the size cap, stale remembered
+ * eras, hostile endpoints.
  */
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
@@ -23,7 +24,8 @@ import {
   type RawServer,
   startRaw,
 } from '../../fixtures/http-raw.js';
-import { connectHttp, eventually } from './helpers.js';
+import { until } from '../../helpers/wait.js';
+import { connectHttp } from './helpers.js';
 
 const servers: RawServer[] = [];
 afterEach(async () => {
@@ -244,6 +246,59 @@ describe('HTTP failures become errors of the request', () => {
   });
 });
 
+describe('response bodies over maxMessageBytes', () => {
+  test('are refused, whether their Content-Length says so or they just keep coming; the next call works', async () => {
+    const max = 64 * 1024;
+    let streamedClosed: Promise<boolean> | undefined;
+    const server = await raw(
+      modern((request, res) => {
+        const id = request.body?.id;
+        const name = request.body?.params?.name;
+        if (name === 'declared') {
+          json(res, 200, modernResult(id, { content: [{ type: 'text', text: 'x'.repeat(2 * max) }] }));
+        } else if (name === 'streamed') {
+          // No Content-Length, and no end: only a cap on what the client reads stops this.
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write(
+            `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":"`,
+          );
+          // Whether the response was cut before its end: the client stopped downloading.
+          streamedClosed = new Promise((resolve) => res.once('close', () => resolve(!res.writableFinished)));
+          let sent = 0;
+          const more = () => {
+            // A safety stop far past the cap: without one, a client that never stops reading
+            // would hang the test instead of failing it.
+            while (!res.destroyed && sent < 64 * max) {
+              sent += 16 * 1024;
+              if (!res.write('y'.repeat(16 * 1024))) {
+                res.once('drain', more);
+                return;
+              }
+            }
+            if (!res.destroyed) res.end('"}]}}');
+          };
+          more();
+        } else {
+          json(res, 200, modernResult(id, { content: [{ type: 'text', text: 'small' }] }));
+        }
+      }),
+    );
+    const conn = await connectHttp(server.url, {}, { maxMessageBytes: max });
+    await assert.rejects(
+      conn.client.callTool('declared', {}),
+      /answered 'tools\/call' with a body too large to take: the response body exceeds 65536 bytes \(it declares Content-Length \d+\); raise maxMessageBytes/,
+    );
+    await assert.rejects(
+      conn.client.callTool('streamed', {}),
+      /the response body exceeds 65536 bytes \(more than 65536 bytes arrived\)/,
+    );
+    assert.equal(await streamedClosed, true, 'the client hung up instead of reading on');
+    const result = await conn.client.callTool('small', {});
+    assert.deepEqual(result.content, [{ type: 'text', text: 'small' }]);
+    await conn.close();
+  });
+});
+
 describe('event streams', () => {
   test('comments, keep-alives and retry hints are skipped; progress arrives before the result', async () => {
     const server = await raw(
@@ -287,7 +342,7 @@ describe('event streams kept open', () => {
     );
     const conn = await connectHttp(server.url);
     await conn.client.callTool('t', {});
-    await eventually(() => closed, 'the client to hang up', 5000);
+    await until(() => closed, 'the client to hang up');
     await conn.close();
   });
 });
@@ -425,7 +480,7 @@ describe('legacy sessions on a bare server', () => {
     assert.equal(conn.channel.sessionId, 's-1');
     const result = await conn.client.callTool('t', {});
     assert.deepEqual(result.content, [{ type: 'text', text: 'pong seen' }]);
-    await eventually(() => server.seen.some((s) => s.body?.id === 'ping-1'), 'the ping answer');
+    await until(() => server.seen.some((s) => s.body?.id === 'ping-1'), 'the ping answer');
     const answer = server.seen.find((s) => s.body?.id === 'ping-1')!;
     assert.deepEqual(answer.body, { jsonrpc: '2.0', id: 'ping-1', result: {} });
     assert.equal(answer.headers['mcp-session-id'], 's-1');
@@ -549,7 +604,7 @@ describe('HTTP+SSE edge cases', () => {
     const client = new Client({ name: 't', version: '1' });
     await client.connect(new SseClientChannel(server.url));
     assert.equal(client.revision, '2024-11-05');
-    await eventually(() => server.seen.length === 3, 'notifications/initialized');
+    await until(() => server.seen.length === 3, 'notifications/initialized');
     const posts = server.seen.filter((s) => s.method === 'POST');
     assert.deepEqual(
       posts.map((s) => [s.path, s.body?.method]),

@@ -8,7 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '../../../src/extensions/client.js';
 import { SseClientChannel } from '../../../src/transports/http/client/sse-channel.js';
 import { type RunningServer, startV1Sse } from '../../fixtures/http-official.js';
-import { checkedChannel, connectHttp, eventually, FETCHES } from './helpers.js';
+import { until } from '../../helpers/wait.js';
+import { checkedChannel, connectHttp, FETCHES } from './helpers.js';
 
 async function exercise(client: Client): Promise<void> {
   const { tools } = await client.listTools();
@@ -88,10 +89,10 @@ for (const [fetchName, fetch] of FETCHES) {
       const aborts = server.aborts.length;
       const controller = new AbortController();
       const call = client.callTool('wait', {}, { signal: controller.signal });
-      await eventually(() => server.waits.length > waits, 'the tool to start');
+      await until(() => server.waits.length > waits, 'the tool to start');
       controller.abort();
       await assert.rejects(call, { code: 'ABORTED' });
-      await eventually(() => server.aborts.length > aborts, 'the server to cancel the tool');
+      await until(() => server.aborts.length > aborts, 'the server to cancel the tool');
       checked.assertClean();
 
       await server.close();
@@ -102,7 +103,7 @@ for (const [fetchName, fetch] of FETCHES) {
           return true;
         }
       };
-      await eventually(disconnected, 'the client to see the stream end');
+      await until(disconnected, 'the client to see the stream end');
       await assert.rejects(client.callTool('echo', { text: 'x' }), { code: 'NOT_CONNECTED' });
       await client.close();
     });

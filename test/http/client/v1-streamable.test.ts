@@ -12,7 +12,8 @@ import {
   startV1Streamable,
   type V1StreamableServer,
 } from '../../fixtures/http-official.js';
-import { connectHttp, eventually, FETCHES } from './helpers.js';
+import { until } from '../../helpers/wait.js';
+import { connectHttp, FETCHES } from './helpers.js';
 
 const FAST_RECONNECT = { reconnect: { initialDelayMs: 10, maxDelayMs: 50 } };
 const rpc = (seen: SeenRequest[], method: string) => seen.filter((s) => s.rpcMethod === method);
@@ -59,7 +60,7 @@ for (const [fetchName, fetch] of FETCHES) {
           );
           assert.equal(s.headers['mcp-protocol-version'], '2025-11-25');
         }
-        await eventually(() => afterInit.some((s) => s.method === 'GET'), 'the standalone GET stream');
+        await until(() => afterInit.some((s) => s.method === 'GET'), 'the standalone GET stream');
         assert.equal(server.seen.find((s) => s.method === 'GET')?.headers.accept, 'text/event-stream');
 
         await conn.close();
@@ -95,7 +96,7 @@ for (const [fetchName, fetch] of FETCHES) {
       const conn = await connectHttp(server.url, {}, { ...FAST_RECONNECT, fetch });
       const old = conn.channel.sessionId!;
       // connect() does not wait for `notifications/initialized` to arrive; expire the session after it.
-      await eventually(
+      await until(
         () => rpc(server.seen, 'notifications/initialized').some((s) => s.headers['mcp-session-id'] === old),
         'notifications/initialized',
       );
@@ -130,10 +131,10 @@ for (const [fetchName, fetch] of FETCHES) {
       const aborts = server.aborts.length;
       const controller = new AbortController();
       const call = conn.client.callTool('wait', {}, { signal: controller.signal });
-      await eventually(() => server.waits.length > waits, 'the tool to start');
+      await until(() => server.waits.length > waits, 'the tool to start');
       controller.abort('changed my mind');
       await assert.rejects(call, { code: 'ABORTED' });
-      await eventually(() => server.aborts.length > aborts, 'the server to cancel the tool');
+      await until(() => server.aborts.length > aborts, 'the server to cancel the tool');
       const cancelled = rpc(server.seen, 'notifications/cancelled').at(-1);
       assert.equal(cancelled?.headers['mcp-session-id'], conn.channel.sessionId);
       conn.assertClean();
@@ -162,7 +163,7 @@ for (const [fetchName, fetch] of FETCHES) {
       const conn = await connectHttp(server.url, {}, { ...FAST_RECONNECT, fetch });
       const logs: unknown[] = [];
       conn.client.on('notifications/message', (params) => logs.push(params.data));
-      await eventually(
+      await until(
         () =>
           server.seen.some(
             (s) => s.method === 'GET' && s.headers['mcp-session-id'] === conn.channel.sessionId,
@@ -172,7 +173,7 @@ for (const [fetchName, fetch] of FETCHES) {
       // The server only writes to a stream it has registered; give it the round trip to do so.
       await conn.client.callTool('echo', { text: 'sync' });
       await conn.client.callTool('drop-listen-stream', {});
-      await eventually(() => logs.length === 2, 'both notifications');
+      await until(() => logs.length === 2, 'both notifications');
       assert.deepEqual(logs, ['one', 'two']);
       const reconnect = server.seen.filter((s) => s.method === 'GET' && s.headers['last-event-id']).at(-1);
       assert.ok(reconnect, 'the GET stream reconnected with Last-Event-ID');

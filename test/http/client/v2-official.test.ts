@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FetchLike, RequestInitLike } from '../../../src/transports/http/client/fetch-like.js';
 import { type RunningServer, type SeenRequest, startV2 } from '../../fixtures/http-official.js';
-import { connectHttp, eventually, FETCHES } from './helpers.js';
+import { until } from '../../helpers/wait.js';
+import { connectHttp, FETCHES } from './helpers.js';
 
 /** A fetch that records what the channel asked for. */
 function recordingFetch(inner: FetchLike = globalThis.fetch): {
@@ -140,10 +141,10 @@ for (const [fetchName, fetch] of FETCHES) {
       const waits = server.waits.length;
       const controller = new AbortController();
       const call = conn.client.callTool('wait', {}, { signal: controller.signal });
-      await eventually(() => server.waits.length > waits, 'the tool to start');
+      await until(() => server.waits.length > waits, 'the tool to start');
       controller.abort('enough');
       await assert.rejects(call, { code: 'ABORTED' });
-      await eventually(() => server.aborts.length > aborts, 'the server to see the cancellation');
+      await until(() => server.aborts.length > aborts, 'the server to see the cancellation');
       assert.ok(
         recorder.sent.every((s) => !String(s.init.body).includes('notifications/cancelled')),
         'no notifications/cancelled is sent on modern HTTP',

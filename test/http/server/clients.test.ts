@@ -15,7 +15,8 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '../../../src/extensions/server.js';
-import { eventually, MODERN, makeServer, startServer, type TestServer } from './helpers.js';
+import { until } from '../../helpers/wait.js';
+import { MODERN, makeServer, startServer, type TestServer } from './helpers.js';
 import { WireCheck } from './wire.js';
 
 /**
@@ -75,7 +76,7 @@ describe('official clients against a Switchboard server', () => {
       changed++;
     });
     // The client opens its GET stream after `initialized`; a change reaches it there.
-    await eventually(() => {
+    await until(() => {
       if (changed === 0)
         sdk.registerTool(`late-${Date.now()}-${Math.random()}`, { description: 'x' }, () => 'x');
       return changed > 0;

@@ -13,15 +13,7 @@ import { Server } from '../../../src/extensions/server.js';
 import { toNodeListener } from '../../../src/node/listener.js';
 import { createHttpHandler, type HttpHandler } from '../../../src/transports/http/server/handler.js';
 import { openWire } from '../../helpers/wire.js';
-import {
-  ACCEPT_BOTH,
-  initialize,
-  modernHeaders,
-  modernRequest,
-  post,
-  readReply,
-  sessionHeaders,
-} from './helpers.js';
+import { ACCEPT_BOTH, modernHeaders, modernRequest, post, readReply, sessionHeaders } from './helpers.js';
 import { WireCheck } from './wire.js';
 
 const ALICE: AuthInfo = { token: 'secret-token', subject: 'alice', clientId: 'app-1', scopes: ['tools'] };
@@ -95,7 +87,7 @@ describe('handler.fetch(request, { auth })', () => {
     assert.deepEqual(seen(reply.json.result), { subject: null, scopes: null, trace: null, hasHeaders: true });
   });
 
-  test('legacy session: each POST brings its own credentials and headers', async () => {
+  test('legacy session: each POST brings its own credentials and headers, from the principal that opened it', async () => {
     const init = {
       jsonrpc: '2.0',
       id: 0,
@@ -106,12 +98,12 @@ describe('handler.fetch(request, { auth })', () => {
         clientInfo: { name: 'raw', version: '1.0.0' },
       },
     };
-    const opened = await fetchJson(init, { 'content-type': 'application/json', accept: ACCEPT_BOTH });
+    const opened = await fetchJson(init, { 'content-type': 'application/json', accept: ACCEPT_BOTH }, ALICE);
     const sessionId = opened.headers.get('mcp-session-id');
     assert.ok(sessionId);
     const headers = sessionHeaders(sessionId, '2025-11-25');
     assert.equal(
-      (await fetchJson({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).status,
+      (await fetchJson({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers, ALICE)).status,
       202,
     );
     const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } };
@@ -122,14 +114,19 @@ describe('handler.fetch(request, { auth })', () => {
       trace: 'first',
       hasHeaders: true,
     });
-    const bob = { subject: 'bob', scopes: ['read'] };
-    const second = await fetchJson({ ...call, id: 2 }, { ...headers, 'x-trace-id': 'second' }, bob);
+    // Alice again, with another token and more scopes (after a step-up): what this POST carries.
+    const upgraded = { ...ALICE, token: 'newer-token', scopes: ['tools', 'admin'] };
+    const second = await fetchJson({ ...call, id: 2 }, { ...headers, 'x-trace-id': 'second' }, upgraded);
     assert.deepEqual(seen(second.messages[0].result), {
-      subject: 'bob',
-      scopes: ['read'],
+      subject: 'alice',
+      scopes: ['tools', 'admin'],
       trace: 'second',
       hasHeaders: true,
     });
+    // Someone else (or nobody) with Alice's session id: the session does not exist for them.
+    const bob = { subject: 'bob', scopes: ['read'] };
+    assert.equal((await fetchJson({ ...call, id: 3 }, headers, bob)).status, 404);
+    assert.equal((await fetchJson({ ...call, id: 4 }, headers)).status, 404);
   });
 });
 
@@ -185,7 +182,29 @@ describe('a Node middleware that sets req.auth', () => {
   }
 
   test('legacy session over loopback: credentials of the POST carrying the call', async () => {
-    const { sessionId } = await initialize(`${url}/direct`, '2025-06-18', wire);
+    const opened = await post(
+      `${url}/direct`,
+      {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1.0.0' },
+        },
+      },
+      { 'content-type': 'application/json', accept: ACCEPT_BOTH, authorization: 'Bearer secret-token' },
+      wire,
+    );
+    const sessionId = opened.headers.get('mcp-session-id')!;
+    const initialized = await post(
+      `${url}/direct`,
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { ...sessionHeaders(sessionId, '2025-06-18'), authorization: 'Bearer secret-token' },
+      wire,
+    );
+    assert.equal(initialized.status, 202);
     const reply = await post(
       `${url}/direct`,
       { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } },

@@ -407,12 +407,3 @@ export function sessionHeaders(sessionId: string, revision: string): Record<stri
     'mcp-protocol-version': revision,
   };
 }
-
-/** Polls `condition` until true (a few seconds at most): for effects with no event to wait on. */
-export async function eventually(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

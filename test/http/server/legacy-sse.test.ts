@@ -4,11 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { until } from '../../helpers/wait.js';
 import {
   ACCEPT_BOTH,
   assertError,
   EventReader,
-  eventually,
   makeServer,
   post,
   readReply,
@@ -76,7 +76,7 @@ describe('HTTP+SSE (2024-11-05)', () => {
 
     // The stream is the session: once it closes, the POST endpoint forgets it.
     await reader.cancel();
-    await eventually(
+    await until(
       async () => (await post(postUrl, { jsonrpc: '2.0', id: 3, method: 'ping' }, json)).status === 404,
       'the session ended with its stream',
     );

@@ -9,12 +9,12 @@ import { after, before, describe, test } from 'node:test';
 import { Server } from '../../../src/extensions/server.js';
 import { MemoryEventStore } from '../../../src/transports/http/server/event-store.js';
 import type { McpHttpHandler } from '../../../src/transports/http/server/handler.js';
-import { counter } from '../../helpers/wait.js';
+import { flush } from '../../helpers/clock.js';
+import { counter, until } from '../../helpers/wait.js';
 import {
   ACCEPT_BOTH,
   assertError,
   EventReader,
-  eventually,
   initialize,
   makeServer,
   post,
@@ -372,7 +372,7 @@ describe('legacy sessions', () => {
     assert.equal(cancel.status, 202);
     const released = await pending;
     assert.equal(released.status, 202, 'a cancelled request gets no response');
-    await eventually(() => aborts === abortsBefore + 1, 'the handler saw its signal abort');
+    await until(() => aborts === abortsBefore + 1, 'the handler saw its signal abort');
   });
 
   test('a request id already in flight in the session → 400', async () => {
@@ -523,7 +523,7 @@ describe('session bounds', () => {
       // Watch the registry, not the session: a request would count as activity.
       const handler = server.handler as McpHttpHandler;
       assert.equal(handler.sessionCount, 1);
-      await eventually(() => handler.sessionCount === 0, 'the idle session expired');
+      await until(() => handler.sessionCount === 0, 'the idle session expired');
       const reply = await post(
         server.url,
         { jsonrpc: '2.0', id: 1, method: 'ping' },
@@ -541,9 +541,10 @@ describe('session bounds', () => {
     try {
       const { sessionId } = await initialize(server.url, '2025-11-25');
       // No GET stream is open: the three list changes wait in a store that keeps two events.
+      // Changes made in one turn are announced once: a turn apiece makes three events.
       for (let i = 0; i < 3; i++) {
         sdk.registerTool(`t${i}`, { description: 'x' }, () => 'x');
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await flush();
       }
       const response = await openGet(server.url, sessionId, '2025-11-25', '0-0');
       assertError(await readReply(response), 400, -32600, /discarded/);

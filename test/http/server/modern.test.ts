@@ -5,12 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { counter } from '../../helpers/wait.js';
+import { counter, until } from '../../helpers/wait.js';
 import {
   ACCEPT_BOTH,
   assertError,
   EventReader,
-  eventually,
   MODERN,
   makeServer,
   modernHeaders,
@@ -334,7 +333,7 @@ describe('2026-07-28 requests', () => {
       assert.equal(first?.method, 'notifications/progress');
       controller.abort();
       await reader.cancel();
-      await eventually(() => aborts === before + 1, 'the handler saw its signal abort');
+      await until(() => aborts === before + 1, 'the handler saw its signal abort');
     });
 
     test('a client that leaves while waiting for a JSON reply cancels the request too', async () => {
@@ -350,7 +349,7 @@ describe('2026-07-28 requests', () => {
       await starts.reached(started); // the handler runs: leaving now is a cancellation
       controller.abort();
       assert.ok((await pending) instanceof Error);
-      await eventually(() => aborts === before + 1, 'the handler saw its signal abort');
+      await until(() => aborts === before + 1, 'the handler saw its signal abort');
     });
   });
 

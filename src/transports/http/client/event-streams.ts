@@ -49,11 +49,20 @@ export async function openEventStream(
 }
 
 /**
+ * How a standalone stream ended: `forgotten` when the server answered 404 after the stream had been
+ * open (it restarted or expired the session: the caller re-initializes), `ended` otherwise (aborted,
+ * no such stream, or given up).
+ */
+export type StreamEnd = 'ended' | 'forgotten';
+
+/**
  * Keeps a session's standalone GET stream open until `signal` aborts: reconnects when it ends (with
- * `Last-Event-ID`, after the server's `retry` delay), backs off on failures and gives up after
- * `maxAttempts` in a row. Returns when the server has no such stream (405) or forgot the session
- * (404: the next request re-initializes, which opens a new one). `settled` is called once, as soon
- * as the first attempt has its answer (the stream is open, or refused, or could not be opened).
+ * `Last-Event-ID`, after the server's `retry` delay) and backs off on failures. A server that answers
+ * but will not open the stream is given up after `maxAttempts` refusals in a row (with a warning); an
+ * unreachable one (a restart, a network outage) is tried again every `maxDelayMs` once `maxAttempts`
+ * are spent, for as long as the session lasts, since it may come back. Returns when the server has no
+ * such stream (405) or forgot the session (404). `settled` is called once, as soon as the first
+ * attempt has its answer (the stream is open, or refused, or could not be opened).
  */
 export async function keepStreamOpen(
   io: HttpIo,
@@ -61,9 +70,9 @@ export async function keepStreamOpen(
   onMessage: (data: string) => void,
   signal: AbortSignal,
   settled: () => void = () => {},
-): Promise<void> {
+): Promise<StreamEnd> {
   try {
-    await keepOpen(io, sessionHeaders, onMessage, signal, settled);
+    return await keepOpen(io, sessionHeaders, onMessage, signal, settled);
   } finally {
     settled();
   }
@@ -75,10 +84,11 @@ async function keepOpen(
   onMessage: (data: string) => void,
   signal: AbortSignal,
   settled: () => void,
-): Promise<void> {
+): Promise<StreamEnd> {
   let lastEventId: string | undefined;
   let retryMs: number | undefined;
   let failures = 0;
+  let everOpened = false;
   const handlers = {
     event: (event: { id?: string | undefined; event?: string | undefined; data: string }) => {
       if (event.id !== undefined) lastEventId = event.id;
@@ -91,6 +101,7 @@ async function keepOpen(
   };
   while (!signal.aborted) {
     let opened = false;
+    let refusedWith: number | undefined;
     try {
       const headers = await sessionHeaders();
       if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
@@ -98,12 +109,14 @@ async function keepOpen(
       settled();
       try {
         if (ok(response.status) && isEventStream(response)) {
-          opened = true;
+          opened = everOpened = true;
           failures = 0;
           await readEventStream(response.body, handlers, io.maxMessageBytes);
         } else {
-          await response.text().catch(() => undefined);
-          if (response.status === 405 || response.status === 404) return;
+          refusedWith = response.status;
+          await io.text(response).catch(() => undefined);
+          if (response.status === 404) return everOpened ? 'forgotten' : 'ended';
+          if (response.status === 405) return 'ended';
         }
       } finally {
         release();
@@ -112,16 +125,23 @@ async function keepOpen(
       // A network failure or a broken stream: reconnect below.
     }
     settled();
-    if (signal.aborted) return;
-    if (!opened && ++failures >= io.reconnect.maxAttempts) {
+    if (signal.aborted) return 'ended';
+    if (!opened) failures++;
+    if (refusedWith !== undefined && failures >= io.reconnect.maxAttempts) {
       io.warn(
-        `Gave up the standalone event stream of ${io.display} after ${failures} failed attempts; ` +
-          'server-initiated messages outside requests will not arrive.',
+        `Gave up the standalone event stream of ${io.display} after ${failures} failed attempts ` +
+          `(the last answered HTTP ${refusedWith}); server-initiated messages outside requests will not arrive.`,
       );
-      return;
+      return 'ended';
     }
-    await sleep(io.backoff(Math.max(failures, 1), retryMs), signal);
+    // Unreachable for longer than the backoff allows: keep knocking, at the slowest pace.
+    const delay =
+      failures >= io.reconnect.maxAttempts
+        ? io.reconnect.maxDelayMs
+        : io.backoff(Math.max(failures, 1), retryMs);
+    await sleep(delay, signal);
   }
+  return 'ended';
 }
 
 /**
@@ -143,7 +163,7 @@ export async function postForAnswer(
     signal: controller.signal,
   });
   if (!ok(response.status)) {
-    const body = await response.text();
+    const body = await io.text(response);
     throw new Error(rpcErrorIn(body)?.message ?? `HTTP ${response.status}`);
   }
   let found: Json | undefined;
@@ -171,7 +191,7 @@ export async function postForAnswer(
       if (!found) throw error;
     });
   } else {
-    take(JSON.parse(await response.text()));
+    take(JSON.parse(await io.text(response)));
   }
   if (!found) throw new Error(`the server sent no answer to its request ${JSON.stringify(id)}`);
   return { response, message: found };

@@ -5,6 +5,7 @@
  */
 import { SwitchboardError } from '../../../protocol/errors.js';
 import type { Logger } from '../../../util/logger.js';
+import { readText } from './body.js';
 import type { Cancellation } from './cancellation.js';
 import type { FetchLike, RequestInitLike, ResponseLike } from './fetch-like.js';
 import { displayUrl } from './http-errors.js';
@@ -22,7 +23,10 @@ export interface ReconnectOptions {
   initialDelayMs?: number;
   /** Upper bound of the exponential backoff. Default 30 s. */
   maxDelayMs?: number;
-  /** Consecutive failed attempts before giving up on a stream. Default 5. */
+  /**
+   * Consecutive failed attempts before giving up on a stream the server refuses (an HTTP error), or,
+   * for a server that cannot be reached, before slowing to one attempt every `maxDelayMs`. Default 5.
+   */
   maxAttempts?: number;
 }
 
@@ -44,7 +48,10 @@ export interface HttpClientChannelOptions {
    */
   connectTimeoutMs?: number;
   reconnect?: ReconnectOptions;
-  /** Largest message accepted, in characters. Default 32 Mi. */
+  /**
+   * Largest message accepted: an SSE event, in characters, and any response body read whole (a JSON
+   * answer, an error page), in bytes; past it the call fails with MESSAGE_TOO_LARGE. Default 32 Mi.
+   */
   maxMessageBytes?: number;
   /**
    * Where problems go that fail no call (an invalid tool dropped, a stream given up): its `warn`.
@@ -133,6 +140,11 @@ export class HttpIo {
     const extra = typeof headers === 'function' ? await headers() : headers;
     const token = typeof bearerToken === 'function' ? await bearerToken() : bearerToken;
     return withToken(lowerCase(extra), token);
+  }
+
+  /** A response's whole body as text, refused past {@link maxMessageBytes} (see body.ts). */
+  text(response: ResponseLike): Promise<string> {
+    return readText(response, this.maxMessageBytes);
   }
 
   fetch(url: string, init: RequestInitLike): Promise<ResponseLike> {

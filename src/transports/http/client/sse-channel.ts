@@ -96,7 +96,7 @@ export class SseClientChannel implements Channel {
       const response = await io.fetch(io.href, { method: 'GET', headers, signal });
       const type = response.headers.get('content-type') ?? '';
       if (response.status < 200 || response.status >= 300 || !type.startsWith('text/event-stream')) {
-        const body = await response.text().catch(() => '');
+        const body = await io.text(response).catch(() => '');
         const detail =
           response.status >= 200 && response.status < 300
             ? `${io.display} answered GET with ${type || 'no content type'} instead of an event stream.`
@@ -220,7 +220,7 @@ export class SseClientChannel implements Channel {
         body: frame,
         signal: controller.signal,
       });
-      const body = await response.text();
+      const body = await io.text(response);
       if (response.status >= 200 && response.status < 300) return;
       const error =
         rpcErrorIn(body) ??

@@ -279,7 +279,7 @@ export class StreamableHttpClientChannel implements Channel {
       this.#reached = true;
       if (ok(response.status)) return this.#readAnswer(response, exchange);
 
-      const body = await response.text();
+      const body = await this.#io.text(response);
       const rpc = rpcErrorIn(body);
       const session = headers['mcp-session-id'];
       if (response.status === 404 && session !== undefined && !reinitialized) {
@@ -356,7 +356,15 @@ export class StreamableHttpClientChannel implements Channel {
     const { info } = exchange;
     if (info.method === 'initialize' && !exchange.modern) exchange.sessionId = this.#sessionIdOf(response);
     if (isEventStream(response)) return this.#readStream(response, exchange);
-    const text = await response.text();
+    let text: string;
+    try {
+      text = await this.#io.text(response);
+    } catch (error) {
+      if (!(error instanceof SwitchboardError && error.code === 'MESSAGE_TOO_LARGE')) throw error;
+      const problem = `answered '${info.method}' with a body too large to take: ${error.message}`;
+      this.#deliver(errorResponse(info.id, badResponseError(this.#io.url, problem)), exchange);
+      return;
+    }
     if (text === '') {
       const problem = `accepted '${info.method}' (HTTP ${response.status}) without answering it.`;
       this.#deliver(errorResponse(info.id, badResponseError(this.#io.url, problem)), exchange);
@@ -445,7 +453,7 @@ export class StreamableHttpClientChannel implements Channel {
       const opened = await openEventStream(this.#io, headers, signal);
       if (ok(opened.response.status) && isEventStream(opened.response)) return opened;
       opened.release();
-      await opened.response.text().catch(() => undefined);
+      await this.#io.text(opened.response).catch(() => undefined);
     } catch {
       // Retried by the caller until its attempts run out.
     }
@@ -525,7 +533,7 @@ export class StreamableHttpClientChannel implements Channel {
         body: frame,
         signal: controller.signal,
       });
-      const body = await response.text();
+      const body = await this.#io.text(response);
       if (ok(response.status)) {
         if (info.kind === 'notification' && info.method === 'notifications/initialized') this.#listen();
         return;
@@ -582,8 +590,12 @@ export class StreamableHttpClientChannel implements Channel {
     });
     legacy.ready = ready;
     const receive = (data: string) => this.#receive(data, undefined);
-    void keepStreamOpen(this.#io, headers, receive, controller.signal, settled).then(() => {
+    const session = legacy.sessionId;
+    void keepStreamOpen(this.#io, headers, receive, controller.signal, settled).then((end) => {
       if (legacy.stream === controller) legacy.stream = undefined;
+      // The server restarted or expired the session while only this stream was listening: start a
+      // new one now rather than at the next request, so server-initiated messages keep arriving.
+      if (end === 'forgotten' && session !== undefined && !this.#finished) void this.#reinitialize(session);
     });
   }
 
@@ -636,7 +648,7 @@ export class StreamableHttpClientChannel implements Channel {
           body: legacy.initialized,
           signal: AbortSignal.timeout(this.#io.connectTimeoutMs),
         });
-        await ack.text();
+        await this.#io.text(ack);
         if (!ok(ack.status)) throw new Error(`notifications/initialized was refused with HTTP ${ack.status}`);
       }
       this.#listen();
@@ -799,7 +811,7 @@ export class StreamableHttpClientChannel implements Channel {
         headers,
         signal: AbortSignal.timeout(this.#io.connectTimeoutMs),
       });
-      await response.text();
+      await this.#io.text(response);
     } catch {
       // The session will expire on its own.
     }

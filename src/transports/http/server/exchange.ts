@@ -7,8 +7,8 @@
  * a WHATWG `Request`/`Response` pair.
  */
 import type { AuthInfo, InboundExtra } from '../../../engine/channel.js';
-import { errorFrame } from '../../../engine/peer.js';
 import { ErrorCode } from '../../../protocol/errors.js';
+import { errorFrame } from '../../../protocol/frames.js';
 import type { RequestId } from '../../../protocol/jsonrpc.js';
 import { formatBytes } from '../../../util/bytes.js';
 import type { SseStream } from './sse.js';
@@ -37,8 +37,11 @@ export interface HttpExchange {
   readBody(maxBytes: number): Promise<BodyRead>;
   /** The local address the connection arrived on, when the adapter knows it. */
   readonly localAddress: string | undefined;
-  /** Credentials an upstream middleware verified (e.g. `req.auth` in Express). */
-  readonly auth: AuthInfo | undefined;
+  /**
+   * Credentials an upstream middleware verified (e.g. `req.auth` in Express); replaced by what the
+   * handler's own `auth` option verified, when it has one.
+   */
+  auth: AuthInfo | undefined;
   /**
    * Calls `listener` once if the client goes away before the response is complete — also when it
    * already went away before this call.
@@ -58,17 +61,28 @@ export type HttpReply =
 /**
  * What the engine hands a handler about the request a message came with: verified credentials, and
  * the request headers as `transport.headers` (built only if a handler asks for them).
+ *
+ * A class, not an object literal with a `get transport()`: V8 allocates such a literal's accessor
+ * pair in the old generation, where it holds the getter's closure, and through it the whole request
+ * (exchange, `req`, `res`, their buffers), alive through every young-generation GC until the next
+ * full one. On a legacy session, where each POST makes one, nearly every request was promoted and
+ * the server's GC time doubled (docs/benchmarks.md).
  */
-export function inboundExtra(exchange: HttpExchange): InboundExtra {
-  let headers: Record<string, string> | undefined;
-  return {
-    auth: exchange.auth,
-    get transport() {
-      headers ??= exchange.headers();
-      return { headers };
-    },
-  };
+class ExchangeExtra implements InboundExtra {
+  readonly auth: AuthInfo | undefined;
+  #headers: Record<string, string> | undefined;
+
+  constructor(private readonly exchange: HttpExchange) {
+    this.auth = exchange.auth;
+  }
+
+  get transport(): { headers: Record<string, string> } {
+    this.#headers ??= this.exchange.headers();
+    return { headers: this.#headers };
+  }
 }
+
+export const inboundExtra = (exchange: HttpExchange): InboundExtra => new ExchangeExtra(exchange);
 
 export const isStreamReply = (reply: HttpReply): reply is Extract<HttpReply, { stream: SseStream }> =>
   'stream' in reply;

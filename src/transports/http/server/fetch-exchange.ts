@@ -15,7 +15,7 @@ export class FetchExchange implements HttpExchange {
 
   constructor(
     private readonly request: Request,
-    readonly auth: AuthInfo | undefined,
+    public auth: AuthInfo | undefined,
   ) {
     this.method = request.method.toUpperCase();
     const url = new URL(request.url);

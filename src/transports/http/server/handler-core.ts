@@ -13,8 +13,13 @@
  *
  * Before routing, every request passes the Host/Origin check (403), and bodies the content-type
  * (415), size (413) and JSON (400) checks. Every error reply carries a JSON-RPC error body.
+ *
+ * With an `auth` option (see authenticator.ts), its public documents are served before routing,
+ * every request to an MCP path must carry credentials it accepts (401), a body's requests need
+ * the scopes of what they call (403), and a legacy session answers only the principal that opened
+ * it: to anyone else it does not exist (the same 404 as an unknown id).
  */
-import type { AuthInfo } from '../../../engine/channel.js';
+import { type AuthInfo, principalOf } from '../../../engine/channel.js';
 import { ErrorCode } from '../../../protocol/errors.js';
 import { classify, type JsonRpcRequest } from '../../../protocol/jsonrpc.js';
 import { META } from '../../../protocol/meta.js';
@@ -22,6 +27,7 @@ import { isModernRevision, MODERN_REVISIONS } from '../../../protocol/revisions.
 import type { ServerCore } from '../../../server/server.js';
 import { clip } from '../../../util/clip.js';
 import { asError, isPlainObject } from '../../../util/guards.js';
+import type { ScopedRequest } from './authenticator.js';
 import { acceptedReply, errorReply, type HttpExchange, type HttpReply } from './exchange.js';
 import { FetchExchange, toResponse } from './fetch-exchange.js';
 import { SseSession } from './legacy-sse.js';
@@ -32,6 +38,9 @@ import { OriginGuard } from './security.js';
 import { StreamableSession } from './session.js';
 import { newSessionId, type RegisteredSession, SessionRegistry, type SessionScope } from './sessions.js';
 import { KeepAlive, type StreamPolicy } from './sse.js';
+
+/** What an authenticator answered: credentials (no `status`), or a reply. */
+const isAuthInfo = (value: AuthInfo | HttpReply): value is AuthInfo => !('status' in value);
 
 /** The body is a 2026-07-28 message: its params `_meta` names a protocol version. */
 function hasModernEnvelope(message: Record<string, unknown>): boolean {
@@ -47,6 +56,8 @@ export class HandlerCore {
   readonly #modern: ModernScope;
   readonly #scope: SessionScope;
   readonly #guard: OriginGuard;
+  /** The principal each legacy session was opened by (see `principalOf`). */
+  readonly #owners = new WeakMap<RegisteredSession, string | null>();
   #closed = false;
 
   constructor(server: ServerCore, options: ResolvedOptions) {
@@ -124,9 +135,28 @@ export class HandlerCore {
     }
     const forbidden = this.#guard.check(exchange);
     if (forbidden) return errorReply(403, forbidden);
-    const { endpoint, sseEndpoint, messagesEndpoint } = this.options;
+    const { endpoint, sseEndpoint, messagesEndpoint, auth } = this.options;
     let path = exchange.path;
     if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+    if (auth) {
+      const document = auth.document(exchange);
+      if (document) return document;
+      if (
+        path === endpoint ||
+        (sseEndpoint !== undefined && (path === sseEndpoint || path === messagesEndpoint))
+      ) {
+        return auth.authenticate(exchange).then((verified) => {
+          if (!isAuthInfo(verified)) return verified;
+          exchange.auth = verified;
+          return this.#routePath(exchange, path);
+        });
+      }
+    }
+    return this.#routePath(exchange, path);
+  }
+
+  #routePath(exchange: HttpExchange, path: string): Promise<HttpReply> | HttpReply {
+    const { endpoint, sseEndpoint, messagesEndpoint } = this.options;
     const method = exchange.method;
     if (path === endpoint) {
       if (method === 'POST') return this.#post(exchange);
@@ -164,6 +194,8 @@ export class HandlerCore {
 
   /** Routes a POST by its body (see the module comment). */
   #dispatch(exchange: HttpExchange, message: unknown): Promise<HttpReply> | HttpReply {
+    const refused = this.#authorize(exchange, message);
+    if (refused) return refused;
     const sessionId = exchange.header('mcp-session-id');
     if (Array.isArray(message)) {
       if (sessionId === undefined) {
@@ -195,6 +227,22 @@ export class HandlerCore {
       `Bad Request: no Mcp-Session-Id header. Legacy clients (up to 2025-11-25) must send initialize first, then the Mcp-Session-Id it returned with every request; 2026-07-28 clients must put _meta["${META.protocolVersion}"] in every request.`,
       { id: c.kind === 'request' ? c.message.id : null },
     );
+  }
+
+  /** With an `auth` option: the 403 for a body whose requests need scopes the caller lacks. */
+  #authorize(exchange: HttpExchange, body: unknown): HttpReply | undefined {
+    const auth = this.options.auth;
+    if (!auth || !exchange.auth) return undefined;
+    const requests: ScopedRequest[] = [];
+    for (const message of Array.isArray(body) ? body : [body]) {
+      if (!isPlainObject(message) || typeof message.method !== 'string' || !('id' in message)) continue;
+      const params = isPlainObject(message.params) ? message.params : {};
+      requests.push({
+        method: message.method,
+        itemScopes: this.#modern.server.itemScopes(message.method, params),
+      });
+    }
+    return requests.length === 0 ? undefined : auth.authorize(exchange.auth, requests);
   }
 
   #modernPost(exchange: HttpExchange, message: Record<string, unknown>): Promise<HttpReply> | HttpReply {
@@ -251,6 +299,7 @@ export class HandlerCore {
       );
     }
     const session = new StreamableSession(this.#scope, newSessionId());
+    this.#owners.set(session, principalOf(exchange.auth));
     this.#sessions.add(session);
     const reply = await session.post(exchange, message);
     if (session.revision !== undefined) return reply;
@@ -260,9 +309,19 @@ export class HandlerCore {
     return { ...reply, headers };
   }
 
-  #lookup(sessionId: string, kind: RegisteredSession['kind']): RegisteredSession | HttpReply {
+  /**
+   * The session `sessionId` names, if it is of `kind` and was opened by the exchange's principal;
+   * else the same 404 whether it exists or not (a session is not revealed to anyone else).
+   */
+  #lookup(
+    sessionId: string,
+    kind: RegisteredSession['kind'],
+    exchange: HttpExchange,
+  ): RegisteredSession | HttpReply {
     const session = this.#sessions.get(sessionId);
-    if (session && session.kind === kind) return session;
+    if (session && session.kind === kind && this.#owners.get(session) === principalOf(exchange.auth)) {
+      return session;
+    }
     return errorReply(
       404,
       kind === 'streamable'
@@ -272,7 +331,7 @@ export class HandlerCore {
   }
 
   #sessionPost(exchange: HttpExchange, sessionId: string, message: unknown): Promise<HttpReply> | HttpReply {
-    const found = this.#lookup(sessionId, 'streamable');
+    const found = this.#lookup(sessionId, 'streamable', exchange);
     if (!(found instanceof StreamableSession)) return found as HttpReply;
     return found.checkProtocolVersion(exchange) ?? found.post(exchange, message);
   }
@@ -286,7 +345,7 @@ export class HandlerCore {
         { headers: { allow: this.options.legacySessions ? 'GET, POST, DELETE' : 'POST' } },
       );
     }
-    const found = this.#lookup(sessionId, 'streamable');
+    const found = this.#lookup(sessionId, 'streamable', exchange);
     if (!(found instanceof StreamableSession)) return found as HttpReply;
     return checkAccept(exchange, [SSE_TYPE]) ?? found.checkProtocolVersion(exchange) ?? found.get(exchange);
   }
@@ -300,7 +359,7 @@ export class HandlerCore {
         { headers: { allow: this.options.legacySessions ? 'GET, POST, DELETE' : 'POST' } },
       );
     }
-    const found = this.#lookup(sessionId, 'streamable');
+    const found = this.#lookup(sessionId, 'streamable', exchange);
     if (!(found instanceof StreamableSession)) return found as HttpReply;
     const mismatch = found.checkProtocolVersion(exchange);
     if (mismatch) return mismatch;
@@ -321,6 +380,7 @@ export class HandlerCore {
       );
     }
     const session = new SseSession(this.#scope, newSessionId());
+    this.#owners.set(session, principalOf(exchange.auth));
     this.#sessions.add(session);
     return session.reply;
   }
@@ -333,11 +393,15 @@ export class HandlerCore {
         `Bad Request: no sessionId in the query. POST to the URL the endpoint event of GET ${this.options.sseEndpoint} announced.`,
       );
     }
-    const found = this.#lookup(sessionId, 'sse');
+    const found = this.#lookup(sessionId, 'sse', exchange);
     if (!(found instanceof SseSession)) return found as HttpReply;
     return (
       checkJsonContentType(exchange) ??
-      withJsonBody(exchange, this.options.maxBodyBytes, (message) => found.post(exchange, message))
+      withJsonBody(
+        exchange,
+        this.options.maxBodyBytes,
+        (message) => this.#authorize(exchange, message) ?? found.post(exchange, message),
+      )
     );
   }
 }

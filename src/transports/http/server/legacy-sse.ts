@@ -20,6 +20,7 @@ export class SseSession implements Channel {
   readonly kind = 'sse';
   readonly label: string;
   lastActive = Date.now();
+  usedAt = 0;
   readonly stream: SseStream;
   readonly connection: ServerConnection;
   #sink: ChannelSink | undefined;

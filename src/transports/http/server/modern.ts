@@ -8,11 +8,11 @@
  * No state outlives the request: there are no sessions in this era.
  */
 import type { InboundExtra } from '../../../engine/channel.js';
-import { errorFrame, notificationFrame, resultFrame } from '../../../engine/peer.js';
 import { envelopeCapabilities } from '../../../protocol/envelope.js';
 import { ErrorCode, ProtocolError, SwitchboardError, toErrorObject } from '../../../protocol/errors.js';
+import { errorFrame, notificationFrame, resultFrame } from '../../../protocol/frames.js';
 import type { JsonRpcRequest, Params, RequestId } from '../../../protocol/jsonrpc.js';
-import type { RequestLink } from '../../../server/context.js';
+import type { RequestLink } from '../../../server/link.js';
 import type { ServerCore } from '../../../server/server.js';
 import { type Deferred, deferred } from '../../../util/deferred.js';
 import {
@@ -65,7 +65,7 @@ export function serveModernRequest(
     return Promise.resolve(jsonReply(400, errorFrame(id, e.toObject())));
   }
   const call = new ModernCall(scope, exchange, id, streams);
-  scope.server.serve(method, params, id, call, undefined).then(
+  scope.server.serve(request, call).then(
     (result) => call.complete(result),
     (error) => call.fail(error),
   );
@@ -74,6 +74,8 @@ export function serveModernRequest(
 
 /** One modern request in flight: its RequestLink, and the reply it becomes. */
 export class ModernCall implements RequestLink {
+  /** No sessions in this era. */
+  readonly legacy = undefined;
   #stream: SseStream | undefined;
   #finished = false;
   #cancelled = false;

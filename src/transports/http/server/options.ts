@@ -4,6 +4,7 @@
  */
 import { SwitchboardError } from '../../../protocol/errors.js';
 import { type Logger, withOnerror } from '../../../util/logger.js';
+import type { HttpAuthenticator } from './authenticator.js';
 import { type EventStore, MemoryEventStore } from './event-store.js';
 import type { OriginPolicy } from './security.js';
 import { DEFAULT_MAX_STREAM_BUFFER_BYTES } from './sse.js';
@@ -59,6 +60,12 @@ export interface HttpHandlerOptions extends OriginPolicy {
   logger?: Logger;
   /** Receives the same errors (kept from before `logger`; both are called when both are given). */
   onerror?: (error: Error) => void;
+  /**
+   * Makes the server an OAuth protected resource: `bearer({...})` from `switchboard/auth` checks
+   * the token of every request, serves the Protected Resource Metadata, and refuses calls whose
+   * scopes the token lacks (see docs/auth.md). Default: no authorization.
+   */
+  auth?: HttpAuthenticator;
 }
 
 export interface ResolvedOptions {
@@ -76,6 +83,7 @@ export interface ResolvedOptions {
   readonly maxStreamBufferBytes: number;
   readonly policy: OriginPolicy;
   readonly onerror: (error: Error) => void;
+  readonly auth: HttpAuthenticator | undefined;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -100,6 +108,23 @@ function path(name: string, value: string | undefined, fallback: string): string
     );
   }
   return value.length > 1 && value.endsWith('/') ? value.slice(0, -1) : value;
+}
+
+function checkAuth(auth: HttpAuthenticator | undefined): HttpAuthenticator | undefined {
+  if (
+    auth !== undefined &&
+    (typeof auth !== 'object' ||
+      auth === null ||
+      typeof auth.authenticate !== 'function' ||
+      typeof auth.authorize !== 'function' ||
+      typeof auth.document !== 'function')
+  ) {
+    throw new SwitchboardError(
+      'CONFIG',
+      'createHttpHandler: auth must be made by bearer({...}) from switchboard/auth (or implement document, authenticate and authorize).',
+    );
+  }
+  return auth;
 }
 
 /** The options checked, with their defaults; `serverLogger` is the served Server's. */
@@ -142,5 +167,6 @@ export function resolveOptions(options: HttpHandlerOptions, serverLogger: Logger
     ),
     policy: { allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins },
     onerror: (error) => logger.error(error),
+    auth: checkAuth(options.auth),
   };
 }

@@ -152,6 +152,7 @@ class PendingPost {
 export class StreamableSession implements Channel {
   readonly kind = 'streamable';
   lastActive = Date.now();
+  usedAt = 0;
   readonly connection: ServerConnection;
   /** Headers every reply of this session carries. */
   readonly headers: Record<string, string>;

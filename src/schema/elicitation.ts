@@ -1,15 +1,14 @@
 /**
- * Elicitation form schemas: what a server may ask for (a flat object of primitive fields), how a
- * request is fitted to an older peer (2025-06-18 knows only `enum` + `enumNames` and few defaults),
- * and how an answer is checked against the schema that asked for it. Both the server (before it
- * asks, and on the answer) and the client (before it answers) use these checks.
+ * Elicitation form schemas: what a server may ask for (a flat object of primitive fields), and how
+ * an answer is checked against the schema that asked for it. Both the server (before it asks, and
+ * on the answer) and the client (before it answers) use these checks. Fitting a request to an older
+ * peer is protocol/input-requests.ts's job (`encodeElicitParams`).
  */
-import { childPath, preview } from '../schema/issues.js';
-import type { Issue } from '../schema/types.js';
+import { SwitchboardError } from '../protocol/errors.js';
+import type { ElicitFieldSchema, ElicitFormSchema, ElicitValue } from '../protocol/types.js';
 import { isPlainObject } from '../util/guards.js';
-import { SwitchboardError } from './errors.js';
-import type { RevisionFeatures } from './revisions.js';
-import type { ElicitFieldSchema, ElicitFormSchema, ElicitParams, ElicitValue } from './types.js';
+import { childPath, preview } from './issues.js';
+import type { Issue } from './types.js';
 
 // --- the TypeScript type of an accepted answer ---------------------------------------------------
 
@@ -244,60 +243,6 @@ function choicesOf(field: Obj, fail: (problem: string) => never): string[] | und
   return fail(
     'is an array; only multi-select enums are allowed: items { type: "string", enum: [...] } or items { anyOf: [{ const, title }] }',
   );
-}
-
-// --- fitting a request to the peer's revision ------------------------------------------------------
-
-const cannot = (what: string, f: RevisionFeatures, fix: string) =>
-  new SwitchboardError(
-    'CAPABILITY_MISSING',
-    `${what} needs protocol 2025-11-25 or later; this client speaks ${f.revision}. ${fix}`,
-  );
-
-/**
- * Fits elicitation params to a revision: 2025-06-18 gets titled choices as `enum` + `enumNames` and
- * loses the defaults it cannot carry (it keeps only boolean defaults); multi-select and URL mode are
- * impossible there and throw `CAPABILITY_MISSING`. 2026-07-28 has no `elicitationId`.
- */
-export function encodeElicitParams(params: ElicitParams, f: RevisionFeatures): ElicitParams {
-  if (!f.structured) {
-    throw new SwitchboardError(
-      'CAPABILITY_MISSING',
-      `Elicitation needs protocol 2025-06-18 or later; this client speaks ${f.revision}. Ask in the tool's arguments or result instead.`,
-    );
-  }
-  if (params.mode === 'url') {
-    if (!f.icons) throw cannot('URL-mode elicitation', f, 'Use a form, or return the URL in the result.');
-    if (!f.modern) return params;
-    const { elicitationId: _id, ...rest } = params;
-    return rest;
-  }
-  if (f.icons) return params;
-  const { requestedSchema } = params;
-  const properties: Record<string, ElicitFieldSchema> = {};
-  for (const [name, field] of Object.entries(requestedSchema.properties)) {
-    properties[name] = downgradeField(name, field, f);
-  }
-  const { $schema: _schema, ...schema } = requestedSchema;
-  const { mode: _mode, ...rest } = params;
-  return { ...rest, requestedSchema: { ...schema, properties } };
-}
-
-function downgradeField(name: string, field: ElicitFieldSchema, f: RevisionFeatures): ElicitFieldSchema {
-  if (field.type === 'array') {
-    throw cannot(
-      `The multi-select field "${name}"`,
-      f,
-      'Use a single-select field or several boolean fields.',
-    );
-  }
-  if (field.type === 'boolean') return field;
-  const { default: _default, ...rest } = field as ElicitFieldSchema & { default?: unknown };
-  if ('oneOf' in rest) {
-    const { oneOf, ...base } = rest;
-    return { ...base, enum: oneOf.map((o) => o.const), enumNames: oneOf.map((o) => o.title) };
-  }
-  return rest as ElicitFieldSchema;
 }
 
 // --- checking an answer ----------------------------------------------------------------------------

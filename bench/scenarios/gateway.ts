@@ -1,0 +1,81 @@
+/**
+ * The gateway's cost: the same load client calls the Switchboard fixture's `echo` directly and through
+ * one gateway hop (`up__echo`), with the upstream over stdio and over HTTP. Legacy era downstream, so
+ * the gateway serves each client in its own upstream session, as it does in production. Issue 12's
+ * targets: the hop at most 1.25x the direct p50 latency, at least 0.7x the direct throughput with
+ * 64 calls in flight.
+ */
+import { fixture, type ServerProcess, startServer } from '../lib/harness.js';
+import { type Section, section } from '../lib/report.js';
+import type { ClientSpec, LoadResult } from '../worker.js';
+import { type Context, cell, inTurn, recordLoad } from './common.js';
+
+type Path = 'direct' | 'gateway';
+const PATHS: readonly Path[] = ['direct', 'gateway'];
+
+const node = (script: string, args: readonly string[] = []): ClientSpec['target'] => ({
+  kind: 'stdio',
+  command: process.execPath,
+  args: [fixture(script), ...args],
+});
+
+export async function gatewaySections(ctx: Context): Promise<Section[]> {
+  const { config } = ctx;
+  const stdio = section('gateway: stdio upstream, one hop vs direct', PATHS, 'direct');
+  const http = section('gateway: HTTP upstream, one hop vs direct', PATHS, 'direct');
+  const load = { warmupMs: config.load.warmupMs, durationMs: config.load.durationMs };
+
+  const measure = async (s: Section, label: string, target: (path: Path) => ClientSpec['target']) => {
+    for (let run = 0; run < config.load.runs; run++) {
+      ctx.log(`gateway ${label}, run ${run + 1}/${config.load.runs}`);
+      for (const [prefix, inFlight] of [
+        ['seq', 1],
+        [`${config.inFlight} in flight`, config.inFlight],
+      ] as const) {
+        await inTurn(ctx, PATHS, run, async (path) => {
+          const result = await cell<LoadResult>(ctx, `${label} ${path} ${prefix}`, {
+            type: 'load',
+            client: 'switchboard',
+            era: 'legacy',
+            target: target(path),
+            tool: 'echo',
+            ...(path === 'gateway' ? { toolName: 'up__echo' } : {}),
+            inFlight,
+            ...load,
+          });
+          recordLoad(s, prefix, path, run, result, { latency: true, server: true });
+        });
+      }
+    }
+  };
+
+  // stdio: the client spawns the fixture, or the gateway, which spawns the fixture.
+  await measure(stdio, 'stdio', (path) =>
+    path === 'direct' ? node('switchboard-stdio') : node('gateway-stdio', ['stdio']),
+  );
+
+  // HTTP: one fixture server; the gateway (its own process) in front of it.
+  let upstream: ServerProcess | undefined;
+  let gateway: ServerProcess | undefined;
+  try {
+    upstream = await startServer('switchboard-http', []);
+    gateway = await startServer('gateway-http', ['http', upstream.url]);
+    const urls = { direct: upstream.url, gateway: gateway.url };
+    await measure(http, 'http', (path) => ({ kind: 'http', url: urls[path] }));
+  } catch (error) {
+    ctx.failures.push(`gateway http: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    await gateway?.stop();
+    await upstream?.stop();
+  }
+
+  const note =
+    '`direct`: Switchboard client (legacy era) and the Switchboard fixture server; `gateway`: the same ' +
+    'client through `switchboard/gateway` fronting that server (calls `up__echo`, forwarded in the ' +
+    "client's own upstream session). Server CPU per call: the process the client talks to (the gateway " +
+    'alone in the gateway column, without its upstream). Targets (issue 12): p50 ratio <= 1.25, ' +
+    'throughput ratio >= 0.7.';
+  stdio.notes.push(note);
+  http.notes.push(note);
+  return [stdio, http];
+}

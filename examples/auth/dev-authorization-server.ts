@@ -1,0 +1,217 @@
+/**
+ * A real OAuth 2.1 authorization server for development and tests: `oidc-provider` (an OpenID
+ * Certified implementation) in this process, on 127.0.0.1, configured the way the MCP specification
+ * expects an authorization server to be: dynamic client registration (RFC 7591), PKCE (S256, always
+ * required), resource indicators (RFC 8707) with JWT access tokens whose audience is the resource,
+ * refresh tokens (rotated), `iss` in authorization responses (RFC 9207), introspection, revocation,
+ * the client credentials grant, and Client ID Metadata Documents when asked for.
+ *
+ * One development user, `dev-user`, is always signed in and consents to everything: an authorization
+ * request is answered at once with a redirect carrying the code. That holds for user agents without
+ * cookies too (`curl -sL`), so a sign-in completes without a person. Never expose it beyond loopback.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as jose from 'jose';
+import type { Configuration, default as Provider } from 'oidc-provider';
+
+/**
+ * oidc-provider prints notices meant for production deployments (the in-memory adapter, default
+ * lifetimes, a Node release older than it prefers) on the console; a development server that the
+ * tests and examples run knows them all. Those lines, and only those, are dropped.
+ */
+function quietOidcProvider(): void {
+  for (const level of ['info', 'warn'] as const) {
+    const original = console[level];
+    console[level] = (...args: unknown[]) => {
+      const line = typeof args[0] === 'string' ? args[0] : '';
+      // (The line may be wrapped in colour codes on a terminal.)
+      if (line.includes('oidc-provider NOTICE:') || line.includes('oidc-provider WARNING:')) return;
+      original(...args);
+    };
+  }
+}
+
+let oidcProvider: Promise<typeof import('oidc-provider')> | undefined;
+const loadOidcProvider = () => {
+  if (!oidcProvider) {
+    quietOidcProvider();
+    oidcProvider = import('oidc-provider');
+  }
+  return oidcProvider;
+};
+
+/** A protected resource the server issues tokens for. */
+export interface DevResource {
+  /** Scopes a client may ask for at this resource. */
+  readonly scopes: readonly string[];
+  /** Access tokens: JWT (default) or opaque (checked by introspection). */
+  readonly format?: 'jwt' | 'opaque';
+}
+
+export interface DevAuthorizationServerOptions {
+  /** Port on 127.0.0.1; 0 (default) picks a free one. */
+  port?: number;
+  /** The resources (canonical URIs) tokens may be issued for. Resources added later: {@link DevAuthorizationServer.addResource}. */
+  resources?: Readonly<Record<string, DevResource>>;
+  /** Access token lifetime in seconds. Default 3600. */
+  accessTokenTtlSec?: number;
+  /** Clients registered up front (confidential clients for introspection or client credentials...). */
+  clients?: Configuration['clients'];
+  /**
+   * Accept Client ID Metadata Documents (https client ids) and fetch them with this function
+   * (tests serve the document from memory: there is no https server on loopback).
+   */
+  clientMetadataFetch?: (url: string) => Promise<Response>;
+  /**
+   * Scopes clients may name when they register (RFC 7591 `scope`), besides those of `resources`:
+   * the scopes of resources added later. oidc-provider checks registrations against this list.
+   */
+  scopes?: readonly string[];
+  /** Offer dynamic client registration (RFC 7591). Default true. */
+  registration?: boolean;
+  /** The subject of the development user. Default `dev-user`. */
+  account?: string;
+}
+
+export interface DevAuthorizationServer {
+  /** The issuer identifier, e.g. `http://127.0.0.1:4000`. */
+  readonly issuer: string;
+  readonly provider: Provider;
+  addResource(uri: string, resource: DevResource): void;
+  close(): Promise<void>;
+}
+
+const SESSION_COOKIE = '_session';
+const DEV_SESSION = 'dev-session';
+
+export async function startDevAuthorizationServer(
+  options: DevAuthorizationServerOptions = {},
+): Promise<DevAuthorizationServer> {
+  const { default: Provider, errors } = await loadOidcProvider();
+  const resources = new Map(Object.entries(options.resources ?? {}));
+  const account = options.account ?? 'dev-user';
+  let listener: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  const http = createServer((req, res) => listener!(req, res));
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? 0, '127.0.0.1', resolve);
+  });
+  const issuer = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const ttl = options.accessTokenTtlSec ?? 3600;
+  const keys = await Promise.all(
+    (['ES256', 'RS256'] as const).map(async (alg) => {
+      const { privateKey } = await jose.generateKeyPair(alg, { extractable: true });
+      return { ...(await jose.exportJWK(privateKey)), alg, use: 'sig', kid: `${alg.toLowerCase()}-1` };
+    }),
+  );
+
+  const knownScopes = new Set([
+    'openid',
+    'offline_access',
+    ...(options.scopes ?? []),
+    ...[...resources.values()].flatMap((r) => r.scopes),
+  ]);
+  const configuration: Configuration = {
+    clients: options.clients ?? [],
+    jwks: { keys: keys as jose.JWK[] as never },
+    scopes: [...knownScopes],
+    pkce: { required: () => true },
+    ttl: { AccessToken: ttl, ClientCredentials: ttl, RefreshToken: 14 * 24 * 3600, Grant: 14 * 24 * 3600 },
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: 'none',
+    },
+    findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
+    // The development user consents to everything a client asks for.
+    async loadExistingGrant(ctx) {
+      const { oidc } = ctx;
+      const grant = new oidc.provider.Grant({
+        accountId: oidc.session!.accountId!,
+        clientId: oidc.client!.clientId,
+      });
+      const requested = String(oidc.params?.scope ?? '')
+        .split(' ')
+        .filter(Boolean);
+      // Scopes the server knows (registration accepts them) count as OpenID scopes too: grant them.
+      const oidcScopes = requested.filter((s) => knownScopes.has(s));
+      if (oidcScopes.length > 0) grant.addOIDCScope(oidcScopes.join(' '));
+      for (const resource of Object.keys(oidc.resourceServers ?? {})) {
+        const offered = new Set(resources.get(resource)?.scopes ?? []);
+        const granted = requested.filter((s) => offered.has(s));
+        if (granted.length > 0 || offered.size === 0) grant.addResourceScope(resource, granted.join(' '));
+      }
+      await grant.save();
+      return grant;
+    },
+    // A refresh token for every client allowed to refresh (offline_access is not needed).
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: options.registration !== false },
+      introspection: { enabled: true },
+      revocation: { enabled: true },
+      clientCredentials: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        // A request naming no resource gets a token for the only resource there is.
+        defaultResource: (_ctx, _client, oneOf) =>
+          oneOf ?? (resources.size === 1 ? [...resources.keys()][0] : undefined),
+        useGrantedResource: () => true,
+        getResourceServerInfo(_ctx, resourceIndicator) {
+          const resource = resources.get(resourceIndicator);
+          if (!resource)
+            throw new errors.InvalidTarget(`${resourceIndicator} is not a resource of this server`);
+          return {
+            scope: resource.scopes.join(' '),
+            audience: resourceIndicator,
+            accessTokenTTL: ttl,
+            accessTokenFormat: resource.format ?? 'jwt',
+            ...(resource.format === 'opaque' ? {} : { jwt: { sign: { alg: 'ES256' } } }),
+          };
+        },
+      },
+      ...(options.clientMetadataFetch
+        ? { clientIdMetadataDocument: { enabled: true, ack: 'draft-02', allowFetch: () => true } }
+        : {}),
+    },
+    ...(options.clientMetadataFetch
+      ? { fetch: (url: string | URL) => options.clientMetadataFetch!(String(url)) }
+      : {}),
+  } as Configuration;
+
+  const provider = new Provider(issuer, configuration);
+  provider.on('server_error', (_ctx, error) => console.error('dev authorization server:', error));
+
+  // The development user's session, shared by every user agent: requests without a session cookie
+  // (curl) are given it, so the authorization endpoint needs no sign-in page.
+  const Session = provider.Session as unknown as new (
+    payload: object,
+  ) => InstanceType<typeof provider.Session>;
+  const session = new Session({ jti: DEV_SESSION, uid: randomBytes(16).toString('hex') });
+  session.loginAccount({ accountId: account, loginTs: Math.floor(Date.now() / 1000) } as never);
+  await session.save(14 * 24 * 3600);
+  provider.use(async (ctx, next) => {
+    if (!ctx.get('cookie').includes(`${SESSION_COOKIE}=`)) {
+      const cookie = ctx.get('cookie');
+      ctx.request.headers.cookie = `${cookie ? `${cookie}; ` : ''}${SESSION_COOKIE}=${DEV_SESSION}`;
+    }
+    await next();
+  });
+  const callback = provider.callback();
+  listener = (req, res) => callback(req, res);
+
+  return {
+    issuer,
+    provider,
+    addResource(uri, resource) {
+      resources.set(uri, resource);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,494 @@
+/**
+ * `OAuthClient`: signs a Switchboard client in to protected MCP servers. Give its `fetch(...)` to
+ * an HTTP client channel: every request carries the stored access token; a 401 runs the
+ * specification's flow (discovery, registration, authorization code with PKCE or client
+ * credentials, resource indicators) and the request is sent again; a 403 `insufficient_scope`
+ * asks for the scopes it names (step-up), a bounded number of times. Tokens are refreshed shortly
+ * before they expire, and once more when a server refuses a token that had not expired.
+ *
+ * The protocol steps (PKCE, state, RFC 9207 `iss`, token requests, client authentication,
+ * registration) are `oauth4webapi`'s; this module adds the MCP rules: where to look, in which
+ * order to register, which scopes to ask for, what to store, when to retry.
+ */
+import * as oauth from 'oauth4webapi';
+import { SwitchboardError } from '../../protocol/errors.js';
+import { parseScopes, unionScopes } from '../../protocol/scopes.js';
+import type { FetchLike, RequestInitLike } from '../../transports/http/client/fetch-like.js';
+import { OAuthHttp, type WebFetch } from '../http.js';
+import { canonicalResource } from '../urls.js';
+import { findChallenge } from '../www-authenticate.js';
+import { discoverServerAuthorization, type ServerAuthorization } from './discovery.js';
+import { MemoryTokenStore, type StoredClient, type StoredTokens, type TokenStore } from './store.js';
+
+/** Credentials registered with an authorization server beforehand. */
+export interface PreRegisteredClient {
+  client_id: string;
+  client_secret?: string;
+  /** Default: `client_secret_basic` with a secret (or what the server supports), `none` without. */
+  token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post' | 'none' | 'private_key_jwt';
+  /** For `private_key_jwt`: the client's private key (a CryptoKey, or `{ key, kid }`). */
+  private_key?: Parameters<typeof oauth.PrivateKeyJwt>[0];
+}
+
+export interface OAuthClientOptions {
+  /**
+   * `authorization_code` (default: a user signs in through `authorize`) or `client_credentials`
+   * (machine to machine: `client` must be given).
+   */
+  grant?: 'authorization_code' | 'client_credentials';
+  /**
+   * Opens `url` for the user (a browser) and resolves with the URL the authorization server
+   * redirected back to (`redirectUri` with `code`, `state`, `iss`). Required for
+   * `authorization_code`.
+   */
+  authorize?: (url: URL) => Promise<URL | string>;
+  /**
+   * The redirect URI, e.g. `http://127.0.0.1:8976/callback`; or a function giving it when a sign-in
+   * starts (a loopback listener on a port chosen then). A stored registration whose redirect URIs
+   * do not include it is replaced by a new one.
+   */
+  redirectUri?: string | (() => string | Promise<string>);
+  /** Pre-registered credentials: for every authorization server, or chosen per issuer. */
+  client?: PreRegisteredClient | ((issuer: string) => PreRegisteredClient | undefined);
+  /**
+   * An https URL serving this client's metadata document (Client ID Metadata Documents,
+   * 2025-11-25): used as the client id by authorization servers that advertise support.
+   */
+  clientMetadataUrl?: string;
+  /** The name registered (DCR) and shown to the user. Default `Switchboard`. */
+  clientName?: string;
+  /** The scopes to ask for; default: the server's challenge, else its `scopes_supported`, else none. */
+  scope?: string;
+  /** Where clients and tokens are kept. Default: a MemoryTokenStore. */
+  store?: TokenStore;
+  /** The fetch for discovery and token requests. Default: the global fetch. */
+  fetch?: WebFetch;
+  /** Allow plain http to non-loopback servers. Default false. */
+  allowInsecureHttp?: boolean;
+  /** How many times one request may step up its scopes after 403 insufficient_scope. Default 2. */
+  maxStepUps?: number;
+  /** Refresh this many seconds before expiry. Default 60. */
+  refreshBeforeSec?: number;
+}
+
+interface Signed {
+  readonly auth: ServerAuthorization;
+  readonly client: oauth.Client;
+  readonly clientAuth: oauth.ClientAuth;
+  /** The redirect URI of the sign-in in progress (authorization code). */
+  readonly redirectUri?: string | undefined;
+}
+
+const nowSec = () => Math.floor(Date.now() / 1000);
+
+/** Never show a token: errors from the protocol library are summarized, not forwarded. */
+function describe(error: unknown): string {
+  if (error instanceof oauth.ResponseBodyError) {
+    return `${error.error}${error.error_description ? `: ${error.error_description}` : ''} (HTTP ${error.status})`;
+  }
+  if (error instanceof oauth.AuthorizationResponseError) {
+    return `${error.error}${error.error_description ? `: ${error.error_description}` : ''}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+export class OAuthClient {
+  readonly store: TokenStore;
+  readonly #options: OAuthClientOptions;
+  readonly #http: OAuthHttp;
+  /** What discovery found per server URL, and the client to use there. */
+  readonly #signed = new Map<string, Signed>();
+  /** One sign-in at a time per server: concurrent 401s wait for the same one. */
+  readonly #pending = new Map<string, Promise<string>>();
+
+  constructor(options: OAuthClientOptions = {}) {
+    const grant = options.grant ?? 'authorization_code';
+    if (grant !== 'authorization_code' && grant !== 'client_credentials') {
+      throw new SwitchboardError(
+        'CONFIG',
+        `OAuthClient: grant must be authorization_code or client_credentials, not ${JSON.stringify(grant)}.`,
+      );
+    }
+    if (grant === 'authorization_code' && (typeof options.authorize !== 'function' || !options.redirectUri)) {
+      throw new SwitchboardError(
+        'CONFIG',
+        'OAuthClient: the authorization code grant needs `authorize` (opens the URL for the user, resolves with the redirect) and `redirectUri`.',
+      );
+    }
+    if (grant === 'client_credentials' && options.client === undefined) {
+      throw new SwitchboardError(
+        'CONFIG',
+        'OAuthClient: the client credentials grant needs `client` (its client_id and secret or key).',
+      );
+    }
+    this.#options = { ...options, grant };
+    this.store = options.store ?? new MemoryTokenStore();
+    this.#http = new OAuthHttp({ fetch: options.fetch, allowInsecureHttp: options.allowInsecureHttp });
+  }
+
+  /**
+   * A fetch for an HTTP client channel (`new StreamableHttpClientChannel(url, { fetch:
+   * oauthClient.fetch(nodeFetch) })`): adds the token, signs in on 401, steps up on 403.
+   */
+  fetch(inner: FetchLike): FetchLike {
+    return async (url, init) => {
+      const server = canonicalResource(url);
+      let token = await this.accessToken(server);
+      let refreshed = false;
+      let signedIn = false;
+      let stepUps = 0;
+      for (;;) {
+        const response = await inner(url, withToken(init, token));
+        const { status } = response;
+        if (status !== 401 && status !== 403) return response;
+        const challenge = findChallenge(response.headers.get('www-authenticate'), 'Bearer');
+        if (status === 403) {
+          const limit = this.#options.maxStepUps ?? 2;
+          if (challenge?.params.error !== 'insufficient_scope' || stepUps >= limit) return response;
+          stepUps++;
+        } else if (signedIn) {
+          return response; // refused right after signing in: no loop
+        }
+        await response.text().catch(() => undefined);
+        if (status === 401 && token && !refreshed) {
+          refreshed = true;
+          const fresh = await this.#refresh(server).catch(() => undefined);
+          if (fresh) {
+            token = fresh;
+            continue;
+          }
+        }
+        token = await this.signIn(server, {
+          resourceMetadata: challenge?.params.resource_metadata,
+          scope: challenge?.params.scope,
+          stepUp: status === 403,
+        });
+        if (status === 401) signedIn = true;
+      }
+    };
+  }
+
+  /** The stored access token for the server at `url` (refreshed first when it is about to expire), if any. */
+  async accessToken(url: string): Promise<string | undefined> {
+    const server = canonicalResource(url);
+    const tokens = await this.#stored(server);
+    if (!tokens) return undefined;
+    const margin = this.#options.refreshBeforeSec ?? 60;
+    if (tokens.expires_at !== undefined && tokens.expires_at - margin <= nowSec()) {
+      return (await this.#refresh(server).catch(() => undefined)) ?? undefined;
+    }
+    return tokens.access_token;
+  }
+
+  /** Signs in to the server at `url` (discovery, registration, grant) and returns the access token. */
+  signIn(
+    url: string,
+    hint: { resourceMetadata?: string; scope?: string; stepUp?: boolean } = {},
+  ): Promise<string> {
+    const server = canonicalResource(url);
+    const running = this.#pending.get(server);
+    if (running) return running;
+    const started = this.#signIn(server, hint).finally(() => this.#pending.delete(server));
+    this.#pending.set(server, started);
+    return started;
+  }
+
+  /** Forgets the tokens for the server at `url` (its client registrations are kept). */
+  async signOut(url: string): Promise<void> {
+    const server = canonicalResource(url);
+    const signed = this.#signed.get(server);
+    this.#signed.delete(server);
+    await this.store.deleteTokens(signed?.auth.resource ?? server);
+  }
+
+  async #stored(server: string): Promise<StoredTokens | undefined> {
+    const signed = this.#signed.get(server);
+    const resource = signed?.auth.resource ?? server;
+    const issuer = signed?.auth.issuer ?? (await this.store.issuerOf(resource));
+    return issuer === undefined ? undefined : this.store.getTokens(issuer, resource);
+  }
+
+  async #signIn(
+    server: string,
+    hint: { resourceMetadata?: string; scope?: string; stepUp?: boolean },
+  ): Promise<string> {
+    const auth = await discoverServerAuthorization(server, hint.resourceMetadata, this.#http);
+    const given = this.#options.grant === 'client_credentials' ? undefined : this.#options.redirectUri;
+    const redirectUri = typeof given === 'function' ? await given() : given;
+    const signed = { ...(await this.#register(auth, redirectUri)), redirectUri };
+    this.#signed.set(server, signed);
+    const previous = await this.store.getTokens(auth.issuer, auth.resource);
+    const scope = this.#scope(auth, hint.scope, hint.stepUp ? previous?.scope : undefined);
+    const response =
+      this.#options.grant === 'client_credentials'
+        ? await this.#clientCredentials(signed, scope)
+        : await this.#authorizationCode(signed, scope);
+    return this.#save(auth, response, scope);
+  }
+
+  /** Scope selection: configured, else the challenge's, else `scopes_supported`, else none; plus what a step-up keeps. */
+  #scope(
+    auth: ServerAuthorization,
+    challenged: string | undefined,
+    kept: string | undefined,
+  ): string | undefined {
+    let scopes =
+      this.#options.scope !== undefined ? parseScopes(this.#options.scope) : parseScopes(challenged);
+    if (scopes.length === 0 && this.#options.scope === undefined) scopes = [...auth.scopesSupported];
+    scopes = unionScopes(parseScopes(kept), scopes);
+    // A refresh token needs offline_access where the authorization server lists it (SEP-2207).
+    const asScopes = parseScopes(auth.as.scopes_supported);
+    if (
+      this.#options.grant === 'authorization_code' &&
+      scopes.length > 0 &&
+      asScopes.includes('offline_access')
+    ) {
+      scopes = unionScopes(scopes, ['offline_access']);
+    }
+    return scopes.length === 0 ? undefined : scopes.join(' ');
+  }
+
+  /** The client to use at `auth.issuer`: pre-registered, else CIMD, else stored, else DCR. */
+  async #register(auth: ServerAuthorization, redirectUri: string | undefined): Promise<Signed> {
+    const { as, issuer } = auth;
+    const given =
+      typeof this.#options.client === 'function' ? this.#options.client(issuer) : this.#options.client;
+    if (given) return { auth, ...this.#clientOf(as, given) };
+    if (this.#options.clientMetadataUrl && as.client_id_metadata_document_supported === true) {
+      return { auth, client: { client_id: this.#options.clientMetadataUrl }, clientAuth: oauth.None() };
+    }
+    const stored = await this.store.getClient(issuer);
+    const expired = stored?.client_secret_expires_at ? stored.client_secret_expires_at <= nowSec() : false;
+    const redirects = redirectUri === undefined || (stored?.redirect_uris ?? []).includes(redirectUri);
+    if (stored && !expired && redirects) return { auth, ...this.#clientOf(as, stored) };
+    if (!as.registration_endpoint) {
+      throw new SwitchboardError(
+        'AUTHORIZATION',
+        `Cannot register with the authorization server ${issuer}: it offers no dynamic client registration${this.#options.clientMetadataUrl ? '' : ' and no client ID metadata documents'}. Register a client there and pass its credentials as \`client\` (the CLI: --client-id/--client-secret).`,
+      );
+    }
+    const methods = as.token_endpoint_auth_methods_supported;
+    const method =
+      !methods || methods.includes('none')
+        ? 'none'
+        : (methods.find((m) => m === 'client_secret_basic' || m === 'client_secret_post') ?? 'none');
+    const grants =
+      this.#options.grant === 'client_credentials'
+        ? ['client_credentials']
+        : ['authorization_code', 'refresh_token'];
+    let registered: StoredClient;
+    try {
+      const response = await oauth.dynamicClientRegistrationRequest(
+        as,
+        {
+          client_name: this.#options.clientName ?? 'Switchboard',
+          redirect_uris: redirectUri ? [redirectUri] : [],
+          grant_types: grants,
+          response_types: this.#options.grant === 'client_credentials' ? [] : ['code'],
+          token_endpoint_auth_method: method,
+        },
+        this.#http.options(),
+      );
+      registered = (await oauth.processDynamicClientRegistrationResponse(
+        response,
+      )) as unknown as StoredClient;
+    } catch (error) {
+      throw new SwitchboardError(
+        'AUTHORIZATION',
+        `Dynamic client registration at ${issuer} failed: ${describe(error)}.`,
+        { cause: error },
+      );
+    }
+    await this.store.setClient(issuer, registered);
+    return { auth, ...this.#clientOf(as, registered) };
+  }
+
+  #clientOf(as: oauth.AuthorizationServer, client: StoredClient | PreRegisteredClient): Omit<Signed, 'auth'> {
+    const supported = as.token_endpoint_auth_methods_supported;
+    const secret = client.client_secret;
+    const method =
+      client.token_endpoint_auth_method ??
+      ('private_key' in client && client.private_key
+        ? 'private_key_jwt'
+        : secret === undefined
+          ? 'none'
+          : supported &&
+              !supported.includes('client_secret_basic') &&
+              supported.includes('client_secret_post')
+            ? 'client_secret_post'
+            : 'client_secret_basic');
+    const base: oauth.Client = { client_id: client.client_id };
+    switch (method) {
+      case 'none':
+        return { client: base, clientAuth: oauth.None() };
+      case 'client_secret_basic':
+      case 'client_secret_post':
+        if (secret === undefined) break;
+        return {
+          client: base,
+          clientAuth:
+            method === 'client_secret_basic'
+              ? oauth.ClientSecretBasic(secret)
+              : oauth.ClientSecretPost(secret),
+        };
+      case 'private_key_jwt': {
+        const key = 'private_key' in client ? client.private_key : undefined;
+        if (!key) break;
+        return { client: base, clientAuth: oauth.PrivateKeyJwt(key) };
+      }
+    }
+    throw new SwitchboardError(
+      'AUTHORIZATION',
+      `The client ${client.client_id} authenticates with ${method}, but its ${method === 'private_key_jwt' ? 'private_key' : 'client_secret'} is missing.`,
+    );
+  }
+
+  async #authorizationCode(signed: Signed, scope: string | undefined): Promise<oauth.TokenEndpointResponse> {
+    const { auth, client, clientAuth } = signed;
+    const { as } = auth;
+    // PKCE S256 is required; a server that does not list it is refused (2025-11-25). A 2025-03-26
+    // server without metadata lists nothing: S256 is sent all the same.
+    const methods = as.code_challenge_methods_supported;
+    if (!auth.legacy || methods !== undefined) {
+      if (!methods?.includes('S256')) {
+        throw new SwitchboardError(
+          'AUTHORIZATION',
+          `The authorization server ${auth.issuer} does not list PKCE S256 in code_challenge_methods_supported: refusing to sign in without PKCE.`,
+        );
+      }
+    }
+    if (!as.authorization_endpoint) {
+      throw new SwitchboardError(
+        'AUTHORIZATION',
+        `The authorization server ${auth.issuer} names no authorization_endpoint.`,
+      );
+    }
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const redirectUri = signed.redirectUri!;
+    const url = new URL(this.#http.check(as.authorization_endpoint, 'The authorization endpoint'));
+    const params: Record<string, string> = {
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: redirectUri,
+      state,
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      resource: auth.resource,
+    };
+    if (scope !== undefined) params.scope = scope;
+    for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
+    const redirected = new URL(await this.#options.authorize!(url));
+    let callback: URLSearchParams;
+    try {
+      // Checks state, and `iss` (RFC 9207) when present or when the server promises it.
+      callback = oauth.validateAuthResponse(as, client, redirected, state);
+    } catch (error) {
+      throw new SwitchboardError('AUTHORIZATION', `Sign-in at ${auth.issuer} failed: ${describe(error)}.`, {
+        cause: error,
+      });
+    }
+    try {
+      const response = await oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        clientAuth,
+        callback,
+        redirectUri,
+        verifier,
+        this.#http.options({ additionalParameters: { resource: auth.resource } }),
+      );
+      return await oauth.processAuthorizationCodeResponse(as, client, response);
+    } catch (error) {
+      throw new SwitchboardError(
+        'AUTHORIZATION',
+        `The token request to ${auth.issuer} failed: ${describe(error)}.`,
+        { cause: error },
+      );
+    }
+  }
+
+  async #clientCredentials(signed: Signed, scope: string | undefined): Promise<oauth.TokenEndpointResponse> {
+    const { auth, client, clientAuth } = signed;
+    const parameters: Record<string, string> = { resource: auth.resource };
+    if (scope !== undefined) parameters.scope = scope;
+    try {
+      const response = await oauth.clientCredentialsGrantRequest(
+        auth.as,
+        client,
+        clientAuth,
+        parameters,
+        this.#http.options(),
+      );
+      return await oauth.processClientCredentialsResponse(auth.as, client, response);
+    } catch (error) {
+      throw new SwitchboardError(
+        'AUTHORIZATION',
+        `The client credentials request to ${auth.issuer} failed: ${describe(error)}.`,
+        { cause: error },
+      );
+    }
+  }
+
+  /** A new access token from the stored refresh token, or undefined when there is none. */
+  async #refresh(server: string): Promise<string | undefined> {
+    const signed = this.#signed.get(server) ?? (await this.#restore(server));
+    if (!signed) return undefined;
+    const { auth, client, clientAuth } = signed;
+    const tokens = await this.store.getTokens(auth.issuer, auth.resource);
+    if (!tokens?.refresh_token) return undefined;
+    const response = await oauth.refreshTokenGrantRequest(
+      auth.as,
+      client,
+      clientAuth,
+      tokens.refresh_token,
+      this.#http.options({ additionalParameters: { resource: auth.resource } }),
+    );
+    const result = await oauth.processRefreshTokenResponse(auth.as, client, response);
+    return this.#save(
+      auth,
+      { ...result, refresh_token: result.refresh_token ?? tokens.refresh_token },
+      tokens.scope,
+    );
+  }
+
+  /** Rebuilds what a refresh needs from the store (a new process with stored tokens). */
+  async #restore(server: string): Promise<Signed | undefined> {
+    const issuer = await this.store.issuerOf(server);
+    if (!issuer) return undefined;
+    try {
+      const auth = await discoverServerAuthorization(server, undefined, this.#http);
+      if (auth.issuer !== issuer) return undefined;
+      const signed = await this.#register(auth, undefined);
+      this.#signed.set(server, signed);
+      return signed;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async #save(
+    auth: ServerAuthorization,
+    response: oauth.TokenEndpointResponse,
+    asked: string | undefined,
+  ): Promise<string> {
+    const tokens: { -readonly [K in keyof StoredTokens]: StoredTokens[K] } = {
+      access_token: response.access_token,
+      token_type: response.token_type,
+    };
+    if (response.refresh_token) tokens.refresh_token = response.refresh_token;
+    if (typeof response.expires_in === 'number') tokens.expires_at = nowSec() + response.expires_in;
+    const scope = response.scope ?? asked;
+    if (scope !== undefined) tokens.scope = scope;
+    await this.store.setTokens(auth.issuer, auth.resource, tokens);
+    return tokens.access_token;
+  }
+}
+
+/** `init` with the token; its properties copied as they are (`signal` may be a lazy getter). */
+function withToken(init: RequestInitLike, token: string | undefined): RequestInitLike {
+  if (!token) return init;
+  const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(init)) as RequestInitLike;
+  copy.headers = { ...init.headers, authorization: `Bearer ${token}` };
+  return copy;
+}

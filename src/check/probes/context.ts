@@ -1,0 +1,91 @@
+/**
+ * What every probe gets: the connection, the verdicts it records into, what the server declared,
+ * and `request`, which wraps params in the 2026-07-28 envelope when that is the revision in use.
+ */
+
+import type { Params } from '../../protocol/jsonrpc.js';
+import { META } from '../../protocol/meta.js';
+import type { Revision } from '../../protocol/revisions.js';
+import type { TransportKind } from '../requirements.js';
+import type { Verdicts } from '../results.js';
+import { SurfaceRecorder } from '../snapshot.js';
+import type { Json, ProbeWire, Reply } from '../wire.js';
+
+export const CHECKER_INFO = { name: 'switchboard-check', version: '1' } as const;
+
+/**
+ * What the checker declares as a client: roots (answered with none) and, where the revision has
+ * it, form elicitation (answered with decline), so tools and prompts that ask for input can be
+ * exercised. Never sampling: the checker has no model to answer with.
+ */
+export function checkerCapabilities(revision: Revision): Json {
+  if (revision === '2026-07-28') return { elicitation: {} };
+  return revision >= '2025-06-18' ? { roots: {}, elicitation: {} } : { roots: {} };
+}
+
+/** The checker's answers to the requests a legacy server may send it. */
+export function answerServerRequest(method: string): Json | { error: { code: number; message: string } } {
+  if (method === 'ping') return {};
+  if (method === 'roots/list') return { roots: [] };
+  if (method === 'elicitation/create') return { action: 'decline' };
+  return { error: { code: -32601, message: `The checker does not answer ${method}.` } };
+}
+
+export interface ProbeOptions {
+  /** Call every tool, not only those annotated readOnlyHint: true. */
+  readonly callTools: boolean;
+  /** Longest wait for one answer, in ms. */
+  readonly timeoutMs: number;
+  /**
+   * Longest wait for the handshake's answer, in ms: longer, since a freshly spawned server may
+   * take a while to start on a busy machine.
+   */
+  readonly handshakeTimeoutMs: number;
+}
+
+export class ProbeContext {
+  /** The server's capabilities, from initialize or server/discover. */
+  capabilities: Json = {};
+  /** What the server offers, as the probes found it (for `--snapshot` and `--against`). */
+  readonly surface: SurfaceRecorder;
+
+  constructor(
+    readonly wire: ProbeWire,
+    readonly verdicts: Verdicts,
+    readonly revision: Revision,
+    readonly transport: TransportKind,
+    readonly options: ProbeOptions,
+  ) {
+    this.surface = new SurfaceRecorder(revision);
+  }
+
+  get modern(): boolean {
+    return this.revision === '2026-07-28';
+  }
+
+  /** The 2026-07-28 `_meta` envelope of a request, with `overrides` applied. */
+  envelope(overrides: Json = {}): Json {
+    return {
+      [META.protocolVersion]: this.revision,
+      [META.clientCapabilities]: checkerCapabilities(this.revision),
+      [META.clientInfo]: CHECKER_INFO,
+      ...overrides,
+    };
+  }
+
+  /** A request in the revision in use (enveloped on 2026-07-28). */
+  request(method: string, params: Params = {}): Promise<Reply> {
+    if (!this.modern) return this.wire.request(method, params);
+    const meta = typeof params._meta === 'object' && params._meta !== null ? (params._meta as Json) : {};
+    return this.wire.request(method, { ...params, _meta: { ...this.envelope(), ...meta } });
+  }
+
+  declares(capability: string): boolean {
+    const value = this.capabilities[capability];
+    return typeof value === 'object' && value !== null;
+  }
+}
+
+/** Whether a reply is a JSON-RPC error with `code`. */
+export const isError = (reply: Reply, code?: number): boolean =>
+  reply.kind === 'error' && (code === undefined || reply.code === code);

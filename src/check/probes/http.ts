@@ -1,0 +1,307 @@
+/**
+ * Streamable HTTP rules seen at the HTTP level, with requests written by hand: status codes, the
+ * Content-Type of answers, sessions (legacy), the 2026-07-28 status table and header checks, and
+ * the Origin check of a local server.
+ */
+import { nodeFetch } from '../../node/fetch.js';
+import { META } from '../../protocol/meta.js';
+import { isModernRevision, type Revision } from '../../protocol/revisions.js';
+import type { ResponseLike } from '../../transports/http/client/fetch-like.js';
+import { errorMessage } from '../../util/guards.js';
+import type { Verdicts } from '../results.js';
+import { brief, type Json } from '../wire.js';
+import { CHECKER_INFO, checkerCapabilities } from './context.js';
+import { servedMethod } from './protocol.js';
+
+const ACCEPT = 'application/json, text/event-stream';
+const FOREIGN_ORIGIN = 'https://switchboard-check.invalid';
+/** Largest body read from one answer. */
+const MAX_BODY = 256 * 1024;
+
+interface Answer {
+  readonly status: number;
+  readonly contentType: string;
+  readonly headers: ResponseLike['headers'];
+  /** The JSON-RPC message in the body (the first one of an event stream), if any. */
+  readonly message?: Json;
+}
+
+interface Target {
+  readonly url: string | URL;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export async function probeHttp(
+  target: Target,
+  spoken: readonly {
+    readonly revision: Revision;
+    readonly capabilities: Json;
+    readonly verdicts: Verdicts;
+  }[],
+  options: { readonly timeoutMs: number },
+): Promise<void> {
+  const http = new HttpProbe(target, options.timeoutMs);
+  for (const { revision, capabilities, verdicts } of spoken) {
+    try {
+      if (isModernRevision(revision)) await modern(http, verdicts, revision, servedMethod(capabilities));
+      else if (revision !== '2024-11-05') await legacy(http, verdicts, revision);
+    } catch (error) {
+      // A request that fails at the network level leaves its rules untested, and says why.
+      for (const id of [
+        'http.content-type',
+        'http.unknown-method-404',
+        'http.unsupported-version-400',
+        'http.header-mismatch',
+        'http.get-405',
+        'http.notification-202',
+        'http.session-id',
+        'http.unknown-session',
+        'http.missing-session',
+        'security.origin',
+      ]) {
+        verdicts.notTested(id, `an HTTP request failed: ${errorMessage(error)}`);
+      }
+    }
+  }
+}
+
+class HttpProbe {
+  readonly url: string;
+  readonly local: boolean;
+  constructor(
+    private readonly target: Target,
+    private readonly timeoutMs: number,
+  ) {
+    this.url = String(target.url);
+    const host = new URL(this.url).hostname;
+    this.local =
+      host === 'localhost' || host === '127.0.0.1' || host === '[::1]' || host.endsWith('.localhost');
+  }
+
+  async send(method: string, headers: Record<string, string>, body?: unknown): Promise<Answer> {
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new Error(`no answer within ${this.timeoutMs} ms`)),
+      this.timeoutMs,
+    );
+    try {
+      const response = await nodeFetch(this.url, {
+        method,
+        headers: { ...this.target.headers, ...headers },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: controller.signal,
+      });
+      const contentType = (response.headers.get('content-type') ?? '').toLowerCase();
+      const message = await readMessage(response, contentType);
+      return { status: response.status, contentType, headers: response.headers, message };
+    } finally {
+      clearTimeout(timer);
+      controller.abort();
+    }
+  }
+}
+
+/** The body's JSON-RPC message: the JSON of a JSON body, the first `data:` message of an event stream. */
+async function readMessage(response: ResponseLike, contentType: string): Promise<Json | undefined> {
+  if (!response.body) return undefined;
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  const stream = contentType.startsWith('text/event-stream');
+  try {
+    while (text.length < MAX_BODY) {
+      const { done, value } = await reader.read();
+      if (value) text += decoder.decode(value, { stream: true });
+      if (stream) {
+        for (const line of text.split('\n')) {
+          if (!line.startsWith('data:')) continue;
+          const parsed = parse(line.slice(5).trim());
+          if (parsed && ('result' in parsed || 'error' in parsed)) return parsed;
+        }
+      }
+      if (done) break;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return stream ? undefined : parse(text);
+}
+
+function parse(text: string): Json | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const describe = (answer: Answer) =>
+  `HTTP ${answer.status} (${answer.contentType || 'no Content-Type'})${answer.message ? ` ${brief(answer.message, 200)}` : ''}`;
+const errorCode = (answer: Answer) => (answer.message?.error as Json | undefined)?.code;
+const isJsonOrStream = (answer: Answer) =>
+  answer.contentType.startsWith('application/json') || answer.contentType.startsWith('text/event-stream');
+
+/** `served`: a method the server serves, for the version refusal (see servedMethod). */
+async function modern(http: HttpProbe, v: Verdicts, revision: Revision, served: string): Promise<void> {
+  const envelope = {
+    [META.protocolVersion]: revision,
+    [META.clientCapabilities]: checkerCapabilities(revision),
+    [META.clientInfo]: CHECKER_INFO,
+  };
+  const headers = (method: string, version: string = revision) => ({
+    accept: ACCEPT,
+    'content-type': 'application/json',
+    'mcp-protocol-version': version,
+    'mcp-method': method,
+  });
+  const request = (method: string, meta: Json = envelope) => ({
+    jsonrpc: '2.0',
+    id: 1,
+    method,
+    params: { _meta: meta },
+  });
+
+  const discover = await http.send('POST', headers('server/discover'), request('server/discover'));
+  v.expect(
+    'http.content-type',
+    discover.status === 200 && isJsonOrStream(discover),
+    'answers are JSON or an event stream',
+    () => `POST server/discover was answered with ${describe(discover)}`,
+  );
+
+  const unknown = 'switchboard-check/no-such-method';
+  const notFound = await http.send('POST', headers(unknown), request(unknown));
+  v.expect(
+    'http.unknown-method-404',
+    notFound.status === 404 && errorCode(notFound) === -32601,
+    'an unknown method is HTTP 404 with -32601',
+    () =>
+      `POST ${unknown} was answered with ${describe(notFound)}; the spec requires 404 with a JSON-RPC -32601 body`,
+  );
+
+  const future = '2099-12-31';
+  const version = await http.send(
+    'POST',
+    headers('server/discover', future),
+    request('server/discover', { ...envelope, [META.protocolVersion]: future }),
+  );
+  v.expect(
+    'http.unsupported-version-400',
+    version.status === 400 && errorCode(version) === -32022,
+    'an unsupported version is HTTP 400 with -32022',
+    () =>
+      `POST ${served} naming version ${future} was answered with ${describe(version)}; the spec requires 400 with a JSON-RPC -32022 body`,
+  );
+
+  const mismatch = await http.send('POST', headers('tools/list'), request('server/discover'));
+  v.expect(
+    'http.header-mismatch',
+    mismatch.status === 400 && errorCode(mismatch) === -32020,
+    'a mismatched Mcp-Method is HTTP 400 with -32020',
+    () =>
+      `POST server/discover with Mcp-Method: tools/list was answered with ${describe(mismatch)}; the spec requires 400 with a JSON-RPC -32020 body`,
+  );
+
+  const get = await http.send('GET', { accept: 'text/event-stream' });
+  v.expect(
+    'http.get-405',
+    get.status === 405,
+    'GET is 405',
+    () => `GET on the endpoint was answered with ${describe(get)}; the spec asks for 405`,
+  );
+
+  await origin(http, v, () =>
+    http.send('POST', { ...headers('server/discover'), origin: FOREIGN_ORIGIN }, request('server/discover')),
+  );
+}
+
+async function legacy(http: HttpProbe, v: Verdicts, revision: Revision): Promise<void> {
+  const base: Record<string, string> = { accept: ACCEPT, 'content-type': 'application/json' };
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: revision,
+      capabilities: checkerCapabilities(revision),
+      clientInfo: CHECKER_INFO,
+    },
+  };
+  const init = await http.send('POST', base, initialize);
+  v.expect(
+    'http.content-type',
+    init.status === 200 && isJsonOrStream(init),
+    'answers are JSON or an event stream',
+    () => `POST initialize was answered with ${describe(init)}`,
+  );
+  if (init.status !== 200) return;
+  const session = init.headers.get('mcp-session-id');
+  const sessionHeaders: Record<string, string> = {
+    ...base,
+    ...(session ? { 'mcp-session-id': session } : {}),
+    ...(revision !== '2025-03-26' ? { 'mcp-protocol-version': revision } : {}),
+  };
+  const initialized = await http.send('POST', sessionHeaders, {
+    jsonrpc: '2.0',
+    method: 'notifications/initialized',
+  });
+  v.expect(
+    'http.notification-202',
+    initialized.status === 202,
+    'notifications are answered with 202',
+    () =>
+      `POST notifications/initialized was answered with ${describe(initialized)}; the spec requires 202 Accepted`,
+  );
+  if (session === null) {
+    for (const id of ['http.session-id', 'http.unknown-session', 'http.missing-session']) {
+      v.notApplicable(id, 'the server assigns no session id (stateless)');
+    }
+  } else {
+    v.expect(
+      'http.session-id',
+      /^[\x21-\x7e]+$/.test(session),
+      'the session id is visible ASCII',
+      () =>
+        `the server assigned Mcp-Session-Id ${JSON.stringify(session)}, which holds characters outside 0x21-0x7E`,
+    );
+    const ping = { jsonrpc: '2.0', id: 2, method: 'ping' };
+    const unknown = await http.send(
+      'POST',
+      { ...sessionHeaders, 'mcp-session-id': 'switchboard-check-unknown-session' },
+      ping,
+    );
+    v.expect(
+      'http.unknown-session',
+      unknown.status === 404,
+      'an unknown session is 404',
+      () =>
+        `POST ping naming a session the server never assigned was answered with ${describe(unknown)}; the spec requires 404`,
+    );
+    const { 'mcp-session-id': _session, ...withoutSession } = sessionHeaders;
+    const missing = await http.send('POST', withoutSession, ping);
+    v.expect(
+      'http.missing-session',
+      missing.status === 400,
+      'a request without a session id is 400',
+      () => `POST ping without Mcp-Session-Id was answered with ${describe(missing)}; the spec asks for 400`,
+    );
+    await http.send('DELETE', { 'mcp-session-id': session }).catch(() => undefined);
+  }
+  await origin(http, v, () => http.send('POST', { ...base, origin: FOREIGN_ORIGIN }, initialize));
+}
+
+async function origin(http: HttpProbe, v: Verdicts, send: () => Promise<Answer>): Promise<void> {
+  if (!http.local) {
+    v.notApplicable('security.origin', 'the server is not on a loopback address');
+    return;
+  }
+  const answer = await send();
+  v.expect(
+    'security.origin',
+    answer.status === 403,
+    'a foreign Origin is refused with 403',
+    () =>
+      `a request with Origin: ${FOREIGN_ORIGIN} to a local server was answered with ${describe(answer)}; the spec requires 403`,
+  );
+}

@@ -1,0 +1,545 @@
+/**
+ * The requirement catalogue: every rule of the specification that `switchboard check` can see a
+ * server keep or break, as data. Each has a stable id (`area.rule`, never reused for another
+ * rule), its level, the revisions it applies to and the spec page it comes from. The probes
+ * (`probes/`) report verdicts against these ids; a requirement no probe reached is reported as
+ * not tested, so the report always says what was left unchecked.
+ */
+import { LEGACY_REVISIONS, MODERN_REVISIONS, REVISIONS, type Revision } from '../protocol/revisions.js';
+
+export type Level = 'MUST' | 'SHOULD' | 'MAY';
+
+/** The areas, in the order reports list them. */
+export const AREAS = [
+  'schema',
+  'jsonrpc',
+  'lifecycle',
+  'capabilities',
+  'ping',
+  'tools',
+  'resources',
+  'prompts',
+  'completion',
+  'pagination',
+  'logging',
+  'envelope',
+  'caching',
+  'stdio',
+  'http',
+  'security',
+] as const;
+export type Area = (typeof AREAS)[number];
+
+/** Which transport a requirement concerns; absent: any. */
+export type TransportKind = 'stdio' | 'http';
+
+export interface Requirement {
+  /** Stable: `area.rule`. */
+  readonly id: string;
+  readonly level: Level;
+  readonly area: Area;
+  readonly revisions: readonly Revision[];
+  /** The spec page (under `specification/<revision>/`), with an anchor where one helps. */
+  readonly section: string;
+  /** The rule, in our words. */
+  readonly text: string;
+  readonly transport?: TransportKind;
+}
+
+const ALL = REVISIONS;
+const LEGACY = LEGACY_REVISIONS;
+const MODERN = MODERN_REVISIONS;
+/** Revisions with structured tool output (2025-06-18 on). */
+const STRUCTURED: readonly Revision[] = ['2026-07-28', '2025-11-25', '2025-06-18'];
+/** Revisions with the tool name rule (2025-11-25 on). */
+const NAMED: readonly Revision[] = ['2026-07-28', '2025-11-25'];
+/** Legacy revisions with Streamable HTTP (2025-03-26 on). */
+const STREAMABLE_LEGACY: readonly Revision[] = ['2025-11-25', '2025-06-18', '2025-03-26'];
+/** Revisions whose HTTP transport names the Origin check and its 403 (2025-06-18 on). */
+const ORIGIN_403: readonly Revision[] = ['2026-07-28', '2025-11-25', '2025-06-18'];
+
+const r = (
+  id: string,
+  level: Level,
+  revisions: readonly Revision[],
+  section: string,
+  text: string,
+  transport?: TransportKind,
+): Requirement => ({
+  id,
+  level,
+  area: id.slice(0, id.indexOf('.')) as Area,
+  revisions,
+  section,
+  text,
+  ...(transport ? { transport } : {}),
+});
+
+export const REQUIREMENTS: readonly Requirement[] = [
+  // --- every message against the official schema
+  r(
+    'schema.server-messages',
+    'MUST',
+    ALL,
+    'schema',
+    'Every message the server sends is valid against the official JSON Schema of the revision in use.',
+  ),
+  r(
+    'schema.revision-fields',
+    'SHOULD',
+    ALL,
+    'schema',
+    'Messages carry only the fields the revision in use defines (a field from a later revision means the server did not fit its answer to the version it negotiated).',
+  ),
+
+  // --- JSON-RPC 2.0 envelope
+  r('jsonrpc.version', 'MUST', ALL, 'basic/index#messages', 'Every message carries "jsonrpc": "2.0".'),
+  r(
+    'jsonrpc.response-id',
+    'MUST',
+    ALL,
+    'basic/index#responses',
+    'A response carries the id of the request it answers, and answers each request once.',
+  ),
+  r(
+    'jsonrpc.result-or-error',
+    'MUST',
+    ALL,
+    'basic/index#responses',
+    'A response holds either "result" or "error", never both and never neither.',
+  ),
+  r(
+    'jsonrpc.error-code',
+    'MUST',
+    ALL,
+    'basic/index#responses',
+    'An error carries an integer "code" and a string "message".',
+  ),
+  r(
+    'jsonrpc.unknown-method',
+    'MUST',
+    ALL,
+    'basic/index#error-codes',
+    'A request for a method the server does not have is answered with error -32601 (Method not found).',
+  ),
+  r(
+    'jsonrpc.notification-no-reply',
+    'MUST',
+    ALL,
+    'basic/index#notifications',
+    'The receiver of a notification does not reply to it (an unknown notification included).',
+  ),
+  r(
+    'jsonrpc.parse-error',
+    'SHOULD',
+    ALL,
+    'basic/index#error-codes',
+    'A frame that is not JSON is answered with error -32700 (Parse error) and id null (JSON-RPC 2.0 §5.1).',
+    'stdio',
+  ),
+  r(
+    'jsonrpc.invalid-request',
+    'SHOULD',
+    ALL,
+    'basic/index#error-codes',
+    'A JSON value that is not a valid request (a non-string method) is answered with error -32600 (Invalid Request) (JSON-RPC 2.0 §5.1).',
+    'stdio',
+  ),
+
+  // --- lifecycle and version negotiation
+  r(
+    'lifecycle.initialize',
+    'MUST',
+    LEGACY,
+    'basic/lifecycle#initialization',
+    'The server answers initialize with its protocol version, capabilities and serverInfo.',
+  ),
+  r(
+    'lifecycle.version-echo',
+    'MUST',
+    LEGACY,
+    'basic/lifecycle#version-negotiation',
+    'When the server supports the requested version it answers with that same version; otherwise with another version it supports.',
+  ),
+  r(
+    'lifecycle.version-known',
+    'SHOULD',
+    LEGACY,
+    'basic/lifecycle#version-negotiation',
+    'The version the server answers with is a published revision (the latest it supports, when it cannot honour the request).',
+  ),
+  r(
+    'lifecycle.no-requests-before-initialized',
+    'SHOULD',
+    LEGACY,
+    'basic/lifecycle#initialization',
+    'The server sends no requests other than ping and logging before it received the initialized notification.',
+  ),
+  r(
+    'lifecycle.discover',
+    'MUST',
+    MODERN,
+    'server/discover',
+    'The server answers server/discover with its supported versions (including the requested one) and capabilities.',
+  ),
+  r(
+    'lifecycle.unsupported-version',
+    'MUST',
+    MODERN,
+    'basic/versioning',
+    'A request naming a protocol version the server does not support is answered with -32022 and data.supported listing the versions it does.',
+  ),
+  r(
+    'lifecycle.missing-envelope',
+    'MUST',
+    MODERN,
+    'basic/index#meta',
+    'A request whose _meta lacks io.modelcontextprotocol/clientCapabilities is refused with -32602.',
+  ),
+  r(
+    'lifecycle.no-server-requests',
+    'MUST',
+    MODERN,
+    'basic/index#messages',
+    'The server sends no JSON-RPC requests (input requests travel inside input_required results).',
+  ),
+
+  // --- capabilities
+  r(
+    'capabilities.declared-implemented',
+    'MUST',
+    ALL,
+    'basic/lifecycle#capability-negotiation',
+    'A capability the server declares is implemented: its list method answers with a result.',
+  ),
+  r(
+    'capabilities.undeclared-refused',
+    'SHOULD',
+    ALL,
+    'basic/lifecycle#capability-negotiation',
+    'A method whose capability the server did not declare is refused with -32601.',
+  ),
+  r(
+    'capabilities.client-respected',
+    'MUST',
+    LEGACY,
+    'basic/lifecycle#capability-negotiation',
+    'The server sends no sampling, elicitation or roots request to a client that did not declare the capability.',
+  ),
+
+  // --- ping
+  r(
+    'ping.empty-result',
+    'MUST',
+    LEGACY,
+    'basic/utilities/ping',
+    'The server answers ping promptly with an empty result.',
+  ),
+
+  // --- tools
+  r(
+    'tools.input-schema-object',
+    'MUST',
+    ALL,
+    'server/tools#tool',
+    'Every tool has an inputSchema that is a JSON Schema object with "type": "object".',
+  ),
+  r(
+    'tools.name-format',
+    'SHOULD',
+    NAMED,
+    'server/tools#tool-names',
+    'Tool names are 1-128 characters of A-Z, a-z, 0-9, "_", "-" and ".".',
+  ),
+  r(
+    'tools.name-unique',
+    'SHOULD',
+    ALL,
+    'server/tools#tool-names',
+    'Tool names are unique within the server.',
+  ),
+  r(
+    'tools.valid-arguments',
+    'SHOULD',
+    ALL,
+    'server/tools#calling-tools',
+    'A call whose arguments satisfy the inputSchema is answered with a CallToolResult, not a JSON-RPC error.',
+  ),
+  r(
+    'tools.invalid-arguments',
+    'MUST',
+    ALL,
+    'server/tools#security-considerations',
+    'The server validates tool inputs: a call whose arguments break the inputSchema is not a success (isError: true, or a JSON-RPC error).',
+  ),
+  r(
+    'tools.output-schema',
+    'MUST',
+    STRUCTURED,
+    'server/tools#output-schema',
+    'A tool with an outputSchema returns structuredContent that conforms to it in every successful result.',
+  ),
+  r(
+    'tools.unknown-tool',
+    'SHOULD',
+    ALL,
+    'server/tools#error-handling',
+    'A call to a tool that does not exist is answered with a JSON-RPC error (-32602).',
+  ),
+
+  // --- resources
+  r(
+    'resources.read-listed',
+    'SHOULD',
+    ALL,
+    'server/resources#reading-resources',
+    'A listed resource can be read, and its contents name their URI.',
+  ),
+  r(
+    'resources.template-syntax',
+    'MUST',
+    ALL,
+    'server/resources#resource-templates',
+    'Every resource template is a valid RFC 6570 URI template.',
+  ),
+  r(
+    'resources.not-found',
+    'SHOULD',
+    LEGACY,
+    'server/resources#error-handling',
+    'Reading a resource that does not exist is answered with error -32002 (Resource not found).',
+  ),
+  r(
+    'resources.not-found-modern',
+    'MUST',
+    MODERN,
+    'server/resources#error-handling',
+    'Reading a resource that does not exist is answered with error -32602, never with empty contents.',
+  ),
+
+  // --- prompts
+  r(
+    'prompts.get',
+    'SHOULD',
+    ALL,
+    'server/prompts#getting-a-prompt',
+    'A listed prompt, given its required arguments, is answered with its messages.',
+  ),
+  r(
+    'prompts.missing-arguments',
+    'SHOULD',
+    ALL,
+    'server/prompts#error-handling',
+    'Getting a prompt without one of its required arguments is answered with error -32602.',
+  ),
+  r(
+    'prompts.unknown-prompt',
+    'SHOULD',
+    ALL,
+    'server/prompts#error-handling',
+    'Getting a prompt that does not exist is answered with error -32602.',
+  ),
+
+  // --- completion
+  r(
+    'completion.values',
+    'MUST',
+    ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'],
+    'server/utilities/completion',
+    'completion/complete answers with at most 100 values.',
+  ),
+
+  // --- pagination
+  r(
+    'pagination.walk',
+    'MUST',
+    ALL,
+    'server/utilities/pagination',
+    'Every list can be walked to its end: nextCursor, when present, leads to another page, and no cursor repeats.',
+  ),
+  r(
+    'pagination.invalid-cursor',
+    'SHOULD',
+    ALL,
+    'server/utilities/pagination#error-handling',
+    'A forged cursor is answered with error -32602.',
+  ),
+
+  // --- logging
+  r(
+    'logging.set-level',
+    'MUST',
+    LEGACY,
+    'server/utilities/logging',
+    'A server that declares logging answers logging/setLevel with an empty result.',
+  ),
+  r(
+    'logging.invalid-level',
+    'SHOULD',
+    LEGACY,
+    'server/utilities/logging#error-handling',
+    'logging/setLevel with a level that does not exist is answered with error -32602.',
+  ),
+
+  // --- the 2026-07-28 envelope
+  r(
+    'envelope.result-type',
+    'MUST',
+    MODERN,
+    'basic/patterns/mrtr',
+    'Every result carries resultType ("complete", "input_required", or an extension\'s value the client asked for).',
+  ),
+  r(
+    'envelope.server-info',
+    'SHOULD',
+    MODERN,
+    'basic/index#meta',
+    'Results carry _meta["io.modelcontextprotocol/serverInfo"].',
+  ),
+
+  // --- caching (2026-07-28)
+  r(
+    'caching.fields',
+    'MUST',
+    MODERN,
+    'server/utilities/caching',
+    'Every cacheable result (server/discover, lists, resources/read) carries ttlMs (an integer >= 0) and cacheScope ("public" or "private").',
+  ),
+  r(
+    'caching.same-scope',
+    'MUST',
+    MODERN,
+    'server/utilities/caching',
+    'Every page of one list carries the same cacheScope.',
+  ),
+
+  // --- stdio
+  r(
+    'stdio.messages-only',
+    'MUST',
+    ALL,
+    'basic/transports#stdio',
+    'The server writes nothing to stdout that is not a valid MCP message, one per line.',
+    'stdio',
+  ),
+
+  r(
+    'stdio.exit-on-eof',
+    'SHOULD',
+    ALL,
+    'basic/lifecycle#shutdown',
+    'The server exits when the client closes its stdin (the first shutdown step), without having to be signalled.',
+    'stdio',
+  ),
+
+  // --- Streamable HTTP
+  r(
+    'http.content-type',
+    'MUST',
+    [...MODERN, ...STREAMABLE_LEGACY],
+    'basic/transports#sending-messages-to-the-server',
+    'A request is answered with Content-Type application/json or text/event-stream.',
+    'http',
+  ),
+  r(
+    'http.notification-202',
+    'MUST',
+    STREAMABLE_LEGACY,
+    'basic/transports#sending-messages-to-the-server',
+    'A POSTed notification the server accepts is answered with 202 Accepted and no body.',
+    'http',
+  ),
+  r(
+    'http.session-id',
+    'MUST',
+    STREAMABLE_LEGACY,
+    'basic/transports#session-management',
+    'An Mcp-Session-Id, when the server assigns one, holds only visible ASCII characters.',
+    'http',
+  ),
+  r(
+    'http.unknown-session',
+    'MUST',
+    STREAMABLE_LEGACY,
+    'basic/transports#session-management',
+    'A request naming a session id the server does not know is answered with 404 Not Found.',
+    'http',
+  ),
+  r(
+    'http.missing-session',
+    'SHOULD',
+    STREAMABLE_LEGACY,
+    'basic/transports#session-management',
+    'A server that assigns sessions answers a request without Mcp-Session-Id (other than initialize) with 400 Bad Request.',
+    'http',
+  ),
+  r(
+    'http.unknown-method-404',
+    'MUST',
+    MODERN,
+    'basic/transports/streamable-http#status-codes',
+    'An unknown method is answered with HTTP 404 and a JSON-RPC -32601 body.',
+    'http',
+  ),
+  r(
+    'http.unsupported-version-400',
+    'MUST',
+    MODERN,
+    'basic/transports/streamable-http#status-codes',
+    'An unsupported protocol version is answered with HTTP 400 and a JSON-RPC -32022 body.',
+    'http',
+  ),
+  r(
+    'http.header-mismatch',
+    'MUST',
+    MODERN,
+    'basic/transports/streamable-http#headers',
+    'An Mcp-Method header that does not match the body is answered with HTTP 400 and a JSON-RPC -32020 body.',
+    'http',
+  ),
+  r(
+    'http.get-405',
+    'SHOULD',
+    MODERN,
+    'basic/transports/streamable-http#status-codes',
+    'GET on the MCP endpoint is answered with 405 Method Not Allowed.',
+    'http',
+  ),
+
+  // --- security a peer can show
+  r(
+    'security.origin',
+    'MUST',
+    ORIGIN_403,
+    'basic/transports#security-warning',
+    'A local server refuses a request with a foreign Origin header with 403 Forbidden.',
+    'http',
+  ),
+];
+
+const byId = new Map(REQUIREMENTS.map((requirement) => [requirement.id, requirement]));
+
+/** The requirement with this id; throws for an id the catalogue does not have (a probe's typo). */
+export function requirement(id: string): Requirement {
+  const found = byId.get(id);
+  if (!found) throw new Error(`No requirement "${id}" in the catalogue.`);
+  return found;
+}
+
+/** The ids of an area's requirements, in catalogue order. */
+export function idsOf(area: Area): string[] {
+  return REQUIREMENTS.filter((r) => r.area === area).map((r) => r.id);
+}
+
+/** Whether a requirement applies to a revision over a transport. */
+export function appliesTo(requirement: Requirement, revision: Revision, transport: TransportKind): boolean {
+  return (
+    requirement.revisions.includes(revision) &&
+    (requirement.transport === undefined || requirement.transport === transport)
+  );
+}
+
+/** The spec page's address for a requirement in one revision. */
+export function specUrl(requirement: Requirement, revision: Revision): string {
+  return `https://modelcontextprotocol.io/specification/${revision}/${requirement.section}`;
+}

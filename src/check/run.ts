@@ -1,0 +1,191 @@
+/**
+ * `checkServer`: scores one MCP server, over stdio or HTTP, in every revision it speaks. Each
+ * revision gets a connection of its own (a fresh process on stdio), its handshake, and every probe;
+ * the verdicts of all of them make the report.
+ */
+import type { Channel } from '../engine/channel.js';
+import { nodeFetch } from '../node/fetch.js';
+import { REVISIONS, type Revision } from '../protocol/revisions.js';
+import { loadSchemaCatalog } from '../testing/load-schemas.js';
+import { MessageSchemaChecker } from '../testing/message-schema-checker.js';
+import { StreamableHttpClientChannel } from '../transports/http/client/streamable-channel.js';
+import { StdioClientChannel } from '../transports/stdio/client-channel.js';
+import type { ProbeOptions } from './probes/context.js';
+import { probeHttp } from './probes/http.js';
+import { AREAS, REQUIREMENTS, type TransportKind } from './requirements.js';
+import { type CheckEntry, type CheckSummary, summarize } from './results.js';
+import { checkRevision, type RevisionOutcome, STDIO_SHUTDOWN_MS } from './revision-run.js';
+import type { Surface } from './snapshot.js';
+
+export type CheckTarget =
+  | {
+      readonly kind: 'stdio';
+      readonly command: string;
+      readonly args?: readonly string[];
+      readonly cwd?: string;
+      /** Variables added to the server's environment (it gets the whole environment of this process). */
+      readonly env?: Readonly<Record<string, string>>;
+    }
+  | {
+      readonly kind: 'http';
+      readonly url: string | URL;
+      /** Headers sent with every request (e.g. authorization). */
+      readonly headers?: Readonly<Record<string, string>>;
+    };
+
+export interface CheckOptions {
+  /** The revisions to check (default: every revision; those the server does not speak are reported as such). */
+  readonly revisions?: readonly Revision[];
+  /** Call every tool, not only those annotated readOnlyHint: true (default false). */
+  readonly callTools?: boolean;
+  /** Longest wait for one answer, in ms (default 10 s). */
+  readonly timeoutMs?: number;
+  /** Keep only these checks in the report: requirement ids or areas. */
+  readonly only?: readonly string[];
+  /** Leave these checks out of the report: requirement ids or areas. */
+  readonly skip?: readonly string[];
+  /**
+   * Put the server's surface in the report (`report.surface`): that of this revision, or with
+   * `true` the newest revision the server speaks. `--snapshot` and `--against` use it.
+   */
+  readonly surface?: boolean | Revision;
+  /** Told what the check is doing, one line at a time. */
+  readonly onProgress?: (line: string) => void;
+}
+
+export interface RevisionReport {
+  readonly revision: Revision;
+  readonly supported: boolean;
+  readonly note: string;
+}
+
+/** The whole result. Field names are a contract (`--json`). */
+export interface CheckReport {
+  readonly target: string;
+  readonly transport: TransportKind;
+  readonly server?: { readonly name: string; readonly version: string };
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly revisions: readonly RevisionReport[];
+  readonly summary: CheckSummary;
+  readonly checks: readonly CheckEntry[];
+  /** With the `surface` option: what the server offers (absent when it does not speak that revision). */
+  readonly surface?: Surface;
+}
+
+/** The target could not be checked at all: it did not start, or speaks no revision of MCP. */
+export class CheckTargetError extends Error {
+  override readonly name = 'CheckTargetError';
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+/** The first answer of a freshly started server may take this long on a busy machine. */
+const HANDSHAKE_TIMEOUT_MS = 30_000;
+
+export function describeTarget(target: CheckTarget): string {
+  if (target.kind === 'http') return String(target.url);
+  return [target.command, ...(target.args ?? [])]
+    .map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : JSON.stringify(w)))
+    .join(' ');
+}
+
+function openChannel(target: CheckTarget): Channel {
+  if (target.kind === 'http') {
+    return new StreamableHttpClientChannel(target.url, {
+      fetch: nodeFetch,
+      headers: target.headers,
+      transport: 'streamable',
+      rememberEra: false,
+    });
+  }
+  return new StdioClientChannel({
+    command: target.command,
+    args: target.args,
+    cwd: target.cwd,
+    env: target.env,
+    inheritEnv: true,
+    stderr: 'pipe',
+    shutdownTimeoutMs: STDIO_SHUTDOWN_MS,
+  });
+}
+
+export async function checkServer(target: CheckTarget, options: CheckOptions = {}): Promise<CheckReport> {
+  const started = Date.now();
+  const progress = options.onProgress ?? (() => {});
+  const transport: TransportKind = target.kind;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  let probeOptions: ProbeOptions = {
+    callTools: options.callTools ?? false,
+    timeoutMs,
+    handshakeTimeoutMs: Math.max(timeoutMs, HANDSHAKE_TIMEOUT_MS),
+  };
+  const catalog = await loadSchemaCatalog();
+  const outcomes: RevisionOutcome[] = [];
+  let lastTail = '';
+  for (const revision of options.revisions ?? REVISIONS) {
+    progress(`${revision}: connecting to ${describeTarget(target)}`);
+    const channel = openChannel(target);
+    const checkers = {
+      published: new MessageSchemaChecker(catalog, { strict: false }),
+      strict: new MessageSchemaChecker(catalog, { strict: true }),
+    };
+    const outcome = await checkRevision(revision, channel, transport, checkers, probeOptions, progress);
+    if (channel instanceof StdioClientChannel) lastTail = channel.stderrTail();
+    if (!outcome.supported) progress(`${revision}: not spoken (${outcome.note})`);
+    // A server that left one handshake unanswered will likely leave the others too: do not wait
+    // the long handshake time again.
+    if (outcome.handshakeTimedOut) probeOptions = { ...probeOptions, handshakeTimeoutMs: timeoutMs };
+    outcomes.push(outcome);
+  }
+  const spoken = outcomes.filter((o) => o.supported);
+  if (spoken.length === 0) {
+    const why = outcomes.map((o) => `${o.revision}: ${o.note}`).join('\n  ');
+    throw new CheckTargetError(
+      `${describeTarget(target)} speaks none of the revisions checked, so it could not be checked:\n  ${why}` +
+        (lastTail ? `\nIts stderr ended with:\n${lastTail}` : ''),
+    );
+  }
+  if (target.kind === 'http') {
+    progress('HTTP: status codes and headers');
+    await probeHttp(target, spoken, probeOptions);
+  }
+  const checks = outcomes
+    .flatMap((o) =>
+      o.verdicts.entries(
+        o.supported
+          ? undefined
+          : { status: 'not-applicable', why: `the server does not speak ${o.revision}: ${o.note}` },
+      ),
+    )
+    .filter(selected(options));
+  const surface =
+    options.surface === undefined || options.surface === false
+      ? undefined
+      : (options.surface === true ? spoken[0] : spoken.find((o) => o.revision === options.surface))?.surface;
+  return {
+    target: describeTarget(target),
+    transport,
+    ...(spoken[0]?.server ? { server: spoken[0].server } : {}),
+    startedAt: new Date(started).toISOString(),
+    durationMs: Date.now() - started,
+    revisions: outcomes.map(({ revision, supported, note }) => ({ revision, supported, note })),
+    summary: summarize(checks),
+    checks,
+    ...(surface ? { surface } : {}),
+  };
+}
+
+/** The filter `--only`/`--skip` make; each names requirement ids or areas. */
+function selected(options: CheckOptions): (entry: CheckEntry) => boolean {
+  const matches = (names: readonly string[], entry: CheckEntry) =>
+    names.includes(entry.id) || names.includes(entry.area);
+  return (entry) =>
+    (options.only === undefined || options.only.length === 0 || matches(options.only, entry)) &&
+    !(options.skip !== undefined && matches(options.skip, entry));
+}
+
+/** Names `--only`/`--skip` accept that the catalogue does not know (a typo would silently select nothing). */
+export function unknownSelectors(names: readonly string[]): string[] {
+  const known = new Set<string>([...AREAS, ...REQUIREMENTS.map((r) => r.id)]);
+  return names.filter((name) => !known.has(name));
+}

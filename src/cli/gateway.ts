@@ -1,0 +1,160 @@
+/**
+ * `switchboard gateway`: the command line of the gateway. `--check CONFIG` validates a config
+ * without starting anything; `CONFIG` serves it (see `gateway/run.ts`).
+ */
+import { loadGatewayConfig } from '../gateway/config.js';
+import { formatProblem } from '../gateway/config-source.js';
+import { SwitchboardError } from '../protocol/errors.js';
+import type { CliIo } from './io.js';
+import { cliVersion } from './session.js';
+import { UsageError } from './usage-error.js';
+
+export const GATEWAY_HELP = `Usage:
+  switchboard gateway [options] CONFIG
+  switchboard gateway --check CONFIG
+  switchboard gateway approve --lock FILE CONFIG [TOOL...]
+
+Serves every MCP server of CONFIG behind one endpoint. CONFIG is an mcpServers
+JSON file (desktop apps, Cursor) or VS Code's mcp.json ("servers" + "inputs"),
+JSON or JSONC. Each server's tools and prompts appear as <server>__<name>.
+
+Options:
+  --check          Check CONFIG and print every problem (file:line:column), start nothing
+  --port <n>       Listen on this port (default: the config's, else 7420; 0 picks one)
+  --host <addr>    Listen on this address (default: the config's, else 127.0.0.1)
+  --stdio          Serve one client over stdin/stdout instead of HTTP
+  --watch          Apply changes to CONFIG while running: only the servers whose
+                   entries changed restart; clients stay connected
+  --lock <file>    Pin every tool's definition in FILE (made when missing); a tool
+                   whose definition changes is hidden until approved
+  -h, --help       Show this help
+
+approve connects to the servers and pins the current definitions of the hidden
+tools named (all of them when none is named).
+
+Exit status: 0 when the config is good (--check) or the gateway stopped cleanly,
+1 when the config is bad or the gateway failed, 2 when the command line is wrong.
+`;
+
+export interface GatewayArguments {
+  readonly config: string;
+  readonly check: boolean;
+  readonly stdio: boolean;
+  readonly port: number | undefined;
+  readonly host: string | undefined;
+  readonly help: boolean;
+  readonly lock: string | undefined;
+  readonly watch: boolean;
+  /** `approve`: the tools to approve (empty: every hidden one). */
+  readonly approve: readonly string[] | undefined;
+}
+
+export function parseGatewayArguments(argv: readonly string[]): GatewayArguments {
+  let config: string | undefined;
+  let check = false;
+  let stdio = false;
+  let port: number | undefined;
+  let host: string | undefined;
+  let help = false;
+  let lock: string | undefined;
+  let watch = false;
+  const approving = argv[0] === 'approve';
+  const approve: string[] = [];
+  for (let i = approving ? 1 : 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    const value = (): string => {
+      const next = argv[++i];
+      if (next === undefined) throw new UsageError(`${word} needs a value.`, 'gateway');
+      return next;
+    };
+    if (word === '--check') check = true;
+    else if (word === '--stdio') stdio = true;
+    else if (word === '--watch') watch = true;
+    else if (word === '-h' || word === '--help') help = true;
+    else if (word === '--port') {
+      const text = value();
+      port = Number(text);
+      if (!/^\d+$/.test(text) || port > 65535) {
+        throw new UsageError(`--port ${JSON.stringify(text)} is not a port: give 0-65535.`, 'gateway');
+      }
+    } else if (word === '--host') host = value();
+    else if (word === '--lock') lock = value();
+    else if (word.startsWith('-')) throw new UsageError(`Unknown option ${JSON.stringify(word)}.`, 'gateway');
+    else if (config === undefined) config = word;
+    else if (approving) approve.push(word);
+    else
+      throw new UsageError(`Unexpected argument ${JSON.stringify(word)}: give one CONFIG file.`, 'gateway');
+  }
+  if (config === undefined && !help)
+    throw new UsageError('Missing CONFIG, the JSON file of servers to serve.', 'gateway');
+  if (approving && lock === undefined && !help) {
+    throw new UsageError(
+      'approve needs the lock file: switchboard gateway approve --lock FILE CONFIG.',
+      'gateway',
+    );
+  }
+  return {
+    config: config ?? '',
+    check,
+    stdio,
+    port,
+    host,
+    help,
+    lock,
+    watch,
+    approve: approving ? approve : undefined,
+  };
+}
+
+/** Runs `switchboard gateway ...`; resolves to the exit code. */
+export async function runGatewayCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const args = parseGatewayArguments(argv);
+  if (args.help) {
+    io.out(GATEWAY_HELP);
+    return 0;
+  }
+  const loaded = loadGatewayConfig(args.config);
+  for (const warning of loaded.warnings) io.err(`warning: ${formatProblem(warning)}\n`);
+  if (!loaded.ok) {
+    for (const problem of loaded.problems) io.err(`${formatProblem(problem)}\n`);
+    const count = loaded.problems.length;
+    io.err(
+      `switchboard gateway: ${count} problem${count === 1 ? '' : 's'} in ${args.config}; nothing started.\n`,
+    );
+    return 1;
+  }
+  const { config } = loaded;
+  if (args.check) {
+    io.out(
+      `${args.config}: ${config.upstreams.length} server${config.upstreams.length === 1 ? '' : 's'}, OK\n`,
+    );
+    for (const upstream of config.upstreams) {
+      const where =
+        upstream.transport === 'stdio'
+          ? [upstream.command, ...upstream.args].join(' ')
+          : `${upstream.url.href} (${upstream.transport === 'sse' ? 'HTTP+SSE' : 'Streamable HTTP'})`;
+      io.out(`  ${upstream.name}  ${upstream.transport === 'stdio' ? 'stdio ' : ''}${where}\n`);
+    }
+    return 0;
+  }
+  const { approveTools, runGateway } = await import('../gateway/run.js');
+  const options = {
+    stdio: args.stdio,
+    host: args.host,
+    port: args.port,
+    version: cliVersion(),
+    lock: args.lock,
+    watch: args.watch,
+  };
+  try {
+    if (args.approve) return await approveTools(config, options, args.approve, io.out, io.err);
+    return await runGateway(config, options, io.err);
+  } catch (error) {
+    // A lock file that cannot be used: say so, start nothing.
+    if (error instanceof SwitchboardError && error.code === 'CONFIG') {
+      io.err(`switchboard gateway: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}

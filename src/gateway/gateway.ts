@@ -1,0 +1,636 @@
+/**
+ * The gateway: one Switchboard `Server` that shows the tools, prompts, resources and templates of
+ * every upstream under its namespace and forwards each request to the right upstream, in the
+ * session of the downstream client that made it.
+ *
+ * The lists are mirrored into the server's own registry (so pagination, cursors, 2026-07-28 cache
+ * hints and `list_changed` in both eras are the server's), from the gateway's catalog session with
+ * each upstream. Calls are intercepted before the server's own argument checks, which are the
+ * upstream's job: the gateway passes arguments and results through unchanged.
+ */
+
+import type { CallOptions } from '../client/client.js';
+import type { Channel } from '../engine/channel.js';
+import type { Client } from '../extensions/client.js';
+import { Server } from '../extensions/server.js';
+import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+import type { Params } from '../protocol/jsonrpc.js';
+import type {
+  CallToolResult,
+  CompleteParams,
+  Prompt,
+  Resource,
+  ResourceTemplate,
+  ServerCapabilities,
+  Tool,
+} from '../protocol/types.js';
+import type { RequestContext } from '../server/context.js';
+import type { Handle } from '../server/handles.js';
+import { InputRequiredError } from '../server/input.js';
+import { errorMessage } from '../util/guards.js';
+import { type Logger, silentLogger } from '../util/logger.js';
+import type { GatewayConfig, UpstreamConfig } from './config.js';
+import { exposedName, exposedUri, parseExposedUri, withSuffix } from './names.js';
+import { ToolPins } from './pins.js';
+import {
+  type ForwardedCall,
+  Upstream,
+  type UpstreamHealth,
+  type UpstreamHooks,
+  type UpstreamSession,
+} from './upstream.js';
+
+export interface GatewayRuntimeOptions {
+  /** Where the gateway reports upstream failures and dropped items. Default: silent. */
+  logger?: Logger;
+  /** The version in `serverInfo` and in the gateway's `clientInfo` upstream. */
+  version?: string;
+  /**
+   * Tool pinning: the lock file that records each tool's definition hash (made when missing). A tool
+   * whose definition changed since is hidden until approved (`gateway.pins.approve()`).
+   */
+  lock?: string;
+  /** Wraps every channel the gateway opens to an upstream (e.g. a `SchemaCheckedChannel` in tests). */
+  wrapChannel?: (channel: Channel, upstream: string) => Channel;
+}
+
+/** Where a downstream name leads. */
+interface Route {
+  readonly upstream: Upstream;
+  readonly name: string;
+}
+
+type Kind = 'tool' | 'prompt' | 'resource' | 'template';
+
+/** What is registered downstream for one upstream item, and the definition it came from. */
+interface Mirrored {
+  readonly handle: Handle & { update(changes: object): void };
+  readonly definition: string;
+}
+
+const GLOB_SPECIALS = /[.+^${}()|[\]\\]/g;
+
+function glob(pattern: string): RegExp {
+  return new RegExp(`^${pattern.replace(GLOB_SPECIALS, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+}
+
+export class Gateway {
+  readonly server: Server;
+  /** The tool pins, with `--lock` / the `lock` option. */
+  readonly pins: ToolPins | undefined;
+  private readonly upstreams = new Map<string, Upstream>();
+  private readonly logger: Logger;
+  /** Downstream tool and prompt names → where they lead. */
+  private readonly routes: Record<'tool' | 'prompt', Map<string, Route>> = {
+    tool: new Map(),
+    prompt: new Map(),
+  };
+  /** Per upstream and kind: downstream key → what is registered. */
+  private readonly mirrors = new Map<Upstream, Record<Kind, Map<string, Mirrored>>>();
+  /** Per downstream session: its own session with each upstream. */
+  private readonly sessions = new Map<string, Map<string, Promise<UpstreamSession>>>();
+  /** Upstream resources followed for downstream subscribers (gateway URIs). */
+  private readonly followed = new Set<string>();
+  private readonly refreshing = new Map<Upstream, Promise<void>>();
+  private readonly hooks: UpstreamHooks;
+  private current: GatewayConfig;
+  private closed = false;
+
+  constructor(config: GatewayConfig, options: GatewayRuntimeOptions = {}) {
+    this.current = config;
+    this.logger = options.logger ?? silentLogger;
+    this.pins = options.lock === undefined ? undefined : ToolPins.load(options.lock);
+    const version = options.version ?? '0.0.0';
+    this.server = new Server({ name: 'switchboard-gateway', version }, { logger: this.logger });
+    this.hooks = {
+      logger: this.logger,
+      version,
+      wrapChannel: options.wrapChannel,
+      catalogChanged: (changed) => void this.refresh(changed),
+    };
+    for (const upstreamConfig of config.upstreams) this.add(upstreamConfig);
+    this.server.addCapabilities((capabilities) => this.capabilities(capabilities));
+    this.server.onSessionClosed((id) => void this.closeSessions(id));
+    this.intercept();
+  }
+
+  /** The config in force (the last one given to {@link reconfigure}). */
+  get config(): GatewayConfig {
+    return this.current;
+  }
+
+  /** Connects the upstreams that start eagerly and mirrors their lists; failures are reported in `health()`. */
+  async start(): Promise<void> {
+    await this.connect(
+      [...this.upstreams.values()].filter((upstream) => upstream.config.startup === 'eager'),
+    );
+  }
+
+  /**
+   * Applies an edited config while clients stay connected: upstreams whose entries are gone are
+   * stopped, changed ones restarted, new ones added; clients get `list_changed`. The gateway's own
+   * options (port, separator...) keep their first values.
+   */
+  async reconfigure(
+    next: GatewayConfig,
+  ): Promise<{ added: string[]; removed: string[]; restarted: string[] }> {
+    const before = new Map(this.current.upstreams.map((u) => [u.name, u]));
+    const after = new Map(next.upstreams.map((u) => [u.name, u]));
+    const removed = [...before.keys()].filter((name) => !after.has(name));
+    const added = [...after.keys()].filter((name) => !before.has(name));
+    const restarted = [...after.keys()].filter(
+      (name) => before.has(name) && JSON.stringify(before.get(name)) !== JSON.stringify(after.get(name)),
+    );
+    this.current = { ...next, options: this.current.options };
+    await Promise.all([...removed, ...restarted].map((name) => this.remove(name)));
+    const started = [...restarted, ...added].map((name) => this.add(after.get(name)!));
+    await this.connect(started.filter((upstream) => upstream.config.startup === 'eager'));
+    return { added, removed, restarted };
+  }
+
+  private add(config: UpstreamConfig): Upstream {
+    const upstream = new Upstream(config, this.hooks);
+    this.upstreams.set(upstream.name, upstream);
+    this.mirrors.set(upstream, {
+      tool: new Map(),
+      prompt: new Map(),
+      resource: new Map(),
+      template: new Map(),
+    });
+    return upstream;
+  }
+
+  /** Stops an upstream and takes its items off the lists. */
+  private async remove(name: string): Promise<void> {
+    const upstream = this.upstreams.get(name)!;
+    this.upstreams.delete(name);
+    for (const sessions of this.sessions.values()) sessions.delete(name);
+    await upstream.close();
+    await this.refreshing.get(upstream);
+    for (const kind of ['tool', 'prompt', 'resource', 'template'] as const) this.apply(upstream, kind, []);
+    this.mirrors.delete(upstream);
+    this.refreshing.delete(upstream);
+    for (const uri of this.followed) if (parseExposedUri(uri)?.namespace === name) this.followed.delete(uri);
+  }
+
+  /** Connects the catalogs of `upstreams` and waits for their lists to be mirrored. */
+  private async connect(upstreams: readonly Upstream[]): Promise<void> {
+    await Promise.all(
+      upstreams.map((upstream) =>
+        upstream.catalog().then(
+          () => this.refreshing.get(upstream),
+          () => undefined,
+        ),
+      ),
+    );
+  }
+
+  health(): UpstreamHealth[] {
+    return [...this.upstreams.values()].map((upstream) => upstream.health());
+  }
+
+  /** Names shown downstream for each upstream (tools and prompts), for the start-up summary. */
+  exposed(upstream: string): { tools: number; prompts: number; resources: number; templates: number } {
+    const found = this.upstreams.get(upstream);
+    const mirror = found && this.mirrors.get(found);
+    return {
+      tools: mirror?.tool.size ?? 0,
+      prompts: mirror?.prompt.size ?? 0,
+      resources: mirror?.resource.size ?? 0,
+      templates: mirror?.template.size ?? 0,
+    };
+  }
+
+  /** Closes the server (every downstream connection), then every upstream session. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.server.close();
+    await Promise.allSettled([...this.upstreams.values()].map((upstream) => upstream.close()));
+  }
+
+  // --- the catalog --------------------------------------------------------------------------------
+
+  /** Lazily started upstreams connect on the first list that needs them. */
+  private async ensureStarted(): Promise<void> {
+    const lazy = [...this.upstreams.values()].filter(
+      (u) => u.config.startup === 'lazy' && u.health().state === 'idle',
+    );
+    if (lazy.length > 0) await this.connect(lazy);
+  }
+
+  private refresh(upstream: Upstream): Promise<void> {
+    const previous = this.refreshing.get(upstream) ?? Promise.resolve();
+    const next = previous
+      .then(() => this.mirror(upstream))
+      .catch((error) => {
+        this.logger.warn(`gateway: cannot list what "${upstream.name}" offers: ${errorMessage(error)}`);
+      });
+    this.refreshing.set(upstream, next);
+    return next;
+  }
+
+  /** Reads the upstream's lists and makes the server's registry match them. */
+  private async mirror(upstream: Upstream): Promise<void> {
+    if (this.closed) return;
+    const state = upstream.health().state;
+    if (state !== 'up') {
+      // A failing upstream's items disappear (clients get list_changed) until it is back.
+      for (const kind of ['tool', 'prompt', 'resource', 'template'] as const) this.apply(upstream, kind, []);
+      return;
+    }
+    const { client } = await upstream.catalog();
+    // Listening first, and acknowledged before listing, so no change after the lists goes unseen.
+    await this.listen(upstream, client);
+    const caps = client.serverCapabilities;
+    const [tools, prompts, resources, templates] = await Promise.all([
+      caps.tools ? client.listTools().then((r) => r.tools) : [],
+      caps.prompts ? client.listPrompts().then((r) => r.prompts) : [],
+      caps.resources ? client.listResources().then((r) => r.resources) : [],
+      caps.resources ? client.listResourceTemplates().then((r) => r.resourceTemplates) : [],
+    ]);
+    const { include, exclude } = upstream.config;
+    const included = include.map(glob);
+    const excluded = exclude.map(glob);
+    const shown = (tool: Tool) =>
+      (included.length === 0 || included.some((g) => g.test(tool.name))) &&
+      !excluded.some((g) => g.test(tool.name));
+    this.apply(upstream, 'tool', tools.filter(shown));
+    this.apply(upstream, 'prompt', prompts);
+    this.apply(upstream, 'resource', resources);
+    this.apply(upstream, 'template', templates);
+  }
+
+  private readonly listening = new WeakSet<Client>();
+
+  /** Follows the catalog's list changes (legacy notifications or a 2026-07-28 listen stream). */
+  private async listen(upstream: Upstream, client: Client): Promise<void> {
+    if (this.listening.has(client)) return;
+    this.listening.add(client);
+    const caps = client.serverCapabilities;
+    const filter = {
+      ...(caps.tools?.listChanged ? { toolsListChanged: true } : {}),
+      ...(caps.prompts?.listChanged ? { promptsListChanged: true } : {}),
+      ...(caps.resources?.listChanged ? { resourcesListChanged: true } : {}),
+    };
+    if (Object.keys(filter).length === 0) return;
+    const changed = () => void this.refresh(upstream);
+    const subscription = client.listen(filter, {
+      onToolsListChanged: changed,
+      onPromptsListChanged: changed,
+      onResourcesListChanged: changed,
+    });
+    await subscription.acknowledged.catch((error: unknown) => {
+      this.logger.warn(`gateway: cannot follow the lists of "${upstream.name}": ${errorMessage(error)}`);
+    });
+  }
+
+  /** Registers, updates and removes downstream items so they match `items` of one upstream. */
+  private apply(
+    upstream: Upstream,
+    kind: Kind,
+    items: ReadonlyArray<Tool | Prompt | Resource | ResourceTemplate>,
+  ): void {
+    const mirrors = this.mirrors.get(upstream);
+    // An upstream removed while its lists were being read: nothing of it is shown any more.
+    if (mirrors === undefined) return;
+    const mirror = mirrors[kind];
+    const seen = new Set<string>();
+    for (const item of items) {
+      const original =
+        kind === 'resource'
+          ? (item as Resource).uri
+          : kind === 'template'
+            ? (item as ResourceTemplate).uriTemplate
+            : item.name;
+      const key = this.downstreamKey(upstream, kind, original);
+      if (key === undefined) continue;
+      if (kind === 'tool' && this.pins && !this.pins.admit(key, item as Tool)) {
+        this.logger.warn(
+          `gateway: tool "${key}" is hidden: its definition changed since it was pinned in ${this.pins.file}. ` +
+            'Review it, then run: switchboard gateway approve --lock <lock file> <config>',
+        );
+        continue;
+      }
+      seen.add(key);
+      const definition = JSON.stringify(item);
+      const existing = mirror.get(key);
+      if (existing?.definition === definition) continue;
+      try {
+        if (existing) existing.handle.update(this.itemConfig(kind, item));
+        else mirror.set(key, { handle: this.register(kind, key, item), definition });
+        if (existing) mirror.set(key, { handle: existing.handle, definition });
+        if (kind === 'tool' || kind === 'prompt') this.routes[kind].set(key, { upstream, name: original });
+      } catch (error) {
+        seen.delete(key);
+        this.logger.warn(
+          `gateway: ${kind} ${JSON.stringify(original)} of "${upstream.name}" is not shown: ${errorMessage(error)}`,
+        );
+      }
+    }
+    for (const [key, { handle }] of mirror) {
+      if (seen.has(key)) continue;
+      handle.remove();
+      mirror.delete(key);
+      if (kind === 'tool' || kind === 'prompt') this.routes[kind].delete(key);
+    }
+  }
+
+  /** The downstream name (tools, prompts) or URI (resources, templates) of an upstream item. */
+  private downstreamKey(upstream: Upstream, kind: Kind, original: string): string | undefined {
+    if (kind === 'resource' || kind === 'template') return exposedUri(upstream.name, original);
+    const { separator, collisions } = this.config.options;
+    const name = exposedName(upstream.name, separator, original);
+    const taken = this.routes[kind].get(name);
+    if (taken === undefined || (taken.upstream === upstream && taken.name === original)) return name;
+    if (collisions === 'skip') {
+      this.logger.warn(
+        `gateway: ${kind} "${original}" of "${upstream.name}" is not shown: "${name}" is taken by "${taken.upstream.name}".`,
+      );
+      return undefined;
+    }
+    return withSuffix(name, `${upstream.name}/${original}`);
+  }
+
+  private itemConfig(kind: Kind, item: Tool | Prompt | Resource | ResourceTemplate): Record<string, unknown> {
+    const {
+      name: _name,
+      uri: _uri,
+      uriTemplate: _template,
+      ...rest
+    } = item as unknown as Record<string, unknown>;
+    if (kind === 'tool') {
+      const tool = item as Tool;
+      // The upstream checks its own arguments and results: the schemas are shown, not enforced here.
+      return { ...rest, inputSchema: tool.inputSchema ?? { type: 'object' } };
+    }
+    return rest;
+  }
+
+  private register(kind: Kind, key: string, item: Tool | Prompt | Resource | ResourceTemplate) {
+    const config = this.itemConfig(kind, item) as never;
+    switch (kind) {
+      case 'tool':
+        return this.server.registerTool(key, config, (args, ctx) => this.callTool(key, args as Params, ctx));
+      case 'prompt':
+        return this.server.registerPrompt(key, config, (args, ctx) =>
+          this.getPrompt(key, args as Record<string, string>, ctx),
+        );
+      case 'resource':
+        return this.server.registerResource(item.name, key, config, (_uri, ctx) =>
+          this.readResource(key, ctx),
+        );
+      case 'template':
+        return this.server.registerResourceTemplate(item.name, key, config, (uri, _vars, ctx) =>
+          this.readResource(uri, ctx),
+        );
+    }
+  }
+
+  private capabilities(capabilities: ServerCapabilities): void {
+    // The gateway's lists change whenever an upstream's do, or an upstream comes or goes.
+    capabilities.tools = { listChanged: true };
+    capabilities.prompts = { listChanged: true };
+    capabilities.resources = { subscribe: true, listChanged: true };
+    capabilities.completions = {};
+    capabilities.logging = {};
+  }
+
+  // --- forwarding ---------------------------------------------------------------------------------
+
+  /**
+   * One middleware for every method the gateway forwards (a map lookup per request, not one
+   * `intercept` closure per method), and the fallback for the methods nobody registered.
+   */
+  private intercept(): void {
+    type Next = (params: Params) => Promise<unknown>;
+    type Hook = (params: Params, ctx: RequestContext, next: Next) => unknown;
+    // Lists of lazily started upstreams are filled on first need.
+    const list: Hook = async (params, _ctx, next) => {
+      await this.ensureStarted();
+      return next(params);
+    };
+    const follow: Hook = async (params, _ctx, next) => {
+      const filter = params.filter as { resourceSubscriptions?: unknown } | undefined;
+      const uris = params.uri !== undefined ? [params.uri] : filter?.resourceSubscriptions;
+      if (Array.isArray(uris)) {
+        await Promise.all(uris.filter((u) => typeof u === 'string').map((u) => this.follow(u)));
+      }
+      return next(params);
+    };
+    const hooks = new Map<string, Hook>([
+      ['tools/list', list],
+      ['prompts/list', list],
+      ['resources/list', list],
+      ['resources/templates/list', list],
+      [
+        'tools/call',
+        (params, ctx, next) => {
+          const name = params.name as string;
+          return this.routes.tool.has(name)
+            ? this.callTool(name, params.arguments as Params | undefined, ctx)
+            : next(params);
+        },
+      ],
+      [
+        'prompts/get',
+        (params, ctx, next) => {
+          const name = params.name as string;
+          const args = params.arguments as Record<string, string> | undefined;
+          return this.routes.prompt.has(name) ? this.getPrompt(name, args, ctx) : next(params);
+        },
+      ],
+      [
+        'resources/read',
+        (params, ctx, next) =>
+          parseExposedUri(params.uri as string) ? this.readResource(params.uri as string, ctx) : next(params),
+      ],
+      [
+        'completion/complete',
+        (params, ctx, next) => this.complete(params as unknown as CompleteParams, ctx, () => next(params)),
+      ],
+      ['resources/subscribe', follow],
+      ['subscriptions/listen', follow],
+    ]);
+    this.server.use((next) => (method, params, ctx) => {
+      const hook = hooks.get(method);
+      return hook === undefined
+        ? next(method, params, ctx)
+        : Promise.resolve(hook(params, ctx, (changed) => next(method, changed, ctx)));
+    });
+    this.server.fallback((method, params, ctx) => this.forwardUnknown(method, params, ctx));
+  }
+
+  private async callTool(
+    name: string,
+    args: Params | undefined,
+    ctx: RequestContext,
+  ): Promise<CallToolResult> {
+    const route = this.routes.tool.get(name)!;
+    try {
+      return await this.forward(route.upstream, ctx, (client, options) =>
+        client.callTool(route.name, args, options),
+      );
+    } catch (error) {
+      if (error instanceof ProtocolError || error instanceof InputRequiredError) throw error;
+      // A tool that cannot run is the model's business: it reads the reason as the tool's result.
+      return { content: [{ type: 'text', text: errorMessage(error) }], isError: true };
+    }
+  }
+
+  private getPrompt(name: string, args: Record<string, string> | undefined, ctx: RequestContext) {
+    const route = this.routes.prompt.get(name)!;
+    return this.forward(route.upstream, ctx, (client, options) =>
+      client.getPrompt(route.name, args, options),
+    );
+  }
+
+  private async readResource(uri: string, ctx: RequestContext) {
+    const target = this.target(uri);
+    const result = await this.forward(target.upstream, ctx, (client, options) =>
+      client.readResource(target.uri, options),
+    );
+    return {
+      ...result,
+      contents: result.contents.map((content) => ({
+        ...content,
+        uri: exposedUri(target.upstream.name, content.uri),
+      })),
+    };
+  }
+
+  private async complete<R>(params: CompleteParams, ctx: RequestContext, next: () => Promise<R>): Promise<R> {
+    const ref = params.ref as { type: string; name?: string; uri?: string };
+    let upstream: Upstream;
+    let upstreamRef: Record<string, unknown>;
+    if (ref.type === 'ref/prompt' && ref.name !== undefined && this.routes.prompt.has(ref.name)) {
+      const route = this.routes.prompt.get(ref.name)!;
+      upstream = route.upstream;
+      upstreamRef = { ...ref, name: route.name };
+    } else if (ref.type === 'ref/resource' && ref.uri !== undefined && parseExposedUri(ref.uri)) {
+      const target = this.target(ref.uri);
+      upstream = target.upstream;
+      upstreamRef = { ...ref, uri: target.uri };
+    } else {
+      return next();
+    }
+    return this.forward(
+      upstream,
+      ctx,
+      (client, options) =>
+        client.complete({ ...params, ref: upstreamRef } as CompleteParams, options) as Promise<R>,
+    );
+  }
+
+  /** Upstream subscription for a downstream subscriber of gateway URI `uri` (kept while the gateway runs). */
+  private async follow(uri: string): Promise<void> {
+    const parsed = parseExposedUri(uri);
+    const upstream = parsed && this.upstreams.get(parsed.namespace);
+    if (!parsed || !upstream || this.followed.has(uri)) return;
+    const { client } = await upstream.catalog();
+    if (!client.serverCapabilities.resources?.subscribe) return;
+    this.followed.add(uri);
+    client.listen(
+      { resourceSubscriptions: [parsed.uri] },
+      {
+        onResourceUpdated: (updated) => this.server.notifyResourceUpdated(exposedUri(upstream.name, updated)),
+      },
+    );
+  }
+
+  /**
+   * A method the gateway does not know: `<server><separator><method>` goes to that server as
+   * `<method>`; with a single upstream, any such method goes to it.
+   */
+  private forwardUnknown(method: string, params: Params, ctx: RequestContext): Promise<unknown> {
+    const { separator } = this.config.options;
+    const at = method.indexOf(separator);
+    const named = at > 0 ? this.upstreams.get(method.slice(0, at)) : undefined;
+    const only = this.upstreams.size === 1 ? [...this.upstreams.values()][0] : undefined;
+    const upstream = named ?? only;
+    if (upstream === undefined) {
+      throw new ProtocolError(
+        ErrorCode.MethodNotFound,
+        `Method not found: ${method}. Through this gateway, a method of one server is called as <server>${separator}<method>.`,
+      );
+    }
+    const upstreamMethod = named ? method.slice(at + separator.length) : method;
+    return this.forward(upstream, ctx, (client, options) =>
+      client.request(upstreamMethod as 'ping', params as never, { ...options, unchecked: true }),
+    );
+  }
+
+  private target(uri: string): { upstream: Upstream; uri: string } {
+    const parsed = parseExposedUri(uri);
+    const upstream = parsed && this.upstreams.get(parsed.namespace);
+    if (!parsed || !upstream) {
+      throw new ProtocolError(
+        ErrorCode.InvalidParams,
+        `Unknown resource: ${uri}. Call resources/list for the available resources.`,
+      );
+    }
+    return { upstream, uri: parsed.uri };
+  }
+
+  /**
+   * Runs `send` on the upstream session of the client that made `ctx`'s request: its own session
+   * for a legacy client, the gateway's catalog session for a 2026-07-28 request (which has none).
+   */
+  private async forward<T>(
+    upstream: Upstream,
+    ctx: RequestContext,
+    send: (client: Client, options: CallOptions) => Promise<T>,
+  ): Promise<T> {
+    const session = await this.sessionFor(upstream, ctx);
+    const call: ForwardedCall = session.router.begin(ctx);
+    const options: CallOptions = { signal: call.signal, timeoutMs: upstream.config.timeoutMs };
+    if (ctx.meta?.progressToken !== undefined) {
+      options.onprogress = (update) => {
+        try {
+          ctx.progress(update.progress, update.total, update.message);
+        } catch {
+          // An upstream whose progress does not increase: drop the report, not the call.
+        }
+      };
+    }
+    try {
+      const result = await send(session.client, options);
+      if (call.inputRequired) throw call.inputRequired;
+      return result;
+    } catch (error) {
+      throw call.inputRequired ?? error;
+    } finally {
+      session.router.end(call);
+    }
+  }
+
+  private sessionFor(upstream: Upstream, ctx: RequestContext): Promise<UpstreamSession> {
+    const id = ctx.link.legacy?.session.id;
+    if (id === undefined) return upstream.catalog();
+    let sessions = this.sessions.get(id);
+    if (!sessions) {
+      sessions = new Map();
+      this.sessions.set(id, sessions);
+    }
+    let session = sessions.get(upstream.name);
+    if (!session) {
+      const forget = () => {
+        if (this.sessions.get(id)?.get(upstream.name) === session)
+          this.sessions.get(id)!.delete(upstream.name);
+      };
+      session = upstream.session(ctx.client.capabilities, forget);
+      session.catch(forget);
+      sessions.set(upstream.name, session);
+    }
+    return session;
+  }
+
+  private async closeSessions(id: string): Promise<void> {
+    const sessions = this.sessions.get(id);
+    if (!sessions) return;
+    this.sessions.delete(id);
+    await Promise.allSettled(
+      [...sessions.values()].map((session) => session.then(({ client }) => client.close())),
+    );
+  }
+}

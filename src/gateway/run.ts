@@ -1,0 +1,227 @@
+/**
+ * `switchboard gateway CONFIG`: runs a gateway until SIGINT/SIGTERM (or, with `--stdio`, until its
+ * client goes away), over HTTP at `http://HOST:PORT/mcp` with `/healthz` and `/readyz` beside it.
+ * Prints what it serves and each upstream's state at start, and logs JSON lines on stderr.
+ */
+import { watch } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { basename, dirname } from 'node:path';
+import { serve } from '../node/serve.js';
+import { redactSecrets } from '../server/redact.js';
+import { createHttpHandler } from '../transports/http/server/handler.js';
+import { serveStdio } from '../transports/stdio/serve.js';
+import { clip } from '../util/clip.js';
+import { errorMessage } from '../util/guards.js';
+import type { Logger } from '../util/logger.js';
+import { type GatewayConfig, loadGatewayConfig } from './config.js';
+import { formatProblem } from './config-source.js';
+import { Gateway } from './gateway.js';
+import type { UpstreamHealth } from './upstream.js';
+
+export interface RunOptions {
+  readonly stdio: boolean;
+  readonly host: string | undefined;
+  readonly port: number | undefined;
+  readonly version: string;
+  /** The tool pins' lock file (`--lock`). */
+  readonly lock?: string | undefined;
+  /** `--watch`: apply the config file's changes while running. */
+  readonly watch?: boolean;
+}
+
+/**
+ * `--watch`: when the config file changes, applies it (only the servers whose entries changed
+ * restart); a config with problems is reported and not applied. Returns what stops watching.
+ */
+function watchConfig(file: string, gateway: Gateway, report: (text: string) => void): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let applying = Promise.resolve();
+  const apply = async () => {
+    const loaded = loadGatewayConfig(file);
+    if (!loaded.ok) {
+      for (const problem of loaded.problems) {
+        logLine(report, 'warn', `config not applied: ${formatProblem(problem)}`);
+      }
+      return;
+    }
+    const changes = await gateway.reconfigure(loaded.config);
+    logLine(report, 'info', 'config applied', changes);
+  };
+  // Editors often replace the file (write a new one, rename it over): watch its folder.
+  const watcher = watch(dirname(file), (_event, name) => {
+    if (name !== basename(file)) return;
+    clearTimeout(timer);
+    // One apply per burst of writes, one at a time.
+    timer = setTimeout(() => {
+      applying = applying
+        .then(apply)
+        .catch((error: unknown) => logLine(report, 'error', errorMessage(error)));
+    }, 100);
+  });
+  return () => {
+    clearTimeout(timer);
+    watcher.close();
+  };
+}
+
+/** One structured log line: a JSON object, secrets masked. */
+function logLine(
+  write: (line: string) => void,
+  level: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): void {
+  write(`${JSON.stringify(redactSecrets({ time: new Date().toISOString(), level, message, ...extra }))}\n`);
+}
+
+/** Structured logs: one JSON object per line on stderr, secrets masked. */
+export function jsonLogger(write: (line: string) => void): Logger {
+  const line = (level: string, message: string, extra?: Record<string, unknown>) =>
+    logLine(write, level, message, extra);
+  return {
+    error: (error) => line('error', error.message, { error: error.name }),
+    warn: (message) => line('warn', message),
+  };
+}
+
+/** The gateway the command runs: JSON logs on `report`, the lock file if `--lock` gave one. */
+function makeGateway(config: GatewayConfig, options: RunOptions, report: (text: string) => void): Gateway {
+  return new Gateway(config, {
+    logger: jsonLogger(report),
+    version: options.version,
+    ...(options.lock !== undefined ? { lock: options.lock } : {}),
+  });
+}
+
+/** Serves until stopped; `report` writes the start-up summary and the JSON log lines (stderr). */
+export async function runGateway(
+  config: GatewayConfig,
+  options: RunOptions,
+  report: (text: string) => void,
+): Promise<number> {
+  const gateway = makeGateway(config, options, report);
+  await gateway.start();
+  const unwatch = options.watch ? watchConfig(config.file, gateway, report) : () => {};
+  if (options.stdio) {
+    const closed = new Promise<void>((resolve) => {
+      serveStdio(gateway.server, { exit: false, onclose: resolve });
+    });
+    report(summary(gateway, 'stdio'));
+    await closed;
+    unwatch();
+    await gateway.close();
+    return 0;
+  }
+  const handler = createHttpHandler(gateway.server);
+  const running = await serve(handler, {
+    host: options.host ?? config.options.host,
+    port: options.port ?? config.options.port,
+  });
+  // /healthz and /readyz beside the MCP endpoint, on the same listener.
+  const [mcp] = running.server.listeners('request') as Array<
+    (req: IncomingMessage, res: ServerResponse) => void
+  >;
+  running.server.removeAllListeners('request');
+  running.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const path = req.url?.split('?')[0];
+    if (req.method === 'GET' && path === '/healthz') return reply(res, 200, { status: 'up' });
+    if (req.method === 'GET' && path === '/readyz') {
+      const upstreams = gateway.health();
+      const ready = upstreams.every((u) => u.state === 'up' || (u.state === 'idle' && isLazy(config, u)));
+      const held = gateway.pins?.pending().map((p) => p.name) ?? [];
+      return reply(res, ready ? 200 : 503, {
+        ready,
+        upstreams,
+        ...(held.length > 0 ? { heldTools: held } : {}),
+      });
+    }
+    mcp!(req, res);
+  });
+  report(summary(gateway, running.url));
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  unwatch();
+  await running.close();
+  await gateway.close();
+  return 0;
+}
+
+/** `switchboard gateway approve`: connects, pins the held tools' current definitions, stops. */
+export async function approveTools(
+  config: GatewayConfig,
+  options: RunOptions,
+  names: readonly string[],
+  out: (text: string) => void,
+  report: (text: string) => void,
+): Promise<number> {
+  const gateway = makeGateway(config, options, report);
+  try {
+    await gateway.start();
+    const held = gateway.pins!.pending().map((p) => p.name);
+    const unknown = names.filter((name) => !held.includes(name));
+    const approved = gateway.pins!.approve(names);
+    for (const tool of approved) out(`approved ${tool.name} (${tool.found})\n`);
+    if (approved.length === 0 && names.length === 0) out('no tool is waiting for approval\n');
+    for (const name of unknown) report(`switchboard gateway: ${name} is not waiting for approval.\n`);
+    return unknown.length > 0 ? 1 : 0;
+  } finally {
+    await gateway.close();
+  }
+}
+
+function isLazy(config: GatewayConfig, health: UpstreamHealth): boolean {
+  return config.upstreams.find((u) => u.name === health.name)?.startup === 'lazy';
+}
+
+function reply(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(body));
+}
+
+/** What a person wants to see at start: where it listens, and each upstream with its state. */
+export function summary(gateway: Gateway, where: string): string {
+  const rows = gateway.health().map((health) => {
+    const counts = gateway.exposed(health.name);
+    const offered = [
+      plural(counts.tools, 'tool'),
+      plural(counts.prompts, 'prompt'),
+      plural(counts.resources + counts.templates, 'resource'),
+    ].join(', ');
+    const detail =
+      health.state === 'up'
+        ? `${offered} (${health.revision})`
+        : health.lastError !== undefined
+          ? clip(health.lastError.split('\n')[0]!, 160)
+          : health.state === 'idle'
+            ? 'starts on first use'
+            : '';
+    return [health.name, health.state, health.transport, detail];
+  });
+  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const lines = rows.map(
+    (r) => `  ${r.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell)).join('  ')}`,
+  );
+  const count = plural(rows.length, 'server');
+  const head =
+    where === 'stdio'
+      ? `switchboard gateway: serving ${count} over stdio`
+      : `switchboard gateway: serving ${count} at ${where}`;
+  const held = gateway.pins?.pending().map((p) => p.name) ?? [];
+  const pins =
+    held.length === 0
+      ? ''
+      : `  hidden until approved (changed since pinned): ${held.join(', ')}\n` +
+        `  review them, then: switchboard gateway approve --lock ${gateway.pins!.file} CONFIG\n`;
+  return `${head}\n${lines.join('\n')}\n${pins}`;
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}

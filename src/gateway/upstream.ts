@@ -1,0 +1,353 @@
+/**
+ * One upstream server as the gateway holds it: its health, the gateway's own session with it (the
+ * catalog: lists, subscriptions, and calls that arrive without a downstream session), and the
+ * sessions opened for each downstream client, whose server→client requests (elicitation, sampling,
+ * roots), logs and progress go to that client's request and nobody else's.
+ */
+import type { Channel, ChannelSink } from '../engine/channel.js';
+import { Client } from '../extensions/client.js';
+import { nodeFetch } from '../node/fetch.js';
+import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+import type { Era } from '../protocol/revisions.js';
+import type { ClientCapabilities, ElicitResult } from '../protocol/types.js';
+import type { RequestContext } from '../server/context.js';
+import { InputRequiredError } from '../server/input.js';
+import { StreamableHttpClientChannel } from '../transports/http/client/streamable-channel.js';
+import { StdioClientChannel } from '../transports/stdio/client-channel.js';
+import { errorMessage } from '../util/guards.js';
+import type { Logger } from '../util/logger.js';
+import type { UpstreamConfig } from './config.js';
+
+export type UpstreamState = 'idle' | 'starting' | 'up' | 'failing' | 'circuit-open' | 'stopped';
+
+export interface UpstreamHealth {
+  readonly name: string;
+  readonly state: UpstreamState;
+  /** `stdio`, `http` or `sse`. */
+  readonly transport: UpstreamConfig['transport'];
+  /** The protocol revision the catalog session speaks, once up. */
+  readonly revision?: string;
+  /** Why it is failing (with the end of its stderr, for a stdio server). */
+  readonly lastError?: string;
+  /** Times the catalog session was reopened after a failure. */
+  readonly restarts: number;
+  /** Sessions open for downstream clients. */
+  readonly sessions: number;
+}
+
+/** After this many failures in a row the circuit opens: calls fail at once until the next attempt. */
+const CIRCUIT_FAILURES = 3;
+const FIRST_BACKOFF_MS = 500;
+const MAX_BACKOFF_MS = 30_000;
+
+/** One downstream request served through an upstream session. */
+export class ForwardedCall {
+  /**
+   * On the shared session (2026-07-28 requests) the upstream call is stopped when the downstream
+   * request needs input first; elsewhere the downstream request's own signal is enough.
+   */
+  readonly controller: AbortController | undefined;
+  /** The downstream answer needs input first (2026-07-28): what the handler must rethrow. */
+  inputRequired: InputRequiredError | undefined;
+
+  constructor(
+    readonly ctx: RequestContext,
+    stoppable: boolean,
+  ) {
+    if (stoppable) {
+      const controller = new AbortController();
+      this.controller = controller;
+      if (ctx.signal.aborted) controller.abort(ctx.signal.reason);
+      else ctx.signal.addEventListener('abort', () => controller.abort(ctx.signal.reason), { once: true });
+    }
+  }
+
+  /** What stops the upstream call. */
+  get signal(): AbortSignal {
+    return this.controller?.signal ?? this.ctx.signal;
+  }
+}
+
+/**
+ * Which downstream request a server→client message on an upstream session belongs to. A session of
+ * one downstream client gives it to that client's latest call (any of them reaches the right
+ * person). The shared catalog session serves requests of many clients, so it routes only when
+ * exactly one call is in flight, and otherwise refuses rather than ask the wrong person.
+ */
+export class CallRouter {
+  private readonly calls = new Set<ForwardedCall>();
+
+  constructor(readonly shared: boolean) {}
+
+  begin(ctx: RequestContext): ForwardedCall {
+    const call = new ForwardedCall(ctx, this.shared);
+    this.calls.add(call);
+    return call;
+  }
+
+  end(call: ForwardedCall): void {
+    this.calls.delete(call);
+  }
+
+  target(): ForwardedCall | undefined {
+    if (this.shared && this.calls.size !== 1) return undefined;
+    let last: ForwardedCall | undefined;
+    for (const call of this.calls) last = call;
+    return last;
+  }
+}
+
+export interface UpstreamHooks {
+  readonly logger: Logger;
+  readonly version: string;
+  /** Wraps each channel to the upstream (a schema check in tests, tracing). */
+  readonly wrapChannel?: ((channel: Channel, upstream: string) => Channel) | undefined;
+  /** The catalog session (re)connected or its lists changed: mirror them again. */
+  catalogChanged(upstream: Upstream): void;
+}
+
+/** A session with the upstream, and the router of its server→client messages. */
+export interface UpstreamSession {
+  readonly client: Client;
+  readonly router: CallRouter;
+}
+
+export class Upstream {
+  private state: UpstreamState = 'idle';
+  private lastError: string | undefined;
+  private failures = 0;
+  private restarts = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private catalogSession: Promise<UpstreamSession> | undefined;
+  /** What the server spoke last, so later sessions skip the probe of the other era. */
+  private era: Era | undefined;
+  private readonly open = new Set<Client>();
+  private stopped = false;
+
+  constructor(
+    readonly config: UpstreamConfig,
+    private readonly hooks: UpstreamHooks,
+  ) {}
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  health(): UpstreamHealth {
+    const catalog = this.state === 'up' ? this.catalogClient : undefined;
+    return {
+      name: this.name,
+      state: this.state,
+      transport: this.config.transport,
+      ...(catalog ? { revision: catalog.revision } : {}),
+      ...(this.lastError !== undefined && this.state !== 'up' ? { lastError: this.lastError } : {}),
+      restarts: this.restarts,
+      sessions: Math.max(0, this.open.size - (this.catalogClient ? 1 : 0)),
+    };
+  }
+
+  private catalogClient: Client | undefined;
+
+  /** The gateway's own session, connected on first use; fails fast while the upstream is down. */
+  catalog(): Promise<UpstreamSession> {
+    if (this.stopped) return Promise.reject(this.unavailable());
+    if (this.state === 'failing' || this.state === 'circuit-open') return Promise.reject(this.unavailable());
+    this.catalogSession ??= this.connectCatalog();
+    return this.catalogSession;
+  }
+
+  /** A session of one downstream client, declaring what that client can answer. */
+  async session(capabilities: ClientCapabilities, onClosed: () => void): Promise<UpstreamSession> {
+    if (this.stopped || this.state === 'failing' || this.state === 'circuit-open') throw this.unavailable();
+    const router = new CallRouter(false);
+    const client = this.client(router, capabilities);
+    await this.connect(client, onClosed);
+    return { client, router };
+  }
+
+  /** Closes every session (stdio servers get stdin → SIGTERM → SIGKILL) and stops reconnecting. */
+  async close(): Promise<void> {
+    this.stopped = true;
+    this.state = 'stopped';
+    clearTimeout(this.retryTimer);
+    await Promise.allSettled([...this.open].map((client) => client.close()));
+  }
+
+  private async connectCatalog(): Promise<UpstreamSession> {
+    this.state = 'starting';
+    const router = new CallRouter(true);
+    // The catalog answers for any client: it declares every kind of input and routes each question.
+    const client = this.client(router, { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} });
+    try {
+      await this.connect(client, () => {
+        if (this.catalogClient !== client) return;
+        this.catalogClient = undefined;
+        this.failed(new Error('the connection closed'));
+      });
+    } catch (error) {
+      this.failed(error);
+      throw this.unavailable();
+    }
+    this.catalogClient = client;
+    this.state = 'up';
+    this.failures = 0;
+    this.lastError = undefined;
+    this.hooks.catalogChanged(this);
+    return { client, router };
+  }
+
+  /** The catalog failed: report it, and try again after a backoff that doubles up to 30 s. */
+  private failed(error: unknown): void {
+    this.catalogSession = undefined;
+    if (this.stopped) return;
+    this.failures++;
+    this.lastError = errorMessage(error);
+    this.state = this.failures >= CIRCUIT_FAILURES ? 'circuit-open' : 'failing';
+    this.hooks.logger.warn(`gateway: upstream "${this.name}" is ${this.state}: ${this.lastError}`);
+    this.hooks.catalogChanged(this);
+    const delay = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (this.failures - 1));
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => {
+      if (this.stopped) return;
+      this.restarts++;
+      this.state = 'idle';
+      this.catalog().catch(() => undefined);
+    }, delay);
+    this.retryTimer.unref?.();
+  }
+
+  private unavailable(): ProtocolError {
+    const why = this.stopped ? 'the gateway is stopping' : (this.lastError ?? 'it is not connected');
+    return new ProtocolError(
+      ErrorCode.InternalError,
+      `Upstream "${this.name}" is unavailable (${this.state}): ${why}`,
+    );
+  }
+
+  private client(router: CallRouter, capabilities: ClientCapabilities): Client {
+    const client = new Client(
+      { name: 'switchboard-gateway', version: this.hooks.version },
+      { timeoutMs: this.config.timeoutMs, cache: false, logger: this.hooks.logger },
+    );
+    const ask = async <T>(question: (ctx: RequestContext) => Promise<T>): Promise<T> => {
+      const call = router.target();
+      if (call === undefined) {
+        throw new ProtocolError(
+          ErrorCode.InvalidRequest,
+          router.shared
+            ? 'The gateway cannot tell which client this question is for (several calls are in flight on a shared session).'
+            : 'The gateway has no request of this client in flight to ask the question in.',
+        );
+      }
+      try {
+        return await question(call.ctx);
+      } catch (error) {
+        // 2026-07-28 downstream: the downstream request answers input_required and runs again with
+        // the answer; stop the upstream call, which will be made again on the retry.
+        if (error instanceof InputRequiredError) {
+          call.inputRequired = error;
+          call.controller?.abort(error);
+        }
+        throw error;
+      }
+    };
+    const elicitation = capabilities.elicitation as { form?: object; url?: object } | undefined;
+    if (elicitation) {
+      client.onElicitation(
+        (params) =>
+          ask(async (ctx) => {
+            const outcome = await ctx.elicit(params as Parameters<RequestContext['elicit']>[0]);
+            return outcome as unknown as ElicitResult;
+          }),
+        // A legacy `elicitation: {}` means form.
+        {
+          form: elicitation.form !== undefined || elicitation.url === undefined,
+          url: elicitation.url !== undefined,
+        },
+      );
+    }
+    if (capabilities.sampling) client.onSampling((params) => ask((ctx) => ctx.sample(params)));
+    if (capabilities.roots) client.setRoots(() => ask((ctx) => ctx.listRoots()));
+    client.onLog((message) => {
+      router.target()?.ctx.log(message.level, message.data, message.logger);
+    });
+    return client;
+  }
+
+  private async connect(client: Client, onClosed: () => void): Promise<void> {
+    let last: Channel | undefined;
+    let connected = false;
+    this.open.add(client);
+    // Negotiation may open a second channel (a legacy server that hung up on the modern probe):
+    // only the close of the one in use after connecting ends the session.
+    const open = (): Channel => {
+      const made = this.channel();
+      const channel = this.hooks.wrapChannel ? this.hooks.wrapChannel(made, this.name) : made;
+      last = channel;
+      return watchClose(channel, () => {
+        if (!connected || last !== channel) return;
+        this.open.delete(client);
+        onClosed();
+      });
+    };
+    try {
+      await client.connect(open);
+      connected = true;
+    } catch (error) {
+      this.open.delete(client);
+      await client.close().catch(() => undefined);
+      // The stdio channel's error already quotes the end of the server's stderr.
+      throw error;
+    }
+    this.era = client.era;
+  }
+
+  private channel(): Channel {
+    const { config } = this;
+    if (config.transport === 'stdio') {
+      return new StdioClientChannel({
+        command: config.command,
+        args: config.args,
+        env: config.env,
+        ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
+        stderr: 'pipe',
+        ...(this.era !== undefined ? { preferredEra: this.era } : {}),
+        logger: this.hooks.logger,
+      });
+    }
+    return new StreamableHttpClientChannel(config.url, {
+      fetch: nodeFetch,
+      headers: config.headers,
+      transport: config.transport === 'sse' ? 'sse' : 'auto',
+    });
+  }
+}
+
+/** A channel that also tells `onClosed` when it closes, for whatever reason. */
+function watchClose(channel: Channel, onClosed: () => void): Channel {
+  let told = false;
+  const tell = () => {
+    if (told) return;
+    told = true;
+    onClosed();
+  };
+  return new Proxy(channel, {
+    get(target, key) {
+      if (key === 'start') {
+        return (sink: ChannelSink) =>
+          target.start({
+            message: (value, extra) => sink.message(value, extra),
+            malformed: (error) => sink.malformed(error),
+            closed: (error) => {
+              tell();
+              sink.closed(error);
+            },
+            logger: sink.logger,
+          });
+      }
+      if (key === 'close') return () => target.close().finally(tell);
+      const value = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}

@@ -1,0 +1,8 @@
+/** `switchboard check` flags each seeded bug of tools with its requirement (see detection.ts). */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { missedBugs } from './detection.js';
+
+test('switchboard check flags every seeded bug of tools', async () => {
+  assert.deepEqual(await missedBugs(['tools']), []);
+});

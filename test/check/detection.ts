@@ -1,0 +1,91 @@
+/**
+ * The detection tests (test/check/detection-*.test.ts): a hand-written server
+ * (test/fixtures/check-server.ts) scores clean, and each protocol bug seeded into it is flagged with
+ * the requirement it breaks, in the revision where that rule applies. Over real stdio pipes. Split
+ * by area into several files so each stays well inside the per-file time limit on a loaded machine.
+ */
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import type { Revision } from 'switchboard';
+import { type Area, checkServer, REQUIREMENTS, requirement } from 'switchboard/check';
+import { BUGS, type Bug } from '../fixtures/check-server-bugs.js';
+
+const SERVER = fileURLToPath(new URL('../fixtures/check-server.js', import.meta.url));
+export const target = (bug?: Bug) => ({
+  kind: 'stdio' as const,
+  command: process.execPath,
+  args: bug ? [SERVER, bug] : [SERVER],
+});
+
+/** Each seeded bug: the requirement that must flag it, and the revision it is checked in. */
+export const EXPECTED: Record<Bug, readonly [string, Revision]> = {
+  'jsonrpc-version': ['jsonrpc.version', '2025-11-25'],
+  'wrong-id': ['jsonrpc.response-id', '2025-11-25'],
+  'result-and-error': ['jsonrpc.result-or-error', '2025-11-25'],
+  'string-error-code': ['jsonrpc.error-code', '2025-11-25'],
+  'unknown-method-ok': ['jsonrpc.unknown-method', '2025-11-25'],
+  'reply-to-notification': ['jsonrpc.notification-no-reply', '2025-06-18'],
+  'no-parse-error': ['jsonrpc.parse-error', '2025-11-25'],
+  'no-invalid-request': ['jsonrpc.invalid-request', '2025-11-25'],
+  'no-server-info': ['lifecycle.initialize', '2025-11-25'],
+  'ping-not-empty': ['ping.empty-result', '2025-03-26'],
+  'tool-schema-not-object': ['tools.input-schema-object', '2026-07-28'],
+  'tool-bad-name': ['tools.name-format', '2025-11-25'],
+  'tool-duplicate': ['tools.name-unique', '2025-11-25'],
+  'no-input-validation': ['tools.invalid-arguments', '2025-06-18'],
+  'valid-arguments-refused': ['tools.valid-arguments', '2026-07-28'],
+  'bad-structured-content': ['tools.output-schema', '2025-06-18'],
+  'no-structured-content': ['tools.output-schema', '2026-07-28'],
+  'unknown-tool-ok': ['tools.unknown-tool', '2025-11-25'],
+  'bad-template': ['resources.template-syntax', '2025-11-25'],
+  'listed-resource-unreadable': ['resources.read-listed', '2024-11-05'],
+  'missing-resource-empty': ['resources.not-found-modern', '2026-07-28'],
+  'prompt-arguments-unchecked': ['prompts.missing-arguments', '2025-11-25'],
+  'prompt-fails': ['prompts.get', '2025-03-26'],
+  'unknown-prompt-ok': ['prompts.unknown-prompt', '2026-07-28'],
+  'too-many-completions': ['completion.values', '2025-06-18'],
+  'cursor-loop': ['pagination.walk', '2025-11-25'],
+  'cursor-ignored': ['pagination.invalid-cursor', '2026-07-28'],
+  'set-level-fails': ['logging.set-level', '2025-11-25'],
+  'bad-level-accepted': ['logging.invalid-level', '2024-11-05'],
+  'no-result-type': ['envelope.result-type', '2026-07-28'],
+  'no-cache-fields': ['caching.fields', '2026-07-28'],
+  'mixed-cache-scope': ['caching.same-scope', '2026-07-28'],
+  'no-server-info-meta': ['envelope.server-info', '2026-07-28'],
+  'stdout-noise': ['stdio.messages-only', '2025-11-25'],
+  'undeclared-served': ['capabilities.undeclared-refused', '2025-11-25'],
+  'declared-missing': ['capabilities.declared-implemented', '2025-06-18'],
+  'sampling-request': ['capabilities.client-respected', '2025-11-25'],
+  'early-request': ['lifecycle.no-requests-before-initialized', '2025-11-25'],
+  'version-ignored': ['lifecycle.unsupported-version', '2026-07-28'],
+  'envelope-unchecked': ['lifecycle.missing-envelope', '2026-07-28'],
+  'later-revision-field': ['schema.revision-fields', '2025-03-26'],
+  'schema-invalid': ['schema.server-messages', '2025-11-25'],
+  'modern-server-request': ['lifecycle.no-server-requests', '2026-07-28'],
+  'ignore-eof': ['stdio.exit-on-eof', '2025-06-18'],
+};
+
+/** Runs each bug whose rule is in one of `areas`; returns the bugs it missed, with what was seen. */
+export async function missedBugs(areas: readonly Area[]): Promise<string[]> {
+  const bugs = BUGS.filter((bug) => areas.includes(requirement(EXPECTED[bug][0]).area));
+  assert.ok(bugs.length > 0, `no seeded bug breaks a rule of ${areas.join(', ')}`);
+  const missed: string[] = [];
+  // Two at a time: each run spawns one server process.
+  const queue = [...bugs];
+  const worker = async () => {
+    for (let bug = queue.shift(); bug !== undefined; bug = queue.shift()) {
+      const [id, revision] = EXPECTED[bug];
+      const report = await checkServer(target(bug), { revisions: [revision], timeoutMs: 3_000 });
+      const entry = report.checks.find((c) => c.id === id && c.revision === revision);
+      const level = REQUIREMENTS.find((r) => r.id === id)!.level;
+      const wanted = level === 'MUST' ? 'failed' : 'warning';
+      if (entry?.status !== wanted || !entry.evidence?.length) {
+        missed.push(
+          `${bug}: ${id} in ${revision} is ${entry?.status} (${entry?.message}), not ${wanted} with evidence`,
+        );
+      }
+    }
+  };
+  await Promise.all([worker(), worker()]);
+  return missed;
+}

@@ -1,0 +1,40 @@
+/**
+ * `switchboard check` on the official SDK v1 server over stdio (the example's content served by
+ * `@modelcontextprotocol/sdk`): the findings docs/check.md
+ * reports, each one the spec's text backs, and nothing more serious.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { type CheckReport, checkServer } from 'switchboard/check';
+
+const fixture = (name: string) => ({
+  kind: 'stdio' as const,
+  command: process.execPath,
+  args: [fileURLToPath(new URL(`../fixtures/${name}.js`, import.meta.url))],
+});
+const failures = (report: CheckReport) =>
+  report.checks.filter((c) => c.status === 'failed').map((c) => `${c.revision} ${c.id}`);
+const warned = (report: CheckReport) =>
+  new Set(report.checks.filter((c) => c.status === 'warning').map((c) => c.id));
+
+describe('switchboard check on the official SDK v1 server over stdio', () => {
+  test('v1: the four legacy revisions, no MUST failure, the documented warnings', async () => {
+    const report = await checkServer(fixture('official-v1-server'));
+    assert.deepEqual(
+      report.revisions.filter((r) => r.supported).map((r) => r.revision),
+      ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'],
+    );
+    assert.deepEqual(failures(report), []);
+    for (const id of [
+      'jsonrpc.parse-error',
+      'jsonrpc.invalid-request',
+      'tools.unknown-tool',
+      'resources.not-found',
+      'pagination.invalid-cursor',
+      'schema.revision-fields',
+    ]) {
+      assert.ok(warned(report).has(id), id);
+    }
+  });
+});

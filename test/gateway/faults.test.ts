@@ -1,0 +1,82 @@
+/**
+ * The gateway with a legacy HTTP+SSE upstream, and when upstreams fail: never start, crash mid-call,
+ * and whether every process it started is gone after close().
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { startV1Sse } from '../fixtures/http-official.js';
+import { until } from '../helpers/wait.js';
+import { assertExited } from '../interop/helpers/processes.js';
+import { pidOf, startGateway, switchboardClient, textOf, UPSTREAM } from './helpers.js';
+
+describe('gateway: a legacy HTTP+SSE upstream', () => {
+  test('serves its tools, and a cancelled downstream call cancels the upstream call', async () => {
+    const sse = await startV1Sse();
+    const started = await startGateway({ old: { type: 'sse', url: sse.url } });
+    try {
+      const { client } = await switchboardClient(started.url, 'gil', 'legacy');
+      assert.deepEqual((await client.callTool('old__echo', { text: 'over sse' })).content, [
+        { type: 'text', text: 'over sse' },
+      ]);
+      const controller = new AbortController();
+      const waiting = client.callTool('old__wait', {}, { signal: controller.signal });
+      await until(() => sse.waits.length === 1, 'the upstream call to start');
+      controller.abort();
+      await assert.rejects(waiting);
+      await until(() => sse.aborts.length === 1, 'the upstream call to be cancelled');
+      await client.close();
+    } finally {
+      await started.close();
+      await sse.close();
+    }
+  });
+});
+
+describe('gateway: faults', () => {
+  test('an upstream that never starts is reported; the others serve; a crash mid-call is an error result, then it comes back', async () => {
+    const started = await startGateway({
+      broken: { command: process.execPath, args: [UPSTREAM, 'crash-on-start'] },
+      local: { command: process.execPath, args: [UPSTREAM] },
+    });
+    try {
+      const health = started.gateway.health();
+      const broken = health.find((h) => h.name === 'broken');
+      assert.ok(
+        broken && (broken.state === 'failing' || broken.state === 'circuit-open'),
+        JSON.stringify(health),
+      );
+      assert.match(broken.lastError ?? '', /cannot open the database/);
+      assert.equal(health.find((h) => h.name === 'local')?.state, 'up');
+
+      const { client } = await switchboardClient(started.url, 'fay', 'legacy');
+      const first = pidOf(await client.callTool('local__whoami'));
+      const crashed = await client.callTool('local__crash');
+      assert.equal(crashed.isError, true);
+      assert.match(textOf(crashed), /exited|closed/);
+      await assertExited([first], 'the crashed upstream');
+      // The next call opens a new session.
+      const second = pidOf(await client.callTool('local__whoami'));
+      assert.notEqual(second, first);
+      await client.close();
+      await assertExited([second], 'the session of a closed client');
+    } finally {
+      await started.close();
+    }
+  });
+
+  test('close() stops every upstream process it started, the catalog and the per-client ones', async () => {
+    const started = await startGateway({ local: { command: process.execPath, args: [UPSTREAM] } });
+    const a = await switchboardClient(started.url, 'a', 'legacy');
+    const b = await switchboardClient(started.url, 'b', 'legacy');
+    const pids = [
+      pidOf(await a.client.callTool('local__whoami')),
+      pidOf(await b.client.callTool('local__whoami')),
+    ];
+    const modern = await switchboardClient(started.url, 'c');
+    pids.push(pidOf(await modern.client.callTool('local__whoami')));
+    assert.equal(new Set(pids).size, 3);
+    await started.close();
+    await assertExited(pids, 'gateway close');
+    await Promise.allSettled([a.client.close(), b.client.close(), modern.client.close()]);
+  });
+});

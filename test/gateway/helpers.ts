@@ -1,0 +1,93 @@
+/** What the gateway tests share: the upstream fixtures, a gateway on loopback HTTP, a checked client. */
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { Client } from '../../src/extensions/client.js';
+import { type GatewayConfig, parseGatewayConfig } from '../../src/gateway/config.js';
+import { Gateway } from '../../src/gateway/gateway.js';
+import { nodeFetch } from '../../src/node/fetch.js';
+import { type RunningServer, serve } from '../../src/node/serve.js';
+import type { CallToolResult } from '../../src/protocol/types.js';
+import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
+import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';
+import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
+import { createHttpHandler } from '../../src/transports/http/server/handler.js';
+import { checkedChannel } from '../http/client/helpers.js';
+
+export const UPSTREAM = fileURLToPath(new URL('../fixtures/gateway-upstream.js', import.meta.url));
+export const OFFICIAL_V1 = fileURLToPath(new URL('../fixtures/gateway-official-v1.js', import.meta.url));
+
+export const textOf = (result: CallToolResult): string =>
+  result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('');
+export const pidOf = (result: CallToolResult): number => Number(/pid (\d+)/.exec(textOf(result))?.[1]);
+
+export interface StartedGateway {
+  gateway: Gateway;
+  http: RunningServer;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** A checked config of `servers` (an mcpServers object) and gateway `options`. */
+export function configOf(
+  servers: Record<string, unknown>,
+  options: Record<string, unknown> = {},
+): GatewayConfig {
+  const loaded = parseGatewayConfig(
+    'gateway-test.json',
+    JSON.stringify({ mcpServers: servers, gateway: options }),
+  );
+  assert.ok(loaded.ok, loaded.ok ? '' : JSON.stringify(loaded.problems));
+  return loaded.config;
+}
+
+export async function startGateway(
+  servers: Record<string, unknown>,
+  options: Record<string, unknown> = {},
+  runtime: { lock?: string } = {},
+): Promise<StartedGateway> {
+  const loaded = { config: configOf(servers, options) };
+  const warnings: string[] = [];
+  const catalog = await loadSchemaCatalog();
+  const checked: SchemaCheckedChannel[] = [];
+  const gateway = new Gateway(loaded.config, {
+    version: '1.0.0',
+    ...runtime,
+    // Every frame the gateway sends upstream is checked against its revision's schema.
+    wrapChannel: (channel) => {
+      const wrapped = new SchemaCheckedChannel(channel, { catalog, side: 'client', peer: 'report' });
+      checked.push(wrapped);
+      return wrapped;
+    },
+    logger: { warn: (message) => warnings.push(message), error: (error) => warnings.push(error.message) },
+  });
+  await gateway.start();
+  const http = await serve(createHttpHandler(gateway.server), { port: 0 });
+  return {
+    gateway,
+    http,
+    url: http.url,
+    async close() {
+      await http.close();
+      await gateway.close();
+      for (const channel of checked) channel.assertClean();
+    },
+  };
+}
+
+/** A Switchboard client over HTTP that answers elicitation with `name`; frames it sends are schema-checked. */
+export async function switchboardClient(url: string, name: string, era: 'auto' | 'legacy' = 'auto') {
+  const asked: string[] = [];
+  const client = new Client(
+    { name: `client-${name}`, version: '1.0.0' },
+    { version: era, probeTimeoutMs: 10_000 },
+  );
+  client.onElicitation((params) => {
+    asked.push(params.message);
+    return { action: 'accept', content: { name } };
+  });
+  const checked = await checkedChannel(
+    new StreamableHttpClientChannel(url, { fetch: nodeFetch, rememberEra: false }),
+  );
+  await client.connect(checked);
+  return { client, asked, assertClean: () => checked.assertClean() };
+}
