@@ -1,8 +1,9 @@
 /** Connecting to a server: a command to run over stdio, or an HTTP endpoint; and the protocol to speak. */
 import { useState } from 'preact/hooks';
+// The same quoting rules as the CLI's `switchboard tools "node server.js"`; its errors show here.
+import { splitCommandLine } from '../../cli/command-line.js';
 import { connect } from './api.js';
 import { ErrorView } from './content.js';
-import { splitWords } from './words.js';
 
 export function ConnectForm({ onConnected }: { onConnected: (id: string) => void }) {
   const [kind, setKind] = useState<'stdio' | 'http'>('stdio');
@@ -19,7 +20,7 @@ export function ConnectForm({ onConnected }: { onConnected: (id: string) => void
         setBusy(true);
         setError(undefined);
         try {
-          const words = splitWords(target);
+          const words = kind === 'stdio' ? splitCommandLine(target) : [];
           const summary = await connect(
             kind === 'http'
               ? { kind, url: target.trim(), protocol }
