@@ -1,7 +1,7 @@
 /** Connecting to a server: a command to run over stdio, or an HTTP endpoint; and the protocol to speak. */
 import { useState } from 'preact/hooks';
 // The same quoting rules as the CLI's `switchboard tools "node server.js"`; its errors show here.
-import { splitCommandLine } from '../../cli/command-line.js';
+import { splitCommandLine } from '../../util/command-line.js';
 import { connect } from './api.js';
 import { ErrorView } from './content.js';
 
