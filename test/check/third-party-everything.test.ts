@@ -20,7 +20,13 @@ const EVERYTHING = join(
 test('server-everything over stdio: the findings docs/check.md reports, no more', async () => {
   const report = await checkServer(
     { kind: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] },
-    { revisions: ['2025-03-26'], timeoutMs: 5_000 },
+    {
+      revisions: ['2025-03-26'],
+      timeoutMs: 5_000,
+      // Whether the 10 s call is still running when stdin closes (the server then exits only when it
+      // ends) depends on the machine's load: stdio.exit-on-eof is left out of this assertion.
+      skip: ['stdio.exit-on-eof'],
+    },
   );
   assert.deepEqual(
     findings(report).filter((f) => f.endsWith(' failed')),
