@@ -54,6 +54,36 @@ export interface GatewayRuntimeOptions {
   wrapChannel?: (channel: Channel, upstream: string) => Channel;
 }
 
+/** A downstream client's session with one upstream: `open` once connected (the per-call path). */
+interface ClientSession {
+  readonly session: Promise<UpstreamSession>;
+  open?: UpstreamSession;
+}
+
+/** Protocol keys of an upstream's answer that are the upstream's, not the gateway's (2026-07-28). */
+const RESERVED_META = 'io.modelcontextprotocol/';
+
+/**
+ * An upstream result as the gateway's own: its `resultType` and protocol `_meta` (the upstream's
+ * serverInfo...) are dropped; the gateway's server adds its own for a 2026-07-28 client, and a
+ * legacy client gets none. Mutates: the result was parsed for this call alone.
+ */
+function passDown<T>(result: T): T {
+  const record = result as Record<string, unknown>;
+  if (record === null || typeof record !== 'object') return result;
+  if (record.resultType !== undefined) delete record.resultType;
+  const meta = record._meta as Record<string, unknown> | undefined;
+  if (meta !== undefined && meta !== null && typeof meta === 'object') {
+    let left = 0;
+    for (const key in meta) {
+      if (key.startsWith(RESERVED_META)) delete meta[key];
+      else left++;
+    }
+    if (left === 0) delete record._meta;
+  }
+  return result;
+}
+
 /** Where a downstream name leads. */
 interface Route {
   readonly upstream: Upstream;
@@ -88,7 +118,7 @@ export class Gateway {
   /** Per upstream and kind: downstream key → what is registered. */
   private readonly mirrors = new Map<Upstream, Record<Kind, Map<string, Mirrored>>>();
   /** Per downstream session: its own session with each upstream. */
-  private readonly sessions = new Map<string, Map<string, Promise<UpstreamSession>>>();
+  private readonly sessions = new Map<string, Map<string, ClientSession>>();
   /** Upstream resources followed for downstream subscribers (gateway URIs). */
   private readonly followed = new Set<string>();
   private readonly refreshing = new Map<Upstream, Promise<void>>();
@@ -575,15 +605,28 @@ export class Gateway {
   /**
    * Runs `send` on the upstream session of the client that made `ctx`'s request: its own session
    * for a legacy client, the gateway's catalog session for a 2026-07-28 request (which has none).
+   * Not async, and no await once the session is open: this is the gateway's per-call path.
    */
-  private async forward<T>(
+  private forward<T>(
     upstream: Upstream,
     ctx: RequestContext,
     send: (client: Client, options: CallOptions) => Promise<T>,
   ): Promise<T> {
-    const session = await this.sessionFor(upstream, ctx);
+    const id = ctx.link.legacy?.session.id;
+    const open = id === undefined ? upstream.openCatalog() : this.sessions.get(id)?.get(upstream.name)?.open;
+    if (open) return this.run(upstream, open, ctx, send);
+    return this.sessionFor(upstream, ctx, id).then((session) => this.run(upstream, session, ctx, send));
+  }
+
+  private run<T>(
+    upstream: Upstream,
+    session: UpstreamSession,
+    ctx: RequestContext,
+    send: (client: Client, options: CallOptions) => Promise<T>,
+  ): Promise<T> {
     const call: ForwardedCall = session.router.begin(ctx);
-    const options: CallOptions = { signal: call.signal, timeoutMs: upstream.config.timeoutMs };
+    const options: CallOptions = call.cancellation();
+    options.timeoutMs = upstream.config.timeoutMs;
     if (ctx.meta?.progressToken !== undefined) {
       options.onprogress = (update) => {
         try {
@@ -593,36 +636,50 @@ export class Gateway {
         }
       };
     }
+    let sent: Promise<T>;
     try {
-      const result = await send(session.client, options);
-      if (call.inputRequired) throw call.inputRequired;
-      return result;
+      sent = send(session.client, options);
     } catch (error) {
-      throw call.inputRequired ?? error;
-    } finally {
       session.router.end(call);
+      return Promise.reject(error);
     }
+    return sent.then(
+      (result) => {
+        session.router.end(call);
+        if (call.inputRequired) throw call.inputRequired;
+        return passDown(result);
+      },
+      (error: unknown) => {
+        session.router.end(call);
+        throw call.inputRequired ?? error;
+      },
+    );
   }
 
-  private sessionFor(upstream: Upstream, ctx: RequestContext): Promise<UpstreamSession> {
-    const id = ctx.link.legacy?.session.id;
+  private sessionFor(
+    upstream: Upstream,
+    ctx: RequestContext,
+    id: string | undefined,
+  ): Promise<UpstreamSession> {
     if (id === undefined) return upstream.catalog();
     let sessions = this.sessions.get(id);
     if (!sessions) {
       sessions = new Map();
       this.sessions.set(id, sessions);
     }
-    let session = sessions.get(upstream.name);
-    if (!session) {
+    let entry = sessions.get(upstream.name);
+    if (!entry) {
+      const made: ClientSession = { session: upstream.session(ctx.client.capabilities, () => forget()) };
       const forget = () => {
-        if (this.sessions.get(id)?.get(upstream.name) === session)
-          this.sessions.get(id)!.delete(upstream.name);
+        if (this.sessions.get(id)?.get(upstream.name) === made) this.sessions.get(id)!.delete(upstream.name);
       };
-      session = upstream.session(ctx.client.capabilities, forget);
-      session.catch(forget);
-      sessions.set(upstream.name, session);
+      made.session.then((open) => {
+        made.open = open;
+      }, forget);
+      entry = made;
+      sessions.set(upstream.name, entry);
     }
-    return session;
+    return entry.session;
   }
 
   private async closeSessions(id: string): Promise<void> {
@@ -630,7 +687,7 @@ export class Gateway {
     if (!sessions) return;
     this.sessions.delete(id);
     await Promise.allSettled(
-      [...sessions.values()].map((session) => session.then(({ client }) => client.close())),
+      [...sessions.values()].map(({ session }) => session.then(({ client }) => client.close())),
     );
   }
 }
