@@ -32,6 +32,7 @@ import { type Logger, silentLogger } from '../util/logger.js';
 import type { GatewayConfig, UpstreamConfig } from './config.js';
 import { exposedName, exposedUri, parseExposedUri, withSuffix } from './names.js';
 import { ToolPins } from './pins.js';
+import { GatewayTelemetry, type UpstreamCallRecord } from './telemetry.js';
 import {
   type ForwardedCall,
   Upstream,
@@ -108,6 +109,8 @@ export class Gateway {
   readonly server: Server;
   /** The tool pins, with `--lock` / the `lock` option. */
   readonly pins: ToolPins | undefined;
+  /** Prometheus metrics (`telemetry.metrics()`, served at `/metrics`) and OpenTelemetry spans. */
+  readonly telemetry: GatewayTelemetry;
   private readonly upstreams = new Map<string, Upstream>();
   private readonly logger: Logger;
   /** Downstream tool and prompt names → where they lead. */
@@ -132,11 +135,16 @@ export class Gateway {
     this.pins = options.lock === undefined ? undefined : ToolPins.load(options.lock);
     const version = options.version ?? '0.0.0';
     this.server = new Server({ name: 'switchboard-gateway', version }, { logger: this.logger });
+    this.telemetry = new GatewayTelemetry(
+      { health: () => this.health(), downstreamSessions: () => this.sessions.size },
+      version,
+    );
     this.hooks = {
       logger: this.logger,
       version,
       wrapChannel: options.wrapChannel,
       catalogChanged: (changed) => void this.refresh(changed),
+      restarted: (upstream) => this.telemetry.restarted(upstream.name),
     };
     for (const upstreamConfig of config.upstreams) this.add(upstreamConfig);
     this.server.addCapabilities((capabilities) => this.capabilities(capabilities));
@@ -181,6 +189,7 @@ export class Gateway {
   private add(config: UpstreamConfig): Upstream {
     const upstream = new Upstream(config, this.hooks);
     this.upstreams.set(upstream.name, upstream);
+    this.telemetry.upstreamAdded(upstream.name);
     this.mirrors.set(upstream, {
       tool: new Map(),
       prompt: new Map(),
@@ -482,11 +491,31 @@ export class Gateway {
       ['resources/subscribe', follow],
       ['subscriptions/listen', follow],
     ]);
+    const { telemetry } = this;
     this.server.use((next) => (method, params, ctx) => {
       const hook = hooks.get(method);
-      return hook === undefined
-        ? next(method, params, ctx)
-        : Promise.resolve(hook(params, ctx, (changed) => next(method, changed, ctx)));
+      const done = telemetry.requestStarted(method, ctx);
+      let answer: Promise<unknown>;
+      try {
+        answer = Promise.resolve(
+          hook === undefined
+            ? next(method, params, ctx)
+            : hook(params, ctx, (changed) => next(method, changed, ctx)),
+        );
+      } catch (error) {
+        done(error);
+        throw error;
+      }
+      return answer.then(
+        (result) => {
+          done();
+          return result;
+        },
+        (error: unknown) => {
+          done(error instanceof InputRequiredError ? undefined : error);
+          throw error;
+        },
+      );
     });
     this.server.fallback((method, params, ctx) => this.forwardUnknown(method, params, ctx));
   }
@@ -498,7 +527,7 @@ export class Gateway {
   ): Promise<CallToolResult> {
     const route = this.routes.tool.get(name)!;
     try {
-      return await this.forward(route.upstream, ctx, (client, options) =>
+      return await this.forward(route.upstream, 'tools/call', ctx, (client, options) =>
         client.callTool(route.name, args, options),
       );
     } catch (error) {
@@ -510,14 +539,14 @@ export class Gateway {
 
   private getPrompt(name: string, args: Record<string, string> | undefined, ctx: RequestContext) {
     const route = this.routes.prompt.get(name)!;
-    return this.forward(route.upstream, ctx, (client, options) =>
+    return this.forward(route.upstream, 'prompts/get', ctx, (client, options) =>
       client.getPrompt(route.name, args, options),
     );
   }
 
   private async readResource(uri: string, ctx: RequestContext) {
     const target = this.target(uri);
-    const result = await this.forward(target.upstream, ctx, (client, options) =>
+    const result = await this.forward(target.upstream, 'resources/read', ctx, (client, options) =>
       client.readResource(target.uri, options),
     );
     return {
@@ -546,6 +575,7 @@ export class Gateway {
     }
     return this.forward(
       upstream,
+      'completion/complete',
       ctx,
       (client, options) =>
         client.complete({ ...params, ref: upstreamRef } as CompleteParams, options) as Promise<R>,
@@ -585,7 +615,7 @@ export class Gateway {
       );
     }
     const upstreamMethod = named ? method.slice(at + separator.length) : method;
-    return this.forward(upstream, ctx, (client, options) =>
+    return this.forward(upstream, upstreamMethod, ctx, (client, options) =>
       client.request(upstreamMethod as 'ping', params as never, { ...options, unchecked: true }),
     );
   }
@@ -609,13 +639,21 @@ export class Gateway {
    */
   private forward<T>(
     upstream: Upstream,
+    method: string,
     ctx: RequestContext,
     send: (client: Client, options: CallOptions) => Promise<T>,
   ): Promise<T> {
+    const record = this.telemetry.upstreamCall(upstream.name, method, ctx);
     const id = ctx.link.legacy?.session.id;
     const open = id === undefined ? upstream.openCatalog() : this.sessions.get(id)?.get(upstream.name)?.open;
-    if (open) return this.run(upstream, open, ctx, send);
-    return this.sessionFor(upstream, ctx, id).then((session) => this.run(upstream, session, ctx, send));
+    if (open) return this.run(upstream, open, ctx, send, record);
+    return this.sessionFor(upstream, ctx, id).then(
+      (session) => this.run(upstream, session, ctx, send, record),
+      (error: unknown) => {
+        record.end(error);
+        throw error;
+      },
+    );
   }
 
   private run<T>(
@@ -623,6 +661,7 @@ export class Gateway {
     session: UpstreamSession,
     ctx: RequestContext,
     send: (client: Client, options: CallOptions) => Promise<T>,
+    record: UpstreamCallRecord,
   ): Promise<T> {
     const call: ForwardedCall = session.router.begin(ctx);
     const options: CallOptions = call.cancellation();
@@ -641,16 +680,20 @@ export class Gateway {
       sent = send(session.client, options);
     } catch (error) {
       session.router.end(call);
+      record.end(error);
       return Promise.reject(error);
     }
     return sent.then(
       (result) => {
         session.router.end(call);
+        record.end();
         if (call.inputRequired) throw call.inputRequired;
         return passDown(result);
       },
       (error: unknown) => {
         session.router.end(call);
+        // A question for the downstream client (2026-07-28) is no failure of the upstream.
+        record.end(call.inputRequired ? undefined : error);
         throw call.inputRequired ?? error;
       },
     );

@@ -110,6 +110,8 @@ export interface UpstreamHooks {
   readonly wrapChannel?: ((channel: Channel, upstream: string) => Channel) | undefined;
   /** The catalog session (re)connected or its lists changed: mirror them again. */
   catalogChanged(upstream: Upstream): void;
+  /** The upstream is being reconnected after a failure (a restart, for a stdio server). */
+  restarted?(upstream: Upstream): void;
 }
 
 /** A session with the upstream, and the router of its server→client messages. */
@@ -224,6 +226,7 @@ export class Upstream {
     this.retryTimer = setTimeout(() => {
       if (this.stopped) return;
       this.restarts++;
+      this.hooks.restarted?.(this);
       this.state = 'idle';
       this.catalog().catch(() => undefined);
     }, delay);

@@ -84,6 +84,16 @@ describe('switchboard gateway', () => {
       const search = tools.find((tool) => tool.name.startsWith('official__notes_search'))!;
       const found = await client.callTool(search.name, { query: 'x' });
       assert.deepEqual(found.content, [{ type: 'text', text: 'found x' }]);
+      const metrics = await fetch(`${origin}/metrics`);
+      assert.equal(metrics.status, 200);
+      assert.match(metrics.headers.get('content-type') ?? '', /^text\/plain/);
+      const exposition = await metrics.text();
+      assert.match(
+        exposition,
+        /^switchboard_gateway_upstream_requests_total\{upstream="local",method="tools\/call"\} 1$/m,
+      );
+      assert.match(exposition, /^switchboard_gateway_upstream_up\{upstream="official",state="up"\} 1$/m);
+      assert.match(exposition, /^process_cpu_user_seconds_total /m);
       const pid = pidOf(who);
       await client.close();
       child.kill('SIGTERM');
