@@ -2,6 +2,7 @@
  * `switchboard/check`: score an MCP server's protocol compliance from code, as `switchboard check`
  * does from the command line. Node-only (it spawns stdio servers and reads the official schemas).
  */
+export { type ClientCheckOptions, type ClientCheckTarget, checkClient } from './check/client/run.js';
 export { formatHtml } from './check/report/html.js';
 export { formatJunit } from './check/report/junit.js';
 export { formatText } from './check/report/text.js';
@@ -12,7 +13,9 @@ export {
   type Level,
   REQUIREMENTS,
   type Requirement,
+  type Role,
   requirement,
+  roleOf,
   specUrl,
   type TransportKind,
 } from './check/requirements.js';

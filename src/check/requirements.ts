@@ -27,8 +27,16 @@ export const AREAS = [
   'stdio',
   'http',
   'security',
+  'client',
 ] as const;
 export type Area = (typeof AREAS)[number];
+
+/** Whose behaviour a requirement judges: a server's (`switchboard check <target>`) or a client's (`--client`). */
+export type Role = 'server' | 'client';
+
+/** The `client` area holds the rules of client mode; every other area judges servers. */
+export const roleOf = (requirement: Requirement): Role =>
+  requirement.area === 'client' ? 'client' : 'server';
 
 /** Which transport a requirement concerns; absent: any. */
 export type TransportKind = 'stdio' | 'http';
@@ -514,6 +522,125 @@ export const REQUIREMENTS: readonly Requirement[] = [
     'basic/transports#security-warning',
     'A local server refuses a request with a foreign Origin header with 403 Forbidden.',
     'http',
+  ),
+
+  // --- clients (client mode: scripted servers in front of the client under test)
+  r(
+    'client.messages-valid',
+    'MUST',
+    ALL,
+    'schema',
+    'Every message the client sends is valid against the official JSON Schema of the revision in use.',
+  ),
+  r(
+    'client.initialize-first',
+    'MUST',
+    LEGACY,
+    'basic/lifecycle#initialization',
+    'The first request of a legacy connection is initialize (ping aside), with protocolVersion, capabilities and clientInfo.',
+  ),
+  r(
+    'client.initialized',
+    'MUST',
+    LEGACY,
+    'basic/lifecycle#initialization',
+    'After a successful initialize the client sends notifications/initialized before any request other than ping.',
+  ),
+  r(
+    'client.version-fallback',
+    'MUST',
+    ['2025-06-18', '2025-03-26', '2024-11-05'],
+    'basic/lifecycle#version-negotiation',
+    'When initialize is answered with an older version the client supports, it goes on in that version (its MCP-Protocol-Version header names it); if it does not support it, it disconnects.',
+  ),
+  r(
+    'client.legacy-fallback',
+    'MUST',
+    MODERN,
+    'basic/versioning',
+    'A client that speaks 2026-07-28 and older revisions falls back to initialize when the server does not speak 2026-07-28.',
+  ),
+  r(
+    'client.envelope',
+    'MUST',
+    MODERN,
+    'basic/index#meta',
+    'Every request carries _meta io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities.',
+  ),
+  r(
+    'client.protocol-version-header',
+    'MUST',
+    ['2026-07-28', '2025-11-25', '2025-06-18'],
+    'basic/transports#protocol-version-header',
+    'Every HTTP request after the handshake carries MCP-Protocol-Version naming the revision in use (on 2026-07-28: the one in _meta).',
+    'http',
+  ),
+  r(
+    'client.method-header',
+    'MUST',
+    MODERN,
+    'basic/transports/streamable-http#headers',
+    'Every request carries Mcp-Method equal to its method, and tools/call, prompts/get and resources/read carry Mcp-Name equal to the name or URI.',
+    'http',
+  ),
+  r(
+    'client.accept',
+    'MUST',
+    [...MODERN, ...STREAMABLE_LEGACY],
+    'basic/transports#sending-messages-to-the-server',
+    'Every POST lists both application/json and text/event-stream in its Accept header.',
+    'http',
+  ),
+  r(
+    'client.session-id',
+    'MUST',
+    STREAMABLE_LEGACY,
+    'basic/transports#session-management',
+    'Once the server assigned an Mcp-Session-Id, every later request of the session carries it.',
+    'http',
+  ),
+  r(
+    'client.reinitialize-on-404',
+    'MUST',
+    STREAMABLE_LEGACY,
+    'basic/transports#session-management',
+    'A 404 to a request that carried a session id makes the client start a new session with initialize, without a session id.',
+    'http',
+  ),
+  r(
+    'client.cursor-opaque',
+    'MUST',
+    ALL,
+    'server/utilities/pagination#implementation-guidelines',
+    'The client sends back only cursors the server issued, unchanged.',
+  ),
+  r(
+    'client.elicitation',
+    'MUST',
+    ['2026-07-28', '2025-11-25', '2025-06-18'],
+    'client/elicitation',
+    'An elicitation is answered with accept, decline or cancel; accepted content satisfies the requested schema.',
+  ),
+  r(
+    'client.sampling',
+    'MUST',
+    ALL,
+    'client/sampling',
+    'A sampling request the client declared it serves is answered with a message (role, content, model) or an error.',
+  ),
+  r(
+    'client.roots',
+    'MUST',
+    ALL,
+    'client/roots',
+    'A roots request the client declared it serves is answered with roots whose URIs are file:// URIs.',
+  ),
+  r(
+    'client.input-required',
+    'MUST',
+    MODERN,
+    'basic/patterns/mrtr',
+    'A request answered with input_required is retried with an inputResponses entry for every input request and the requestState given back unchanged.',
   ),
 ];
 

@@ -9,7 +9,10 @@ import {
   appliesTo,
   type Level,
   REQUIREMENTS,
+  type Requirement,
+  type Role,
   requirement,
+  roleOf,
   type TransportKind,
 } from './requirements.js';
 
@@ -59,11 +62,17 @@ export class Verdicts {
   constructor(
     readonly revision: Revision,
     readonly transport: TransportKind,
+    /** Whose rules these verdicts are on: a server check never lists the client rules, nor the reverse. */
+    readonly role: Role = 'server',
   ) {}
+
+  #applies(req: Requirement): boolean {
+    return roleOf(req) === this.role && appliesTo(req, this.revision, this.transport);
+  }
 
   #outcome(id: string): Outcome | undefined {
     const req = requirement(id);
-    if (!appliesTo(req, this.revision, this.transport)) return undefined;
+    if (!this.#applies(req)) return undefined;
     let outcome = this.#outcomes.get(id);
     if (!outcome) {
       outcome = { failures: [], passes: [] };
@@ -112,7 +121,7 @@ export class Verdicts {
   ): CheckEntry[] {
     const entries: CheckEntry[] = [];
     for (const req of REQUIREMENTS) {
-      if (!appliesTo(req, this.revision, this.transport)) continue;
+      if (!this.#applies(req)) continue;
       const outcome = this.#outcomes.get(req.id);
       const base = {
         id: req.id,

@@ -63,12 +63,16 @@ export interface RevisionReport {
 export interface CheckReport {
   readonly target: string;
   readonly transport: TransportKind;
+  /** Set for a client check (`--client`); absent for a server check. */
+  readonly role?: 'client';
   readonly server?: { readonly name: string; readonly version: string };
   readonly startedAt: string;
   readonly durationMs: number;
   readonly revisions: readonly RevisionReport[];
   readonly summary: CheckSummary;
   readonly checks: readonly CheckEntry[];
+  /** Client mode: what the client did in each scenario. */
+  readonly scenarios?: readonly string[];
   /** With the `surface` option: what the server offers (absent when it does not speak that revision). */
   readonly surface?: Surface;
 }
@@ -157,7 +161,7 @@ export async function checkServer(target: CheckTarget, options: CheckOptions = {
           : { status: 'not-applicable', why: `the server does not speak ${o.revision}: ${o.note}` },
       ),
     )
-    .filter(selected(options));
+    .filter(selectEntries(options));
   const surface =
     options.surface === undefined || options.surface === false
       ? undefined
@@ -176,7 +180,7 @@ export async function checkServer(target: CheckTarget, options: CheckOptions = {
 }
 
 /** The filter `--only`/`--skip` make; each names requirement ids or areas. */
-function selected(options: CheckOptions): (entry: CheckEntry) => boolean {
+export function selectEntries(options: Pick<CheckOptions, 'only' | 'skip'>): (entry: CheckEntry) => boolean {
   const matches = (names: readonly string[], entry: CheckEntry) =>
     names.includes(entry.id) || names.includes(entry.area);
   return (entry) =>

@@ -8,6 +8,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { type ClientCheckTarget, checkClient } from '../check/client/run.js';
 import { formatHtml } from '../check/report/html.js';
 import { formatJunit } from '../check/report/junit.js';
 import { formatText } from '../check/report/text.js';
@@ -35,6 +36,7 @@ import { UsageError } from './usage-error.js';
 export const CHECK_HELP = `Usage:
   switchboard check [options] <target>
   switchboard check [options] -- <server command ...>
+  switchboard check [options] --client "<client command>"
 
 Scores an MCP server for protocol compliance: every revision it speaks
 (2026-07-28 and the legacy 2024-11-05 .. 2025-11-25), over stdio or HTTP. It
@@ -48,7 +50,13 @@ official JSON Schema of the revision in use.
 
 By default only tools annotated readOnlyHint: true are called.
 
+With --client it scores a client instead: scripted servers (2026-07-28 only,
+legacy only, an older version, a session that expires) listen on loopback
+HTTP, and the client's command runs once against each, with the server's URL
+as its last argument. Make it connect, list the tools and call each one.
+
 Options:
+  --client <command>         Check this client instead of a server (see above)
   --revision <rev>           Check only this revision (repeatable)
   --call-tools               Call every tool, not only read-only ones (tools may change data)
   --json <file>              Write the whole result as JSON
@@ -63,7 +71,8 @@ Options:
                              read-only tools) in this file
   --against <file>           Report what changed since that snapshot; any change to a
                              tool, resource, template or prompt exits 1
-  --timeout <ms>             Time allowed for each answer (default 10000)
+  --timeout <ms>             Time allowed for each answer (default 10000); with
+                             --client, for each run of the client (default 30000)
   --header <h>               Extra HTTP header "Name: value" (HTTP targets; repeatable)
   --quiet                    No progress on stderr
   -h, --help                 Show this help
@@ -78,6 +87,7 @@ Examples:
   switchboard check --revision 2025-06-18 --json report.json -- npx -y some-server
   switchboard check "node server.js" --snapshot server.snapshot.json
   switchboard check "node server.js" --against server.snapshot.json
+  switchboard check --client "node my-agent.js --mcp-url"
 `;
 
 const OPTIONS = {
@@ -89,6 +99,7 @@ const OPTIONS = {
   only: { type: 'string', multiple: true },
   skip: { type: 'string', multiple: true },
   'expected-failures': { type: 'string' },
+  client: { type: 'string' },
   snapshot: { type: 'string' },
   against: { type: 'string' },
   timeout: { type: 'string' },
@@ -110,20 +121,25 @@ export async function runCheckCli(argv: readonly string[], io: CliIo): Promise<n
     io.out(CHECK_HELP);
     return 0;
   }
-  const { target, values, revisions, only, skip, expected, timeoutMs, pinned } = parsed;
+  const { target, client, values, revisions, only, skip, expected, timeoutMs, pinned } = parsed;
   const wantsSurface = pinned !== undefined || values.snapshot !== undefined;
+  const onProgress = values.quiet
+    ? undefined
+    : (line: string) => io.err(`switchboard check: ${escapeControls(line)}\n`);
   let report: CheckReport;
   try {
-    report = await checkServer(target, {
-      ...(revisions ? { revisions } : {}),
-      callTools: values['call-tools'] ?? false,
-      timeoutMs,
-      only,
-      skip,
-      // Compare like with like: the revision the snapshot was taken in.
-      ...(wantsSurface ? { surface: pinned?.revision ?? true } : {}),
-      onProgress: values.quiet ? undefined : (line) => io.err(`switchboard check: ${escapeControls(line)}\n`),
-    });
+    report = client
+      ? await checkClient(client, { timeoutMs, only, skip, onProgress })
+      : await checkServer(target, {
+          ...(revisions ? { revisions } : {}),
+          callTools: values['call-tools'] ?? false,
+          timeoutMs,
+          only,
+          skip,
+          // Compare like with like: the revision the snapshot was taken in.
+          ...(wantsSurface ? { surface: pinned?.revision ?? true } : {}),
+          onProgress,
+        });
   } catch (error) {
     io.err(`switchboard: ${escapeControls(errorMessage(error))}\n`);
     if (!(error instanceof CheckTargetError)) io.err('switchboard: the target could not be checked.\n');
@@ -211,11 +227,15 @@ function parseCheckArgs(argv: readonly string[]) {
       'check',
     );
   }
-  const parsedTarget = parseTarget(words, terminator !== undefined);
-  const target: CheckTarget =
-    parsedTarget.kind === 'http'
-      ? { kind: 'http', url: parsedTarget.url, headers: headers(values.header ?? []) }
-      : { kind: 'stdio', command: parsedTarget.command, args: parsedTarget.args };
+  const client = values.client === undefined ? undefined : clientTarget(values, words);
+  let target: CheckTarget = { kind: 'stdio', command: '' };
+  if (!client) {
+    const parsedTarget = parseTarget(words, terminator !== undefined);
+    target =
+      parsedTarget.kind === 'http'
+        ? { kind: 'http', url: parsedTarget.url, headers: headers(values.header ?? []) }
+        : { kind: 'stdio', command: parsedTarget.command, args: parsedTarget.args };
+  }
   let revisions: Revision[] | undefined;
   if (values.revision) {
     for (const r of values.revision) {
@@ -241,7 +261,7 @@ function parseCheckArgs(argv: readonly string[]) {
       'check',
     );
   }
-  let timeoutMs = 10_000;
+  let timeoutMs = client ? 30_000 : 10_000;
   if (values.timeout !== undefined) {
     timeoutMs = Number(values.timeout);
     if (!/^\d+$/.test(values.timeout) || timeoutMs <= 0) {
@@ -253,6 +273,7 @@ function parseCheckArgs(argv: readonly string[]) {
   }
   return {
     target,
+    client,
     values,
     revisions,
     only,
@@ -261,6 +282,36 @@ function parseCheckArgs(argv: readonly string[]) {
     timeoutMs,
     pinned: values.against === undefined ? undefined : readSnapshot(values.against),
   };
+}
+
+/** Options that concern a server only, refused with --client rather than silently ignored. */
+const SERVER_ONLY = ['revision', 'call-tools', 'snapshot', 'against', 'header'] as const;
+
+function clientTarget(
+  values: ReturnType<typeof parse>['values'],
+  words: readonly string[],
+): ClientCheckTarget {
+  const used = SERVER_ONLY.filter((name) => values[name] !== undefined);
+  if (used.length > 0) {
+    throw new UsageError(
+      `${used.map((n) => `--${n}`).join(', ')}: for a server check only, not with --client.`,
+      'check',
+    );
+  }
+  if (words.length > 0) {
+    throw new UsageError(
+      `--client takes the client's whole command line as one quoted argument; unexpected ${words.map((w) => JSON.stringify(w)).join(' ')}.`,
+      'check',
+    );
+  }
+  const parsed = parseTarget([values.client ?? ''], false);
+  if (parsed.kind === 'http') {
+    throw new UsageError(
+      '--client takes the command that runs the client (it gets the server URL as its last argument), not a URL.',
+      'check',
+    );
+  }
+  return { command: parsed.command, args: parsed.args };
 }
 
 function readSnapshot(file: string): Snapshot {

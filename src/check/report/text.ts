@@ -21,8 +21,11 @@ export function formatText(
 ): string {
   const { summary } = report;
   const lines: string[] = [];
-  lines.push(`switchboard check: ${report.target} (${report.transport})`);
+  lines.push(
+    `switchboard check: ${report.target} (${report.role === 'client' ? 'client over ' : ''}${report.transport})`,
+  );
   if (report.server) lines.push(`server: ${report.server.name} ${report.server.version}`);
+  for (const note of report.scenarios ?? []) lines.push(`  ${note}`);
   for (const r of report.revisions)
     lines.push(`  ${r.revision}  ${r.supported ? 'checked' : 'not spoken'}: ${r.note}`);
   lines.push('');
