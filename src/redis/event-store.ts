@@ -5,8 +5,12 @@
  * which tells a trimmed stream (a gap) from a finished one. An append is one pipelined round trip;
  * both keys expire `ttlMs` after the session's last event.
  */
-import { SwitchboardError } from '../protocol/errors.js';
-import type { EventStore, Replay, StoredEvent } from '../transports/http/server/event-store.js';
+import {
+  type EventStore,
+  positiveOption,
+  type Replay,
+  type StoredEvent,
+} from '../transports/http/server/event-store.js';
 import type { RedisConnection } from './connection.js';
 
 export interface RedisEventStoreOptions {
@@ -24,8 +28,8 @@ export class RedisEventStore implements EventStore {
     private readonly connection: RedisConnection,
     options: RedisEventStoreOptions = {},
   ) {
-    this.#max = positive('maxEventsPerSession', options.maxEventsPerSession, 1000);
-    this.#ttlMs = positive('ttlMs', options.ttlMs, 3_600_000);
+    this.#max = positiveOption('RedisEventStore', 'maxEventsPerSession', options.maxEventsPerSession, 1000);
+    this.#ttlMs = positiveOption('RedisEventStore', 'ttlMs', options.ttlMs, 3_600_000);
   }
 
   async append(sessionId: string, streamId: number, event: StoredEvent): Promise<void> {
@@ -79,15 +83,4 @@ export class RedisEventStore implements EventStore {
       ),
     );
   }
-}
-
-function positive(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new SwitchboardError(
-      'CONFIG',
-      `RedisEventStore: ${name} must be a positive integer, got ${String(value)}.`,
-    );
-  }
-  return value;
 }
