@@ -10,9 +10,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { type LocalRedis, startRedis } from '../../examples/cluster/services.js';
 import { Client } from '../../src/extensions/client.js';
 import { StdioClientChannel } from '../../src/transports/stdio/client-channel.js';
-import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 
 const sources = fileURLToPath(new URL('../../../examples/docs/', import.meta.url));
 const compiled = fileURLToPath(new URL('../../examples/docs/', import.meta.url));
@@ -52,7 +52,7 @@ const examples = readdirSync(sources)
   .sort();
 
 /** The examples of docs/scaling.md run a cluster: they get a Redis of their own (REDIS_URL). */
-let redis: TestRedis;
+let redis: LocalRedis;
 
 describe('examples/docs', { concurrency: 4 }, () => {
   before(async () => {

@@ -7,12 +7,13 @@
  * - `wait` (task support optional) waits until the test opens its gate on the node running it, or
  *   the task is cancelled.
  */
+
+import { type LocalRedis, startRedis } from '../../examples/cluster/services.js';
 import { Server } from '../../src/extensions/server.js';
 import { type RunningServer, serve } from '../../src/node/serve.js';
 import { type RedisStores, redisStores } from '../../src/redis/stores.js';
 import type { RequestContext } from '../../src/server/context.js';
 import { createHttpHandler, type HttpHandler } from '../../src/transports/http/server/handler.js';
-import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { gate } from '../helpers/wait.js';
 
 export interface TestNode {
@@ -31,7 +32,7 @@ export interface TestNode {
 }
 
 export interface TestCluster {
-  readonly redis: TestRedis;
+  readonly redis: LocalRedis;
   readonly nodes: readonly [TestNode, TestNode, TestNode];
   close(): Promise<void>;
 }

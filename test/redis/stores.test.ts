@@ -8,11 +8,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
+import { freePort, type LocalRedis, startRedis } from '../../examples/cluster/services.js';
 import { Server } from '../../src/extensions/server.js';
 import { type RedisStores, redisStores } from '../../src/redis/stores.js';
 import { MemoryChangeBus } from '../../src/server/change-bus.js';
 import { MemoryKeyring, RequestStateSealer } from '../../src/server/request-state.js';
-import { freePort, startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { until } from '../helpers/wait.js';
 
 const PAYLOAD = {
@@ -27,7 +27,7 @@ const PAYLOAD = {
 } as const;
 
 describe('Redis stores', () => {
-  let redis: TestRedis;
+  let redis: LocalRedis;
   let raw: Redis;
   let stores: RedisStores;
   const prefix = 'stores-test:';
