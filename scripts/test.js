@@ -4,8 +4,10 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { canCheck, leftovers } from './leftovers.js';
 
-const root = 'build/test';
+// SWITCHBOARD_TEST_ROOT: another tree of compiled tests (the runner's own test runs it on a fixture).
+const root = process.env.SWITCHBOARD_TEST_ROOT ?? 'build/test';
 const filters = process.argv.slice(2);
 
 function collect(dir) {
@@ -38,6 +40,19 @@ const groups = [
 // Test files import the library from tsc's output (build/src) both directly and as `switchboard`:
 // the condition maps the package's exports there too (see scripts/bundle.js), so a test process never
 // holds two copies of a class. Processes the tests spawn resolve `switchboard` to the bundles, as users do.
+const sessions = [];
+// Out of the terminal's process group, the runs would not hear Ctrl-C: pass it on to each session.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    for (const session of sessions) {
+      try {
+        process.kill(-session, signal);
+      } catch {
+        // that run has ended
+      }
+    }
+  });
+}
 const runs = groups.map((group, i) => {
   const args = [
     '--conditions=switchboard-tsc',
@@ -47,7 +62,12 @@ const runs = groups.map((group, i) => {
     ...group.files,
   ];
   // Tests are mostly I/O bound (child processes, loopback sockets), so run more files than cores.
-  const child = spawn(process.execPath, args, { stdio: i === 0 ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
+  // A session of its own (see scripts/leftovers.js): what is left in it after the run leaked.
+  const child = spawn(process.execPath, args, {
+    stdio: i === 0 ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  sessions.push(child.pid);
   const output = [];
   child.stdout?.on('data', (chunk) => output.push(chunk));
   child.stderr?.on('data', (chunk) => output.push(chunk));
@@ -61,5 +81,25 @@ for (const run of runs) {
   const { code, output } = await run;
   for (const chunk of output) process.stdout.write(chunk);
   if (code !== 0) status = code;
+}
+
+// A test must stop every process it starts, also when it fails or its file is stopped by the limit
+// above: a server left running holds ports and memory and can disturb the next run. Report, stop them
+// and fail the run.
+const left = await leftovers(sessions);
+if (left.length > 0) {
+  console.error(`\nThe tests left ${left.length} process(es) running (stopped now; the run fails):`);
+  for (const { pid, command } of left) {
+    console.error(`  pid ${pid}: ${command}`);
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // it ended meanwhile
+    }
+  }
+  console.error('Stop what a test starts in its after() hook, also when the test fails.');
+  status = 1;
+} else if (!canCheck) {
+  console.error(`(Processes left behind are checked on Linux only, not on ${process.platform}.)`);
 }
 process.exit(status);
