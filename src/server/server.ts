@@ -273,6 +273,11 @@ export class ServerCore {
   private readonly extensions: Record<string, JsonObject> = {};
   private readonly pendingListChanges = new Set<ListChangedKind>();
   private readonly changeBus: ChangeBus | undefined;
+  /**
+   * Set by the first request: registry changes before it (a node registering its items at start-up)
+   * are not news to the other nodes, whose clients would otherwise list again at every deploy.
+   */
+  private serving = false;
   private index: { version: number; index: UriTemplateIndex<TemplateEntry> } | undefined;
   private readonly listFilters = new Map<ListKind, ((item: any, ctx: RequestContext) => boolean)[]>();
   /** Some item was registered with `scopes`: lists are then filtered per caller. */
@@ -751,6 +756,7 @@ export class ServerCore {
    * middleware chain and the method's handler, and encodes the result for the request's revision.
    */
   async serve(request: ServedRequest, link: RequestLink): Promise<unknown> {
+    this.serving = true;
     const { method, id: requestId } = request;
     const params = request.params ?? EMPTY_PARAMS;
     const session = link.legacy?.session;
@@ -1105,7 +1111,7 @@ export class ServerCore {
   // --- change notifications ----------------------------------------------------------------------
 
   private listChanged(kind: ListChangedKind): void {
-    if (this.notifications.size === 0 && !this.changeBus) return;
+    if (this.notifications.size === 0 && !(this.changeBus && this.serving)) return;
     // Coalesce: registering twenty tools in one tick sends one notification.
     if (this.pendingListChanges.size === 0) queueMicrotask(() => this.flushListChanges());
     this.pendingListChanges.add(kind);
@@ -1114,7 +1120,10 @@ export class ServerCore {
   private flushListChanges(): void {
     const kinds = [...this.pendingListChanges];
     this.pendingListChanges.clear();
-    for (const kind of kinds) this.publishChange(LIST_CHANGED[kind]);
+    for (const kind of kinds) {
+      if (this.serving) this.publishChange(LIST_CHANGED[kind]);
+      else this.notifications.publish(LIST_CHANGED[kind]);
+    }
   }
 
   /** A change made here: to this node's subscribers, and to the other nodes' through the bus. */

@@ -157,6 +157,18 @@ describe('in-memory defaults of the shared interfaces', () => {
     assert.deepEqual(heard, ['notifications/resources/updated file:///a']);
   });
 
+  test('registrations before a node serves its first request are not news to the other nodes', async () => {
+    const bus = new MemoryChangeBus();
+    const starting = new Server({ name: 'starting', version: '1' }, { changeBus: bus.member() });
+    const serving = new Server({ name: 'serving', version: '1' }, { changeBus: bus.member() });
+    const heard: string[] = [];
+    serving.notifications.add({ deliver: (method) => heard.push(method) });
+    starting.registerTool('t', {}, () => 'x');
+    // The coalesced list_changed is flushed in a microtask: past it, nothing was sent.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(heard, []);
+  });
+
   test('MemoryKeyring: the new key seals, the old one still opens until retained no longer', async () => {
     const keyring = new MemoryKeyring('first-secret-0123456789', { retainMs: 60_000 });
     const sealer = new RequestStateSealer(keyring);
