@@ -11,6 +11,10 @@
  * - The node that created a task runs its handler, and holds a lease on it (`tl:<id>`, renewed every
  *   third of `leaseMs`) until the task ends. A node that finds a running task without a lease knows
  *   its node died: it fails the task with a reason instead of leaving it "working" for ever.
+ * - Changes reach the other nodes on the shared channel; pub/sub keeps nothing, so a node also
+ *   re-reads, every third of `leaseMs`, the running tasks it was asked about and runs no handler for
+ *   (one `MGET`): a change it missed while Redis was down, or the death of the task's node, reaches
+ *   whoever waits there (a `tasks/result`, a listen stream) without anyone polling.
  */
 
 import {
@@ -47,6 +51,8 @@ redis.call('PUBLISH', KEYS[2], ARGV[3])
 return 1`;
 
 const MAX_CAS_ATTEMPTS = 16;
+/** Running tasks of other nodes followed at once (see {@link RedisTaskStore}). */
+const MAX_FOLLOWED = 10_000;
 const LOST_NODE =
   'The node running this task stopped before the task finished (its lease in the shared store expired); run the request again.';
 
@@ -54,6 +60,8 @@ export class RedisTaskStore implements TaskStore {
   readonly #listeners = new Set<Listener>();
   /** Tasks this node runs: it renews their leases until they end. */
   readonly #running = new Set<string>();
+  /** Running tasks of other nodes that this node was asked about, by id: their last `lastUpdatedAt`. */
+  readonly #followed = new Map<string, number>();
   readonly #unlimitedTtlMs: number;
   readonly #leaseMs: number;
   readonly #timer: ReturnType<typeof setInterval>;
@@ -68,9 +76,16 @@ export class RedisTaskStore implements TaskStore {
       if (!isPlainObject(body) || typeof body.id !== 'string') return;
       const record = isPlainObject(body.r) ? (body.r as unknown as TaskRecord) : undefined;
       if (record === undefined || isTerminalStatus(record.status)) this.#running.delete(body.id);
+      this.#follow(body.id, record);
       this.#emit(body.id, record);
     });
-    this.#timer = setInterval(() => this.#renew(), Math.max(100, Math.floor(this.#leaseMs / 3)));
+    this.#timer = setInterval(
+      () => {
+        this.#renew();
+        this.#sweep();
+      },
+      Math.max(100, Math.floor(this.#leaseMs / 3)),
+    );
     this.#timer.unref?.();
   }
 
@@ -112,6 +127,7 @@ export class RedisTaskStore implements TaskStore {
       this.connection.command.mget(this.#record(taskId), this.#lease(taskId)),
     );
     const record = parse(text);
+    this.#follow(taskId, record);
     if (record && !isTerminalStatus(record.status) && lease === null) {
       // Its node is gone: the task ends here, failed, for every node.
       return (
@@ -149,6 +165,7 @@ export class RedisTaskStore implements TaskStore {
       );
       if (written === 1) {
         if (isTerminalStatus(next.status)) this.#ended(taskId);
+        this.#follow(taskId, next);
         this.#emit(taskId, next);
         return { record: next, applied: true };
       }
@@ -208,6 +225,7 @@ export class RedisTaskStore implements TaskStore {
         .exec(),
     );
     this.#ended(taskId);
+    this.#followed.delete(taskId);
     this.#changed(taskId, undefined);
     return true;
   }
@@ -244,6 +262,49 @@ export class RedisTaskStore implements TaskStore {
       // Redis is down: the next renewal tries again (the leases outlive a few missed renewals).
     });
   }
+
+  /** Follows a running task of another node (bounded: the oldest followed goes first). */
+  #follow(taskId: string, record: TaskRecord | undefined): void {
+    if (!record || isTerminalStatus(record.status) || this.#running.has(taskId)) {
+      this.#followed.delete(taskId);
+      return;
+    }
+    this.#followed.delete(taskId);
+    this.#followed.set(taskId, record.lastUpdatedAt);
+    if (this.#followed.size > MAX_FOLLOWED) this.#followed.delete(this.#followed.keys().next().value!);
+  }
+
+  /** Re-reads the followed tasks: what changed unheard is told, a task whose node died is failed. */
+  #sweep(): void {
+    if (this.#followed.size === 0 || this.#sweeping) return;
+    this.#sweeping = true;
+    const ids = [...this.#followed.keys()];
+    const keys = ids.flatMap((id) => [this.#record(id), this.#lease(id)]);
+    this.connection.command
+      .mget(...keys)
+      .then(async (values) => {
+        for (let i = 0; i < ids.length; i++) {
+          const id = ids[i]!;
+          const record = parse(values[2 * i]);
+          const seen = this.#followed.get(id);
+          if (seen === undefined) continue;
+          if (record && !isTerminalStatus(record.status) && values[2 * i + 1] === null) {
+            await this.get(id); // fails it, and tells everyone
+          } else if (!record || record.lastUpdatedAt !== seen) {
+            this.#follow(id, record);
+            this.#emit(id, record);
+          }
+        }
+      })
+      .catch(() => {
+        // Redis is down: the next sweep tries again.
+      })
+      .finally(() => {
+        this.#sweeping = false;
+      });
+  }
+
+  #sweeping = false;
 
   #emit(taskId: string, record: TaskRecord | undefined): void {
     for (const listener of this.#listeners) {

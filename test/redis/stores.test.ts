@@ -125,6 +125,25 @@ describe('Redis stores', () => {
     stop();
   });
 
+  test('a node waiting on a running task of another node hears its death without polling', async () => {
+    const dying = await redisStores({ url: redis.url, prefix, tasks: { leaseMs: 300 } });
+    await dying.taskStore.create({
+      taskId: 'waited',
+      owner: null,
+      revision: '2026-07-28',
+      method: 'tools/call',
+      ttlMs: 60_000,
+    });
+    const heard: string[] = [];
+    stores.taskStore.subscribe((id, record) => {
+      if (id === 'waited' && record) heard.push(record.status);
+    });
+    // One look, as a tasks/result waiting for the task does; then only the store's own sweep.
+    assert.equal((await stores.taskStore.get('waited'))?.status, 'working');
+    await dying.close();
+    await until(() => heard.includes('failed'), 'the waiter heard the failure');
+  });
+
   test('Redis unreachable at start: a clear error naming it', async () => {
     const port = await freePort();
     await assert.rejects(redisStores({ url: `redis://127.0.0.1:${port}` }), (error: Error) => {
