@@ -14,7 +14,7 @@ import type { Subscription } from '../client/subscriptions.js';
 import type { Channel } from '../engine/channel.js';
 import type { Client } from '../extensions/client.js';
 import { Server } from '../extensions/server.js';
-import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import type { Params } from '../protocol/jsonrpc.js';
 import type {
   CallToolResult,
@@ -66,6 +66,16 @@ export interface GatewayRuntimeOptions {
 interface ClientSession {
   readonly session: Promise<UpstreamSession>;
   open?: UpstreamSession;
+}
+
+/** Requests that change nothing upstream: repeated once when their connection is lost mid-way. */
+const SAFE_TO_REPEAT = new Set(['resources/read', 'prompts/get', 'completion/complete']);
+
+function lostConnection(error: unknown): boolean {
+  return (
+    error instanceof SwitchboardError &&
+    (error.code === 'CONNECTION_CLOSED' || error.code === 'NOT_CONNECTED')
+  );
 }
 
 /** Protocol keys of an upstream's answer that are the upstream's, not the gateway's (2026-07-28). */
@@ -765,6 +775,22 @@ export class Gateway {
    * Not async, and no await once the session is open: this is the gateway's per-call path.
    */
   private forward<T>(
+    upstream: Upstream,
+    method: string,
+    ctx: RequestContext,
+    send: (client: Client, options: CallOptions) => Promise<T>,
+  ): Promise<T> {
+    const first = this.forwardOnce(upstream, method, ctx, send);
+    if (!SAFE_TO_REPEAT.has(method)) return first;
+    // A read whose session died under it goes again, once, on a new session (a tool call never does).
+    return first.catch((error: unknown) => {
+      if (!lostConnection(error) || ctx.link.finished) throw error;
+      this.logger.warn(`gateway: ${method} on "${upstream.name}" lost its connection; trying once more`);
+      return this.forwardOnce(upstream, method, ctx, send);
+    });
+  }
+
+  private forwardOnce<T>(
     upstream: Upstream,
     method: string,
     ctx: RequestContext,
