@@ -77,6 +77,30 @@ describe('gateway: faults', () => {
     }
   });
 
+  test('an upstream that hangs or speaks garbage is reported with what is wrong; the others serve', async () => {
+    const silent = ['-e', 'process.stdin.resume()'];
+    const garbage = ['-e', 'process.stdin.resume(); console.log("hello, this is not JSON-RPC")'];
+    const started = await startGateway({
+      hung: { command: process.execPath, args: silent, timeoutMs: 1000 },
+      noisy: { command: process.execPath, args: garbage, timeoutMs: 1000 },
+      local: { command: process.execPath, args: [UPSTREAM] },
+    });
+    try {
+      const health = started.gateway.health();
+      const hung = health.find((h) => h.name === 'hung')!;
+      const noisy = health.find((h) => h.name === 'noisy')!;
+      assert.notEqual(hung.state, 'up', JSON.stringify(hung));
+      assert.match(hung.lastError ?? '', /'initialize' .* got no response within \d+ ms/);
+      assert.notEqual(noisy.state, 'up', JSON.stringify(noisy));
+      assert.match(noisy.lastError ?? '', /JSON|parse|not a JSON-RPC/i);
+      const { client } = await switchboardClient(started.url, 'ivy', 'legacy');
+      assert.match(textOf(await client.callTool('local__whoami')), /pid \d+/);
+      await client.close();
+    } finally {
+      await started.close();
+    }
+  });
+
   test('close() stops every upstream process it started, the catalog and the per-client ones', async () => {
     const started = await startGateway({ local: { command: process.execPath, args: [UPSTREAM] } });
     const a = await switchboardClient(started.url, 'a', 'legacy');
