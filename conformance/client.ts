@@ -45,10 +45,12 @@ async function main(): Promise<number> {
   } catch (error) {
     const httpStatus =
       error instanceof ProtocolError ? (error.data as { httpStatus?: number })?.httpStatus : undefined;
-    const refused =
-      (error instanceof SwitchboardError && error.code === 'AUTHORIZATION') ||
-      httpStatus === 401 ||
-      httpStatus === 403;
+    // The sign-in's error may arrive wrapped (the connection it broke): look down the causes.
+    let signInRefused = false;
+    for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) {
+      if (cause instanceof SwitchboardError && cause.code === 'AUTHORIZATION') signInRefused = true;
+    }
+    const refused = signInRefused || httpStatus === 401 || httpStatus === 403;
     if (auth && refused) {
       // Refusing to sign in (a metadata document naming another resource, a wrong issuer), or
       // giving up after the step-up limit, is what some scenarios test: their checks judge it.

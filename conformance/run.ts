@@ -4,7 +4,7 @@
  * scenario with the fixture client (./client.ts) — except those `runner/suites.ts` says why it
  * skips. Prints a summary and exits 1 on any failure or unaccepted warning.
  *
- *   node build/conformance/run.js [--suite 0.1|0.2] [--scenario <name>] [--jobs <n>] [--keep]
+ *   node build/conformance/run.js [--suite 0.1|0.2] [--scenario <name>|<prefix/>] [--jobs <n>] [--keep]
  *
  * Results (the suite's checks.json files) go to a temporary directory, kept with --keep or when
  * something failed.
@@ -53,8 +53,12 @@ if (suites.length === 0) {
 const plans: Plan[] = [];
 for (const suite of suites) {
   const listed = await listScenarios(suite, paths.preload, cwd);
+  // `--scenario auth/` (ending in a slash) selects every scenario under that prefix.
+  const wanted = options.scenario;
   const selected =
-    options.scenario === undefined ? listed : listed.filter((s) => s.name === options.scenario);
+    wanted === undefined
+      ? listed
+      : listed.filter((s) => (wanted.endsWith('/') ? s.name.startsWith(wanted) : s.name === wanted));
   plans.push(planSuite(suite, selected, options.scenario === undefined));
 }
 const jobs = plans.flatMap((plan) => plan.jobs);

@@ -34,11 +34,15 @@ export interface Plan {
   readonly skips: readonly Skip[];
 }
 
-/** The wires a scenario runs at: its listed revisions the suite runs, or the suite's only wire. */
+/**
+ * The wires a scenario runs at: its listed revisions the suite runs, or the suite's only wire. A
+ * scenario only for older revisions (the 2025-03-26 authorization fallbacks) runs at those.
+ */
 function wiresOf(suite: Suite, scenario: ListedScenario): Wire[] {
   if (scenario.tags.includes('extension')) return [EXTENSION_WIRE];
   if (suite.wires.length === 0) return [SINGLE_WIRE];
-  return suite.wires.filter((wire) => scenario.tags.includes(wire));
+  const wires = suite.wires.filter((wire) => scenario.tags.includes(wire));
+  return wires.length > 0 ? wires : scenario.tags.filter((tag) => /^\d{4}-\d{2}-\d{2}$/.test(tag));
 }
 
 /** `batch`: server scenarios of one wire in one job (false: one job per scenario, for a subset). */

@@ -29,15 +29,23 @@ export interface ScenarioResult {
 /** The suite names result directories `[server-]<scenario>-<ISO timestamp with : and . as ->`. */
 const RESULT_DIR = /^(?:server-)?(.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/;
 
-/** Every scenario result under an output directory (one directory per scenario run). */
-export function readResults(outputDir: string): Map<string, Check[]> {
+/**
+ * Every scenario result under an output directory (one directory per scenario run). A scenario
+ * named with a slash (`auth/metadata-default`) gets a directory inside one named by its prefix.
+ */
+export function readResults(outputDir: string, prefix = ''): Map<string, Check[]> {
   const found = new Map<string, Check[]>();
   if (!existsSync(outputDir)) return found;
   for (const entry of readdirSync(outputDir)) {
+    const dir = join(outputDir, entry);
+    if (!statSync(dir).isDirectory()) continue;
     const match = RESULT_DIR.exec(entry);
-    const file = join(outputDir, entry, 'checks.json');
-    if (!match || !statSync(join(outputDir, entry)).isDirectory() || !existsSync(file)) continue;
-    found.set(match[1]!, JSON.parse(readFileSync(file, 'utf8')) as Check[]);
+    const file = join(dir, 'checks.json');
+    if (match && existsSync(file)) {
+      found.set(`${prefix}${match[1]!}`, JSON.parse(readFileSync(file, 'utf8')) as Check[]);
+    } else if (prefix === '') {
+      for (const [name, checks] of readResults(dir, `${entry}/`)) found.set(name, checks);
+    }
   }
   return found;
 }

@@ -89,7 +89,7 @@ const DEV_SESSION = 'dev-session';
 export async function startDevAuthorizationServer(
   options: DevAuthorizationServerOptions = {},
 ): Promise<DevAuthorizationServer> {
-  const { default: Provider, errors } = await loadOidcProvider();
+  const { default: Provider, errors, interactionPolicy } = await loadOidcProvider();
   const resources = new Map(Object.entries(options.resources ?? {}));
   const account = options.account ?? 'dev-user';
   let listener: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
@@ -147,6 +147,9 @@ export async function startDevAuthorizationServer(
     },
     // A refresh token for every client allowed to refresh (offline_access is not needed).
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // oidc-provider asks a native client's user to consent every time (its redirect can be
+    // claimed by another app); the development user consents at once, so that check goes too.
+    interactions: { policy: withoutNativePrompt(interactionPolicy.base()) },
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: options.registration !== false },
@@ -214,4 +217,12 @@ export async function startDevAuthorizationServer(
         http.closeAllConnections();
       }),
   };
+}
+
+/** The default interaction policy without the consent prompt's `native_client_prompt` check. */
+function withoutNativePrompt<
+  P extends { get(name: string): { checks: { remove(reason: string): void } } | undefined },
+>(policy: P): P {
+  policy.get('consent')?.checks.remove('native_client_prompt');
+  return policy;
 }

@@ -1027,9 +1027,14 @@ export class ClientCore {
   }
 }
 
-/** A protocol error answering the handshake: the two sides share no revision (other failures pass through). */
+/**
+ * A protocol error answering the handshake: the two sides share no revision. Other failures pass
+ * through, among them an HTTP 401/403 (an authorization refusal says nothing about revisions).
+ */
 function handshakeRefused(method: string, revision: Revision, error: unknown, advice: string): unknown {
   if (!(error instanceof ProtocolError)) return error;
+  const httpStatus = (error.data as { httpStatus?: unknown } | undefined)?.httpStatus;
+  if (httpStatus === 401 || httpStatus === 403) return error;
   return new SwitchboardError(
     'NEGOTIATION_FAILED',
     `The server refused ${method} on protocol ${revision} (${error.code}: ${error.message}); ${advice}`,

@@ -23,6 +23,8 @@ const LIST = `Server scenarios (test against a server):
 Client scenarios (test against a client):
   - tools_call [2025-06-18,2025-11-25,2026-07-28]
   - auth/metadata-default [2025-11-25,2026-07-28]
+  - auth/2025-03-26-oauth-endpoint-fallback [2025-03-26]
+  - auth/dpop [extension]
 
 Authorization server scenarios (test against an authorization server):
   - authorization-code-grant [2025-03-26,2025-06-18,2025-11-25,2026-07-28]
@@ -42,6 +44,8 @@ describe('planning', () => {
         'server:sep-2640-skills-manifest:extension',
         'client:tools_call:2025-06-18|2025-11-25|2026-07-28',
         'client:auth/metadata-default:2025-11-25|2026-07-28',
+        'client:auth/2025-03-26-oauth-endpoint-fallback:2025-03-26',
+        'client:auth/dpop:extension',
         'authorization:authorization-code-grant:2025-03-26|2025-06-18|2025-11-25|2026-07-28',
       ],
     );
@@ -58,11 +62,15 @@ describe('planning', () => {
         `server ${EXTENSION_WIRE} --scenario sep-2640-skills-manifest -> sep-2640-skills-manifest`,
         'client 2025-11-25 --scenario tools_call --spec-version 2025-11-25 -> tools_call',
         'client 2026-07-28 --scenario tools_call --spec-version 2026-07-28 -> tools_call',
+        'client 2025-11-25 --scenario auth/metadata-default --spec-version 2025-11-25 -> auth/metadata-default',
+        'client 2026-07-28 --scenario auth/metadata-default --spec-version 2026-07-28 -> auth/metadata-default',
+        // Only for a revision the suite does not run otherwise: run at that one.
+        'client 2025-03-26 --scenario auth/2025-03-26-oauth-endpoint-fallback --spec-version 2025-03-26 -> auth/2025-03-26-oauth-endpoint-fallback',
       ],
     );
     assert.deepEqual(
       plan.skips.map((s) => s.scenario),
-      ['auth/metadata-default', 'authorization-code-grant'],
+      ['auth/dpop', 'authorization-code-grant'],
     );
     assert.ok(plan.skips.every((s) => s.reason.length > 20));
   });
@@ -115,8 +123,8 @@ describe('end to end', () => {
   const results = mkdtempSync(join(tmpdir(), 'switchboard-conformance-test-'));
   after(() => rmSync(results, { recursive: true, force: true }));
 
-  test('a server scenario against the fixture server, and a client scenario with the fixture client', async () => {
-    const [server, client] = await Promise.all([
+  test('a server scenario against the fixture server, and client scenarios (one signing in) with the fixture client', async () => {
+    const [server, client, signIn] = await Promise.all([
       execute(
         {
           suite,
@@ -139,8 +147,20 @@ describe('end to end', () => {
         join(results, 'client'),
         paths,
       ),
+      // Its results land in a directory named by the scenario's prefix (auth/).
+      execute(
+        {
+          suite,
+          role: 'client',
+          wire: '2025-11-25',
+          args: ['--scenario', 'auth/metadata-default', '--spec-version', '2025-11-25'],
+          expected: ['auth/metadata-default'],
+        },
+        join(results, 'sign-in'),
+        paths,
+      ),
     ]);
-    for (const { result } of [...server, ...client]) {
+    for (const { result } of [...server, ...client, ...signIn]) {
       assert.equal(result.verdict, 'pass', result.problems.join('\n'));
       assert.ok(result.counts.SUCCESS >= 2, `${result.scenario}: ${JSON.stringify(result.counts)}`);
     }
