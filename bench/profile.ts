@@ -7,6 +7,8 @@
  *                            [--impl switchboard|sdk-v1|sdk-v2|tmcp] [--era legacy|modern]
  *                            [--in-flight N] [--ms N] [--top N] [--fetch node|undici|global]
  *                            [--fixture NAME]   (HTTP: profile this fixture server instead of --impl's)
+ *                            [--gateway]        (server side: profile a gateway fronting the Switchboard
+ *                                                fixture over --transport; the load calls `up__echo`)
  *
  * The .cpuprofile files stay in a temporary directory (printed) for Chrome DevTools or speedscope.
  */
@@ -79,6 +81,7 @@ async function main(): Promise<void> {
   const ms = Number(option('--ms', '4000'));
   const top = Number(option('--top', '25'));
   const fetch = option('--fetch', 'node') as FetchKind;
+  const gateway = process.argv.includes('--gateway');
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-prof-'));
   const prof = ['--cpu-prof', '--cpu-prof-dir', dir];
   const client = (side === 'client' ? impl : 'raw') as ClientKind;
@@ -87,6 +90,7 @@ async function main(): Promise<void> {
     client,
     era,
     tool: 'echo' as const,
+    ...(gateway ? { toolName: 'up__echo' } : {}),
     inFlight,
     fetch,
     warmupMs: 500,
@@ -95,7 +99,12 @@ async function main(): Promise<void> {
   let result: LoadResult;
   if (transport === 'http') {
     const named = option('--fixture', '');
-    const spec = named ? { fixture: named, args: [] } : HTTP_SERVERS[side === 'server' ? impl : 'raw']!;
+    const upstream = gateway ? await startServer('switchboard-http', []) : undefined;
+    const spec = upstream
+      ? { fixture: 'gateway-http', args: ['http', upstream.url] }
+      : named
+        ? { fixture: named, args: [] }
+        : HTTP_SERVERS[side === 'server' ? impl : 'raw']!;
     const server = await startServer(spec.fixture, spec.args, 20_000, side === 'server' ? prof : []);
     try {
       result = await runJob<LoadResult>(
@@ -106,10 +115,11 @@ async function main(): Promise<void> {
       );
     } finally {
       await server.stop();
+      await upstream?.stop();
     }
   } else {
-    const server = side === 'server' ? SERVERS[impl]! : 'raw-stdio';
-    const args = side === 'server' ? [...prof, fixture(server)] : [fixture(server)];
+    const server = gateway ? 'gateway-stdio' : side === 'server' ? SERVERS[impl]! : 'raw-stdio';
+    const args = [...(side === 'server' ? prof : []), fixture(server), ...(gateway ? ['stdio'] : [])];
     result = await runJob<LoadResult>(
       { ...load, target: { kind: 'stdio', command: process.execPath, args } },
       ms + 60_000,

@@ -2,7 +2,8 @@
  * The Switchboard example server: one of everything the server framework offers, written to be read.
  *
  * - Tools that return text, an image, audio, structured output (zod, and raw JSON Schema), resource
- *   links and embedded resources; a tool error; input validation; progress and logging.
+ *   links and embedded resources; a tool error; input validation; progress and logging; a tool that
+ *   asks the user (elicitation) and a slow one that can be cancelled.
  * - Static resources (text and binary) and RFC 6570 resource templates with completion and listing.
  * - Prompts with required and optional arguments, completed as the user types.
  * - Middleware around every request, and a tool only some clients can see.
@@ -15,6 +16,7 @@
  * Run it over stdio:  node build/examples/server.js --stdio      (or: npm run --silent demo -- --stdio)
  * Reuse it in-process: import { createExampleServer } from './server.js'
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import {
   audio,
@@ -233,6 +235,56 @@ export function createExampleServer(): Server {
         ctx.log('info', { step: i }, 'count');
       }
       return `Counted to ${n}.`;
+    },
+  );
+
+  // --- tools: asking the user, and long work that can be cancelled ----------------------------------
+
+  // `ctx.elicit` asks the user through the client (a form it shows), in either era: a legacy client
+  // gets an elicitation/create request, a 2026-07-28 client an input_required round.
+  server.registerTool(
+    'book_table',
+    {
+      title: 'Book a table',
+      description: 'Asks who is coming (an elicitation form), then books a table.',
+      inputSchema: z.object({ restaurant: z.string().default('Chez MCP').describe('Where to book') }),
+    },
+    async ({ restaurant }, ctx) => {
+      const answer = await ctx.elicit({
+        message: `Booking at ${restaurant}: who is coming?`,
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            name: { type: 'string', title: 'Name', description: 'The booking is under this name' },
+            guests: { type: 'integer', title: 'Guests', minimum: 1, maximum: 12, default: 2 },
+            seating: { type: 'string', title: 'Seating', enum: ['inside', 'terrace'] },
+            vegetarian: { type: 'boolean', title: 'Vegetarian menu', default: false },
+          },
+          required: ['name', 'guests'],
+        },
+      });
+      if (answer.action !== 'accept') return `No booking: the user chose ${answer.action}.`;
+      const { name, guests, seating } = answer.content;
+      return `Booked a table for ${guests} at ${restaurant} under ${name}${seating ? `, ${seating}` : ''}.`;
+    },
+  );
+
+  // A slow tool: progress four times a second; `ctx.signal` fires when the client cancels.
+  server.registerTool(
+    'wait',
+    {
+      title: 'Wait',
+      description: 'Waits for some seconds, reporting progress; stops when cancelled.',
+      inputSchema: z.object({ seconds: z.number().min(0).max(600).describe('How long to wait') }),
+      annotations: { readOnlyHint: true },
+    },
+    async ({ seconds }, ctx) => {
+      const steps = Math.max(1, Math.round(seconds * 4));
+      for (let step = 1; step <= steps; step++) {
+        await sleep(250, undefined, { signal: ctx.signal });
+        ctx.progress(step, steps, `${(step / 4).toFixed(2)} of ${seconds} s`);
+      }
+      return `Waited ${seconds} s.`;
     },
   );
 

@@ -26,6 +26,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const { runCheckCli } = await import('./check.js');
     return runCheckCli(argv.slice(1), io);
   }
+  // `console` serves a page until stopped rather than running one command against one target.
+  if (argv[0] === 'console') {
+    const { runConsole } = await import('./console-command.js');
+    return runConsole(argv.slice(1), {
+      ...io,
+      untilStopped: io.untilStopped ?? (() => new Promise(() => {})),
+    });
+  }
   if (argv[0] === 'login' || argv[0] === 'logout') {
     const { runSignInCli } = await import('./sign-in.js');
     return runSignInCli(argv[0], argv.slice(1), io);

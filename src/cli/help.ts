@@ -40,6 +40,7 @@ Usage:
 
 Commands:
 ${list}
+  ${'console'.padEnd(width)}  Serve the web console to explore and debug servers (switchboard console --help)
   ${'gateway'.padEnd(width)}  Serve many MCP servers behind one endpoint (switchboard gateway --help)
   ${'check'.padEnd(width)}  Score a server's protocol compliance (switchboard check --help)
   ${'login'.padEnd(width)}  Sign in to a protected HTTP server (switchboard login --help)

@@ -14,4 +14,10 @@ process.stdout.on('error', () => {});
 process.exitCode = await runCli(process.argv.slice(2), {
   out: (text) => void process.stdout.write(text),
   err: (text) => void process.stderr.write(text),
+  // Long-running commands (`console`) stop cleanly on Ctrl-C or SIGTERM, closing what they opened.
+  untilStopped: () =>
+    new Promise((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    }),
 });

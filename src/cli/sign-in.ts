@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { OAuthClient } from '../auth/client/oauth-client.js';
 import { FileTokenStore } from '../node/token-store.js';
 import { SwitchboardError } from '../protocol/errors.js';
-import { splitCommandLine } from './command-line.js';
+import { splitCommandLine } from '../util/command-line.js';
 
 /** How long a sign-in waits for the browser to come back. */
 const SIGN_IN_TIMEOUT_MS = 5 * 60_000;

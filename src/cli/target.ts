@@ -2,7 +2,7 @@
  * What `<target>` names: the server to talk to — a command to spawn over stdio, or an `http(s)://`
  * URL of a Streamable HTTP (or legacy HTTP+SSE) endpoint.
  */
-import { splitCommandLine } from './command-line.js';
+import { CommandLineError, splitCommandLine } from '../util/command-line.js';
 import { UsageError } from './usage-error.js';
 
 export interface StdioTarget {
@@ -39,9 +39,18 @@ export function parseTarget(words: readonly string[], fromDoubleDash: boolean): 
       );
     }
   }
-  const [command, ...args] = fromDoubleDash ? words : splitCommandLine(first);
+  const [command, ...args] = fromDoubleDash ? words : splitAsUsage(first);
   if (command === undefined || command === '') {
     throw new UsageError(`The server command ${JSON.stringify(first)} names no program to run.`);
   }
   return { kind: 'stdio', command, args };
+}
+
+function splitAsUsage(line: string): string[] {
+  try {
+    return splitCommandLine(line);
+  } catch (error) {
+    if (error instanceof CommandLineError) throw new UsageError(error.message);
+    throw error;
+  }
 }

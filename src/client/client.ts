@@ -9,6 +9,7 @@
 import type { Channel, InboundExtra } from '../engine/channel.js';
 import { compose, type MethodHandler, type Middleware } from '../engine/middleware.js';
 import {
+  type Cancellable,
   DEFAULT_REQUEST_TIMEOUT_MS,
   type InboundRequest,
   Peer,
@@ -121,6 +122,8 @@ export interface LogMessage {
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /** Cancels the call like `signal`, told by a listener instead (an inbound request a gateway forwards). */
+  cancelledBy?: Cancellable;
   timeoutMs?: number;
   onprogress?: (update: ProgressUpdate) => void;
   /** Whether progress restarts the timeout. Default true. */

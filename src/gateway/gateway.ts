@@ -32,6 +32,7 @@ import { type Logger, silentLogger } from '../util/logger.js';
 import type { GatewayConfig, UpstreamConfig } from './config.js';
 import { exposedName, exposedUri, parseExposedUri, withSuffix } from './names.js';
 import { ToolPins } from './pins.js';
+import { GatewayTelemetry, type UpstreamCallRecord } from './telemetry.js';
 import {
   type ForwardedCall,
   Upstream,
@@ -52,6 +53,36 @@ export interface GatewayRuntimeOptions {
   lock?: string;
   /** Wraps every channel the gateway opens to an upstream (e.g. a `SchemaCheckedChannel` in tests). */
   wrapChannel?: (channel: Channel, upstream: string) => Channel;
+}
+
+/** A downstream client's session with one upstream: `open` once connected (the per-call path). */
+interface ClientSession {
+  readonly session: Promise<UpstreamSession>;
+  open?: UpstreamSession;
+}
+
+/** Protocol keys of an upstream's answer that are the upstream's, not the gateway's (2026-07-28). */
+const RESERVED_META = 'io.modelcontextprotocol/';
+
+/**
+ * An upstream result as the gateway's own: its `resultType` and protocol `_meta` (the upstream's
+ * serverInfo...) are dropped; the gateway's server adds its own for a 2026-07-28 client, and a
+ * legacy client gets none. Mutates: the result was parsed for this call alone.
+ */
+function passDown<T>(result: T): T {
+  const record = result as Record<string, unknown>;
+  if (record === null || typeof record !== 'object') return result;
+  if (record.resultType !== undefined) delete record.resultType;
+  const meta = record._meta as Record<string, unknown> | undefined;
+  if (meta !== undefined && meta !== null && typeof meta === 'object') {
+    let left = 0;
+    for (const key in meta) {
+      if (key.startsWith(RESERVED_META)) delete meta[key];
+      else left++;
+    }
+    if (left === 0) delete record._meta;
+  }
+  return result;
 }
 
 /** Where a downstream name leads. */
@@ -78,6 +109,8 @@ export class Gateway {
   readonly server: Server;
   /** The tool pins, with `--lock` / the `lock` option. */
   readonly pins: ToolPins | undefined;
+  /** Prometheus metrics (`telemetry.metrics()`, served at `/metrics`) and OpenTelemetry spans. */
+  readonly telemetry: GatewayTelemetry;
   private readonly upstreams = new Map<string, Upstream>();
   private readonly logger: Logger;
   /** Downstream tool and prompt names → where they lead. */
@@ -88,7 +121,7 @@ export class Gateway {
   /** Per upstream and kind: downstream key → what is registered. */
   private readonly mirrors = new Map<Upstream, Record<Kind, Map<string, Mirrored>>>();
   /** Per downstream session: its own session with each upstream. */
-  private readonly sessions = new Map<string, Map<string, Promise<UpstreamSession>>>();
+  private readonly sessions = new Map<string, Map<string, ClientSession>>();
   /** Upstream resources followed for downstream subscribers (gateway URIs). */
   private readonly followed = new Set<string>();
   private readonly refreshing = new Map<Upstream, Promise<void>>();
@@ -102,11 +135,16 @@ export class Gateway {
     this.pins = options.lock === undefined ? undefined : ToolPins.load(options.lock);
     const version = options.version ?? '0.0.0';
     this.server = new Server({ name: 'switchboard-gateway', version }, { logger: this.logger });
+    this.telemetry = new GatewayTelemetry(
+      { health: () => this.health(), downstreamSessions: () => this.sessions.size },
+      version,
+    );
     this.hooks = {
       logger: this.logger,
       version,
       wrapChannel: options.wrapChannel,
       catalogChanged: (changed) => void this.refresh(changed),
+      restarted: (upstream) => this.telemetry.restarted(upstream.name),
     };
     for (const upstreamConfig of config.upstreams) this.add(upstreamConfig);
     this.server.addCapabilities((capabilities) => this.capabilities(capabilities));
@@ -151,6 +189,7 @@ export class Gateway {
   private add(config: UpstreamConfig): Upstream {
     const upstream = new Upstream(config, this.hooks);
     this.upstreams.set(upstream.name, upstream);
+    this.telemetry.upstreamAdded(upstream.name);
     this.mirrors.set(upstream, {
       tool: new Map(),
       prompt: new Map(),
@@ -452,11 +491,31 @@ export class Gateway {
       ['resources/subscribe', follow],
       ['subscriptions/listen', follow],
     ]);
+    const { telemetry } = this;
     this.server.use((next) => (method, params, ctx) => {
       const hook = hooks.get(method);
-      return hook === undefined
-        ? next(method, params, ctx)
-        : Promise.resolve(hook(params, ctx, (changed) => next(method, changed, ctx)));
+      const done = telemetry.requestStarted(method, ctx);
+      let answer: Promise<unknown>;
+      try {
+        answer = Promise.resolve(
+          hook === undefined
+            ? next(method, params, ctx)
+            : hook(params, ctx, (changed) => next(method, changed, ctx)),
+        );
+      } catch (error) {
+        done(error);
+        throw error;
+      }
+      return answer.then(
+        (result) => {
+          done();
+          return result;
+        },
+        (error: unknown) => {
+          done(error instanceof InputRequiredError ? undefined : error);
+          throw error;
+        },
+      );
     });
     this.server.fallback((method, params, ctx) => this.forwardUnknown(method, params, ctx));
   }
@@ -468,7 +527,7 @@ export class Gateway {
   ): Promise<CallToolResult> {
     const route = this.routes.tool.get(name)!;
     try {
-      return await this.forward(route.upstream, ctx, (client, options) =>
+      return await this.forward(route.upstream, 'tools/call', ctx, (client, options) =>
         client.callTool(route.name, args, options),
       );
     } catch (error) {
@@ -480,14 +539,14 @@ export class Gateway {
 
   private getPrompt(name: string, args: Record<string, string> | undefined, ctx: RequestContext) {
     const route = this.routes.prompt.get(name)!;
-    return this.forward(route.upstream, ctx, (client, options) =>
+    return this.forward(route.upstream, 'prompts/get', ctx, (client, options) =>
       client.getPrompt(route.name, args, options),
     );
   }
 
   private async readResource(uri: string, ctx: RequestContext) {
     const target = this.target(uri);
-    const result = await this.forward(target.upstream, ctx, (client, options) =>
+    const result = await this.forward(target.upstream, 'resources/read', ctx, (client, options) =>
       client.readResource(target.uri, options),
     );
     return {
@@ -516,6 +575,7 @@ export class Gateway {
     }
     return this.forward(
       upstream,
+      'completion/complete',
       ctx,
       (client, options) =>
         client.complete({ ...params, ref: upstreamRef } as CompleteParams, options) as Promise<R>,
@@ -555,7 +615,7 @@ export class Gateway {
       );
     }
     const upstreamMethod = named ? method.slice(at + separator.length) : method;
-    return this.forward(upstream, ctx, (client, options) =>
+    return this.forward(upstream, upstreamMethod, ctx, (client, options) =>
       client.request(upstreamMethod as 'ping', params as never, { ...options, unchecked: true }),
     );
   }
@@ -575,15 +635,37 @@ export class Gateway {
   /**
    * Runs `send` on the upstream session of the client that made `ctx`'s request: its own session
    * for a legacy client, the gateway's catalog session for a 2026-07-28 request (which has none).
+   * Not async, and no await once the session is open: this is the gateway's per-call path.
    */
-  private async forward<T>(
+  private forward<T>(
     upstream: Upstream,
+    method: string,
     ctx: RequestContext,
     send: (client: Client, options: CallOptions) => Promise<T>,
   ): Promise<T> {
-    const session = await this.sessionFor(upstream, ctx);
+    const record = this.telemetry.upstreamCall(upstream.name, method, ctx);
+    const id = ctx.link.legacy?.session.id;
+    const open = id === undefined ? upstream.openCatalog() : this.sessions.get(id)?.get(upstream.name)?.open;
+    if (open) return this.run(upstream, open, ctx, send, record);
+    return this.sessionFor(upstream, ctx, id).then(
+      (session) => this.run(upstream, session, ctx, send, record),
+      (error: unknown) => {
+        record.end(error);
+        throw error;
+      },
+    );
+  }
+
+  private run<T>(
+    upstream: Upstream,
+    session: UpstreamSession,
+    ctx: RequestContext,
+    send: (client: Client, options: CallOptions) => Promise<T>,
+    record: UpstreamCallRecord,
+  ): Promise<T> {
     const call: ForwardedCall = session.router.begin(ctx);
-    const options: CallOptions = { signal: call.signal, timeoutMs: upstream.config.timeoutMs };
+    const options: CallOptions = call.cancellation();
+    options.timeoutMs = upstream.config.timeoutMs;
     if (ctx.meta?.progressToken !== undefined) {
       options.onprogress = (update) => {
         try {
@@ -593,36 +675,54 @@ export class Gateway {
         }
       };
     }
+    let sent: Promise<T>;
     try {
-      const result = await send(session.client, options);
-      if (call.inputRequired) throw call.inputRequired;
-      return result;
+      sent = send(session.client, options);
     } catch (error) {
-      throw call.inputRequired ?? error;
-    } finally {
       session.router.end(call);
+      record.end(error);
+      return Promise.reject(error);
     }
+    return sent.then(
+      (result) => {
+        session.router.end(call);
+        record.end();
+        if (call.inputRequired) throw call.inputRequired;
+        return passDown(result);
+      },
+      (error: unknown) => {
+        session.router.end(call);
+        // A question for the downstream client (2026-07-28) is no failure of the upstream.
+        record.end(call.inputRequired ? undefined : error);
+        throw call.inputRequired ?? error;
+      },
+    );
   }
 
-  private sessionFor(upstream: Upstream, ctx: RequestContext): Promise<UpstreamSession> {
-    const id = ctx.link.legacy?.session.id;
+  private sessionFor(
+    upstream: Upstream,
+    ctx: RequestContext,
+    id: string | undefined,
+  ): Promise<UpstreamSession> {
     if (id === undefined) return upstream.catalog();
     let sessions = this.sessions.get(id);
     if (!sessions) {
       sessions = new Map();
       this.sessions.set(id, sessions);
     }
-    let session = sessions.get(upstream.name);
-    if (!session) {
+    let entry = sessions.get(upstream.name);
+    if (!entry) {
+      const made: ClientSession = { session: upstream.session(ctx.client.capabilities, () => forget()) };
       const forget = () => {
-        if (this.sessions.get(id)?.get(upstream.name) === session)
-          this.sessions.get(id)!.delete(upstream.name);
+        if (this.sessions.get(id)?.get(upstream.name) === made) this.sessions.get(id)!.delete(upstream.name);
       };
-      session = upstream.session(ctx.client.capabilities, forget);
-      session.catch(forget);
-      sessions.set(upstream.name, session);
+      made.session.then((open) => {
+        made.open = open;
+      }, forget);
+      entry = made;
+      sessions.set(upstream.name, entry);
     }
-    return session;
+    return entry.session;
   }
 
   private async closeSessions(id: string): Promise<void> {
@@ -630,7 +730,7 @@ export class Gateway {
     if (!sessions) return;
     this.sessions.delete(id);
     await Promise.allSettled(
-      [...sessions.values()].map((session) => session.then(({ client }) => client.close())),
+      [...sessions.values()].map(({ session }) => session.then(({ client }) => client.close())),
     );
   }
 }

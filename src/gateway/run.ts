@@ -117,7 +117,8 @@ export async function runGateway(
     host: options.host ?? config.options.host,
     port: options.port ?? config.options.port,
   });
-  // /healthz and /readyz beside the MCP endpoint, on the same listener.
+  gateway.telemetry.collectProcessMetrics();
+  // /healthz, /readyz and /metrics beside the MCP endpoint, on the same listener.
   const [mcp] = running.server.listeners('request') as Array<
     (req: IncomingMessage, res: ServerResponse) => void
   >;
@@ -134,6 +135,16 @@ export async function runGateway(
         upstreams,
         ...(held.length > 0 ? { heldTools: held } : {}),
       });
+    }
+    if (req.method === 'GET' && path === '/metrics') {
+      void gateway.telemetry.metrics().then(
+        (text) => {
+          res.writeHead(200, { 'content-type': gateway.telemetry.contentType, 'cache-control': 'no-store' });
+          res.end(text);
+        },
+        (error: unknown) => reply(res, 500, { error: errorMessage(error) }),
+      );
+      return;
     }
     mcp!(req, res);
   });

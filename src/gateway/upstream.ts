@@ -4,6 +4,7 @@
  * sessions opened for each downstream client, whose server→client requests (elicitation, sampling,
  * roots), logs and progress go to that client's request and nobody else's.
  */
+import type { CallOptions } from '../client/client.js';
 import type { Channel, ChannelSink } from '../engine/channel.js';
 import { Client } from '../extensions/client.js';
 import { nodeFetch } from '../node/fetch.js';
@@ -62,9 +63,14 @@ export class ForwardedCall {
     }
   }
 
-  /** What stops the upstream call. */
-  get signal(): AbortSignal {
-    return this.controller?.signal ?? this.ctx.signal;
+  /**
+   * What stops the upstream call: the downstream request's cancellation, told without an
+   * `AbortSignal` where the link can (a signal per forwarded call was a third of the gateway's CPU).
+   */
+  cancellation(): Pick<CallOptions, 'signal' | 'cancelledBy'> {
+    if (this.controller) return { signal: this.controller.signal };
+    const { cancellable } = this.ctx.link;
+    return cancellable ? { cancelledBy: cancellable } : { signal: this.ctx.signal };
   }
 }
 
@@ -104,6 +110,8 @@ export interface UpstreamHooks {
   readonly wrapChannel?: ((channel: Channel, upstream: string) => Channel) | undefined;
   /** The catalog session (re)connected or its lists changed: mirror them again. */
   catalogChanged(upstream: Upstream): void;
+  /** The upstream is being reconnected after a failure (a restart, for a stdio server). */
+  restarted?(upstream: Upstream): void;
 }
 
 /** A session with the upstream, and the router of its server→client messages. */
@@ -147,6 +155,12 @@ export class Upstream {
   }
 
   private catalogClient: Client | undefined;
+  private catalogOpen: UpstreamSession | undefined;
+
+  /** The catalog session if it is up now, without a promise (the gateway's per-call path). */
+  openCatalog(): UpstreamSession | undefined {
+    return this.state === 'up' && !this.stopped ? this.catalogOpen : undefined;
+  }
 
   /** The gateway's own session, connected on first use; fails fast while the upstream is down. */
   catalog(): Promise<UpstreamSession> {
@@ -182,6 +196,7 @@ export class Upstream {
       await this.connect(client, () => {
         if (this.catalogClient !== client) return;
         this.catalogClient = undefined;
+        this.catalogOpen = undefined;
         this.failed(new Error('the connection closed'));
       });
     } catch (error) {
@@ -189,6 +204,7 @@ export class Upstream {
       throw this.unavailable();
     }
     this.catalogClient = client;
+    this.catalogOpen = { client, router };
     this.state = 'up';
     this.failures = 0;
     this.lastError = undefined;
@@ -210,6 +226,7 @@ export class Upstream {
     this.retryTimer = setTimeout(() => {
       if (this.stopped) return;
       this.restarts++;
+      this.hooks.restarted?.(this);
       this.state = 'idle';
       this.catalog().catch(() => undefined);
     }, delay);

@@ -4,7 +4,7 @@
  * log level. Modern (2026-07-28) requests carry their own state and pass straight through.
  */
 import type { Channel, InboundExtra } from '../engine/channel.js';
-import { type InboundRequest, Peer, type PeerHandlers } from '../engine/peer.js';
+import { type Cancellable, type InboundRequest, Peer, type PeerHandlers } from '../engine/peer.js';
 import { hasModernEnvelope } from '../protocol/envelope.js';
 import { ErrorCode, invalidRequest, ProtocolError } from '../protocol/errors.js';
 import type { JsonRpcNotification, Params } from '../protocol/jsonrpc.js';
@@ -66,6 +66,9 @@ class PeerRequestLink implements RequestLink, LegacyLink {
   }
   get signal(): AbortSignal {
     return this.inbound.signal;
+  }
+  get cancellable(): Cancellable {
+    return this.inbound;
   }
   get extra(): InboundExtra | undefined {
     return this.inbound.extra;

@@ -9,6 +9,7 @@
  * here imports them back.
  */
 import type { InboundExtra } from '../engine/channel.js';
+import type { Cancellable } from '../engine/peer.js';
 import type { Params, RequestId } from '../protocol/jsonrpc.js';
 import type { LegacyRevision } from '../protocol/revisions.js';
 import type {
@@ -63,6 +64,11 @@ export interface RequestLink {
   readonly finished: boolean;
   /** Aborted when the client cancels or goes away. */
   readonly signal: AbortSignal;
+  /**
+   * The same as `signal` for a caller that only needs to be told (a gateway forwarding the request),
+   * without the `AbortController` a signal costs; absent where the signal is already there (HTTP).
+   */
+  readonly cancellable?: Cancellable;
   readonly extra: InboundExtra | undefined;
   /**
    * Settles once this request's final response was handed to the transport (or the request was

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { splitCommandLine } from '../../src/cli/command-line.js';
 import { parseTarget } from '../../src/cli/target.js';
 import { UsageError } from '../../src/cli/usage-error.js';
+import { CommandLineError, splitCommandLine } from '../../src/util/command-line.js';
 
 describe('splitCommandLine', () => {
   const cases: [string, string[]][] = [
@@ -24,8 +24,8 @@ describe('splitCommandLine', () => {
   }
 
   test('refuses an unterminated quote and unquoted shell operators', () => {
-    assert.throws(() => splitCommandLine('node "x'), UsageError);
-    assert.throws(() => splitCommandLine("node 'x"), UsageError);
+    assert.throws(() => splitCommandLine('node "x'), CommandLineError);
+    assert.throws(() => splitCommandLine("node 'x"), CommandLineError);
     for (const op of ['|', '&&', ';', '>', '<']) {
       assert.throws(() => splitCommandLine(`node a.js ${op} b`), /shell operator/);
     }
@@ -50,6 +50,11 @@ describe('parseTarget', () => {
     assert.throws(() => parseTarget([], false), /Missing the server/);
     assert.throws(() => parseTarget(['   '], false), /Missing the server/);
     assert.throws(() => parseTarget(['""'], false), /names no program/);
+  });
+
+  test('a command line that cannot be split is a usage mistake (exit code 2)', () => {
+    assert.throws(() => parseTarget(['node "x'], false), UsageError);
+    assert.throws(() => parseTarget(['node a.js | tee'], false), UsageError);
   });
 
   test('one http(s) URL is an HTTP target; after -- it is a program name', () => {

@@ -139,6 +139,32 @@ describe('typed errors', () => {
     });
   }
 
+  test('cancelledBy (a Cancellable, not a signal) cancels like a signal, and unsubscribes once settled', async () => {
+    const observed: Observed = { aborted: [], started: [] };
+    const { client, sent } = await recorded(makeServer(observed));
+    const listeners = new Set<(reason: unknown) => void>();
+    const cancellable = {
+      onCancel(listener: (reason: unknown) => void) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    };
+    const echoed = await client.callTool('echo', { text: 'x' }, { cancelledBy: cancellable });
+    assert.deepEqual(echoed.content, [{ type: 'text', text: 'x' }]);
+    assert.equal(listeners.size, 0, 'a settled call no longer listens');
+    const call = client.callTool('hang', undefined, { cancelledBy: cancellable });
+    while (observed.started.length === 0) await sleep(1);
+    for (const listener of listeners) listener('downstream cancelled');
+    await rejectsLocal(call, 'ABORTED', "Request 'tools/call' was aborted: downstream cancelled");
+    const request = sent.filter((f) => f.method === 'tools/call').at(-1)!;
+    assert.deepEqual(sent.find((f) => f.method === 'notifications/cancelled')!.params, {
+      requestId: request.id,
+      reason: 'downstream cancelled',
+    });
+    assert.equal(listeners.size, 0);
+    await client.close();
+  });
+
   test('an already-aborted signal fails at once and sends nothing', async () => {
     const { client, sent } = await recorded(makeServer(), { version: { pin: '2025-06-18' } });
     const before = sent.length;

@@ -31,10 +31,13 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   check: ['engine', 'node', 'protocol', 'schema', 'server', 'testing', 'transports', 'util'],
   // The gateway sits above everything but the CLI, whose `gateway` command imports it.
   gateway: ['client', 'engine', 'extensions', 'node', 'protocol', 'schema', 'server', 'transports', 'util'],
+  // The web console (its page included) drives a Client; the CLI's `console` command serves it.
+  console: ['client', 'engine', 'extensions', 'node', 'protocol', 'transports', 'util'],
   cli: [
     'auth',
     'check',
     'client',
+    'console',
     'engine',
     'extensions',
     'gateway',

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { splitCommandLine } from '../../src/cli/command-line.js';
+import { splitCommandLine } from '../../src/util/command-line.js';
 import { CLI, CLI_ENV } from '../cli/run-cli.js';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));

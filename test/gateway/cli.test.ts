@@ -3,7 +3,6 @@
  * upstreams, an HTTP client, then SIGTERM; and `--stdio` spawned by a client.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import type { CallToolResult } from '../../src/protocol/types.js';
 import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
 import { StdioClientChannel } from '../../src/transports/stdio/client-channel.js';
 import { CLI, CLI_ENV } from '../cli/run-cli.js';
+import { spawnOwned } from '../helpers/owned-children.js';
 import { assertExited } from '../interop/helpers/processes.js';
 
 const UPSTREAM = fileURLToPath(new URL('../fixtures/gateway-upstream.js', import.meta.url));
@@ -39,7 +39,9 @@ function writeConfig(): string {
 
 describe('switchboard gateway', () => {
   test('CONFIG --port 0: prints what it serves, serves both upstreams, /healthz and /readyz, stops on SIGTERM', async () => {
-    const child = spawn(process.execPath, [CLI, 'gateway', writeConfig(), '--port', '0'], { env: CLI_ENV });
+    const child = spawnOwned(process.execPath, [CLI, 'gateway', writeConfig(), '--port', '0'], {
+      env: CLI_ENV,
+    });
     let stderr = '';
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
@@ -82,6 +84,16 @@ describe('switchboard gateway', () => {
       const search = tools.find((tool) => tool.name.startsWith('official__notes_search'))!;
       const found = await client.callTool(search.name, { query: 'x' });
       assert.deepEqual(found.content, [{ type: 'text', text: 'found x' }]);
+      const metrics = await fetch(`${origin}/metrics`);
+      assert.equal(metrics.status, 200);
+      assert.match(metrics.headers.get('content-type') ?? '', /^text\/plain/);
+      const exposition = await metrics.text();
+      assert.match(
+        exposition,
+        /^switchboard_gateway_upstream_requests_total\{upstream="local",method="tools\/call"\} 1$/m,
+      );
+      assert.match(exposition, /^switchboard_gateway_upstream_up\{upstream="official",state="up"\} 1$/m);
+      assert.match(exposition, /^process_cpu_user_seconds_total /m);
       const pid = pidOf(who);
       await client.close();
       child.kill('SIGTERM');

@@ -106,6 +106,13 @@ describe('gateway: two upstreams over stdio and one over HTTP, clients of both e
       (await bob.client.callTool({ name: 'local__whoami', arguments: {} })) as CallToolResult,
     );
     assert.notEqual(adaPid, bobPid, 'each client has its own upstream process');
+    // The local upstream speaks 2026-07-28: its resultType and protocol _meta stay upstream.
+    const raw = (await bob.client.callTool({ name: 'local__whoami', arguments: {} })) as Record<
+      string,
+      unknown
+    >;
+    assert.equal(raw.resultType, undefined);
+    assert.equal(raw._meta, undefined);
     ada.assertClean();
     await ada.client.close();
     await bob.client.close();

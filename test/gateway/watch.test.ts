@@ -3,7 +3,6 @@
  * entries changed restart, clients stay connected and get list_changed, a bad edit is not applied.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +11,7 @@ import { Client } from '../../src/extensions/client.js';
 import { nodeFetch } from '../../src/node/fetch.js';
 import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
 import { CLI, CLI_ENV } from '../cli/run-cli.js';
+import { spawnOwned } from '../helpers/owned-children.js';
 import { assertExited } from '../interop/helpers/processes.js';
 import { configOf, pidOf, startGateway, switchboardClient, textOf, UPSTREAM } from './helpers.js';
 
@@ -60,7 +60,9 @@ describe('changing the config of a running gateway', () => {
   test('--watch applies an edited file and reports a bad edit without applying it', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'gateway-watch-')), 'mcp.json');
     writeFileSync(file, JSON.stringify({ mcpServers: { a: server('A') } }));
-    const child = spawn(process.execPath, [CLI, 'gateway', '--watch', '--port', '0', file], { env: CLI_ENV });
+    const child = spawnOwned(process.execPath, [CLI, 'gateway', '--watch', '--port', '0', file], {
+      env: CLI_ENV,
+    });
     let stderr = '';
     const seen = (pattern: RegExp) =>
       new Promise<RegExpExecArray>((resolve, reject) => {

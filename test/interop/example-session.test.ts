@@ -73,9 +73,27 @@ function stop(child: ChildProcess): Promise<number | null> {
 
 const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
-test('npm start: serves over HTTP, shows a modern session against itself, then the CLI can connect', async () => {
+test('npm start: prints the console URL first, serves MCP at /mcp and the console at /, connected to it', async () => {
   const { child, url, output } = await startServing([script('start'), '--port', '0']);
   try {
+    const consoleUrl = /^Switchboard console: (http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)\n/.exec(
+      output(),
+    )?.[1];
+    assert.ok(consoleUrl, `the first line names the console: ${output()}`);
+    assert.equal(new URL(consoleUrl).origin, new URL(url).origin);
+    assert.equal(new URL(url).pathname, '/mcp');
+    const page = await fetch(consoleUrl);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /<title>Switchboard console<\/title>/);
+    assert.equal((await fetch(new URL('/', url))).status, 401);
+    const token = new URL(consoleUrl).searchParams.get('token')!;
+    const listed = await fetch(new URL(`/api/connections?token=${token}`, url));
+    const [connection] = (
+      (await listed.json()) as { connections: { state: string; target: { url: string } }[] }
+    ).connections;
+    assert.equal(connection?.state, 'open');
+    assert.equal(connection?.target.url, url);
+
     assert.match(output(), /negotiated protocol 2026-07-28 \(modern era\)/);
     assert.match(output(), /< structuredContent \{"sum":42\}/);
     assert.match(output(), new RegExp(`node build/dist/cli/main\\.js tools ${url.replaceAll('.', '\\.')}`));

@@ -1,6 +1,7 @@
 /**
  * Splits one command-line string into words with a small, predictable subset of POSIX shell rules,
- * so `switchboard tools "node server.js --flag"` runs `node` with two arguments — without a shell.
+ * so `switchboard tools "node server.js --flag"` (and the console's connect form) runs `node` with
+ * two arguments — without a shell.
  *
  * - Whitespace separates words.
  * - '…' keeps everything literally; "…" keeps everything literally except `\"` and `\\`.
@@ -10,7 +11,10 @@
  * - Unquoted `|`, `&`, `;`, `<`, `>` are refused: they would mean something to a shell but are not
  *   interpreted here, and passing them on as arguments would only hide the mistake.
  */
-import { UsageError } from './usage-error.js';
+/** A command line that cannot be split (a shell operator, an unterminated quote); the CLI reports it as a usage error. */
+export class CommandLineError extends Error {
+  override name = 'CommandLineError';
+}
 
 const SHELL_OPERATORS = new Set(['|', '&', ';', '<', '>']);
 
@@ -45,7 +49,7 @@ export function splitCommandLine(line: string): string[] {
     } else if (c === '\\' && i + 1 < line.length && /[\s"'\\]/.test(line[i + 1]!)) {
       word += line[++i];
     } else if (SHELL_OPERATORS.has(c)) {
-      throw new UsageError(
+      throw new CommandLineError(
         `The server command ${JSON.stringify(line)} contains the shell operator "${c}", but it is run without a shell. ` +
           `Quote the character if it is part of an argument, or run a shell explicitly: "sh -c '…'".`,
       );
@@ -54,7 +58,9 @@ export function splitCommandLine(line: string): string[] {
     }
   }
   if (quote) {
-    throw new UsageError(`The server command ${JSON.stringify(line)} has an unterminated ${quote} quote.`);
+    throw new CommandLineError(
+      `The server command ${JSON.stringify(line)} has an unterminated ${quote} quote.`,
+    );
   }
   if (inWord) words.push(word);
   return words;

@@ -1,0 +1,183 @@
+/** The Tools tab: the list, a generated form per tool, the call with progress and cancel, its result. */
+import { useState } from 'preact/hooks';
+import type { CallToolResult, Tool } from '../../protocol/types.js';
+import type { ApiError, ConnectionSummary } from '../api-types.js';
+import { run } from './api.js';
+import { ContentView, ErrorView, JsonView } from './content.js';
+import { Icon, ItemList } from './item-list.js';
+import { ArgumentsEditor, defaultsOf, type Schema, validate } from './schema-form.js';
+import { useStore } from './store.js';
+import { useList } from './use-list.js';
+
+let nextCall = 1;
+
+export function ToolsTab({
+  connection,
+  onOpen,
+}: {
+  connection: ConnectionSummary;
+  onOpen: (uri: string) => void;
+}) {
+  const list = useList(connection.id, 'tools', (r) => r.tools);
+  const [selected, setSelected] = useState<string | undefined>(undefined);
+  const tool = list.items?.find((t) => t.name === selected);
+  return (
+    <div class="split">
+      <nav class="list" aria-label="Tools">
+        <ItemList
+          heading="Tools"
+          items={list.items?.map((t) => ({
+            ...t,
+            key: t.name,
+            title: t.title ?? t.annotations?.title ?? t.name,
+            subtitle: t.name,
+          }))}
+          current={selected}
+          onSelect={setSelected}
+          onRefresh={list.reload}
+          error={list.error}
+        />
+      </nav>
+      <section class="detail" aria-label="Tool">
+        {tool ? (
+          <ToolView key={tool.name} connection={connection} tool={tool} onOpen={onOpen} />
+        ) : (
+          <p class="muted">Choose a tool.</p>
+        )}
+      </section>
+    </div>
+  );
+}
+
+const HINTS: [keyof NonNullable<Tool['annotations']>, string][] = [
+  ['readOnlyHint', 'read-only'],
+  ['destructiveHint', 'destructive'],
+  ['idempotentHint', 'idempotent'],
+  ['openWorldHint', 'open world'],
+];
+
+function ToolView({
+  connection,
+  tool,
+  onOpen,
+}: {
+  connection: ConnectionSummary;
+  tool: Tool;
+  onOpen: (uri: string) => void;
+}) {
+  const store = useStore();
+  const schema = tool.inputSchema as Schema;
+  const [args, setArgs] = useState(() => defaultsOf(schema));
+  const [problems, setProblems] = useState(new Map<string, string>());
+  const [callId, setCallId] = useState<string | undefined>(undefined);
+  const [outcome, setOutcome] = useState<
+    { result?: CallToolResult; error?: ApiError; ms: number } | undefined
+  >(undefined);
+  const progress = callId ? store.progress.get(callId) : undefined;
+
+  async function call(event: Event) {
+    event.preventDefault();
+    const found = validate(schema, args);
+    setProblems(found);
+    if (found.size > 0) return;
+    const id = `call-${nextCall++}`;
+    setCallId(id);
+    setOutcome(undefined);
+    const started = performance.now();
+    const answer = await run(connection.id, 'call', { name: tool.name, arguments: args, callId: id });
+    const ms = Math.round(performance.now() - started);
+    setOutcome(answer.ok ? { result: answer.result, ms } : { error: answer.error, ms });
+    setCallId(undefined);
+  }
+
+  const hints = HINTS.filter(([key]) => tool.annotations?.[key] === true);
+  return (
+    <form onSubmit={call} class="tool" aria-label={`Call ${tool.name}`}>
+      <h2>
+        <Icon item={tool} /> {tool.title ?? tool.annotations?.title ?? tool.name}{' '}
+        <code class="muted">{tool.name}</code>
+      </h2>
+      {tool.description ? <p>{tool.description}</p> : null}
+      {hints.length > 0 ? (
+        <p class="badges">
+          {hints.map(([key, label]) => (
+            <span key={key} class="badge">
+              {label}
+            </span>
+          ))}
+        </p>
+      ) : null}
+      <ArgumentsEditor schema={schema} value={args} onChange={setArgs} problems={problems} />
+      <div class="actions">
+        <button type="submit" class="primary" disabled={callId !== undefined}>
+          Call {tool.name}
+        </button>
+        {callId ? (
+          <button type="button" onClick={() => void run(connection.id, 'cancel', { callId })}>
+            Cancel
+          </button>
+        ) : null}
+      </div>
+      {callId ? (
+        <div class="progress" aria-live="polite">
+          {progress ? (
+            <>
+              <progress
+                value={progress.progress}
+                {...(progress.total === undefined ? {} : { max: progress.total })}
+              />{' '}
+              <span>
+                {progress.message ??
+                  `${progress.progress}${progress.total === undefined ? '' : ` / ${progress.total}`}`}
+              </span>
+            </>
+          ) : (
+            <span>Running…</span>
+          )}
+        </div>
+      ) : null}
+      {outcome ? <CallOutcome {...outcome} tool={tool} onOpen={onOpen} /> : null}
+    </form>
+  );
+}
+
+function CallOutcome({
+  result,
+  error,
+  ms,
+  tool,
+  onOpen,
+}: {
+  result?: CallToolResult;
+  error?: ApiError;
+  ms: number;
+  tool: Tool;
+  onOpen: (uri: string) => void;
+}) {
+  return (
+    <section class="result" aria-label="Result" aria-live="polite">
+      <h3>
+        Result <small class="muted">{ms} ms</small>
+      </h3>
+      {error ? <ErrorView message={error.message} code={error.code} /> : null}
+      {result?.isError ? <ErrorView message="The tool reported an error (isError)." /> : null}
+      {result?.content?.map((block, i) => (
+        <ContentView key={i} block={block} onOpen={onOpen} />
+      ))}
+      {result?.structuredContent !== undefined ? (
+        <div>
+          <h4>
+            Structured content {tool.outputSchema ? <span class="badge ok">matches outputSchema</span> : null}
+          </h4>
+          <JsonView value={result.structuredContent} label="structured content" />
+        </div>
+      ) : null}
+      {result ? (
+        <details>
+          <summary>Raw result</summary>
+          <JsonView value={result} label="result" />
+        </details>
+      ) : null}
+    </section>
+  );
+}

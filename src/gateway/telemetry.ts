@@ -1,0 +1,220 @@
+/**
+ * What the gateway tells operators: Prometheus metrics (`/metrics`, with prom-client) and
+ * OpenTelemetry traces through `@opentelemetry/api` alone — a span per downstream request, a child
+ * span per upstream call. Without an SDK registered by the application the API's tracer records
+ * nothing, so users who do not trace pay for no exporter.
+ *
+ * On the per-call path the metric children are looked up once per (upstream, method) and cached:
+ * prom-client's label lookup hashes the label object on every call otherwise.
+ */
+import { context, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { RequestContext } from '../server/context.js';
+import { errorMessage } from '../util/guards.js';
+import type { UpstreamHealth } from './upstream.js';
+
+/** The methods named in metric labels; any other (a vendor method forwarded by name) is `other`. */
+const LABELLED_METHODS = new Set([
+  'tools/call',
+  'prompts/get',
+  'resources/read',
+  'completion/complete',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'subscriptions/listen',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'logging/setLevel',
+  'ping',
+  'initialize',
+  'server/discover',
+]);
+
+/** Latency buckets (seconds): a stdio hop is ~100 us, a slow tool several seconds. */
+const BUCKETS = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+];
+
+interface MethodMetrics {
+  readonly requests: Counter.Internal;
+  readonly errors: Counter.Internal;
+  readonly duration: Histogram.Internal<'upstream' | 'method'>;
+}
+
+/** One upstream call as measured (a child span only under a recorded request span): end it once, with the error if it failed. */
+export interface UpstreamCallRecord {
+  end(error?: unknown): void;
+}
+
+export interface TelemetrySources {
+  health(): readonly UpstreamHealth[];
+  /** Downstream sessions that have upstream sessions open. */
+  downstreamSessions(): number;
+}
+
+export class GatewayTelemetry {
+  /** The gateway's own registry (not prom-client's global one: two gateways in a process differ). */
+  readonly registry = new Registry();
+  private readonly tracer: Tracer;
+  private readonly requests: Counter<'upstream' | 'method'>;
+  private readonly errors: Counter<'upstream' | 'method'>;
+  private readonly duration: Histogram<'upstream' | 'method'>;
+  private readonly restarts: Counter<'upstream'>;
+  private readonly byUpstream = new Map<string, Map<string, MethodMetrics>>();
+  /** The span of each downstream request in flight, for its upstream calls' child spans. */
+  private readonly spans = new WeakMap<RequestContext, Span>();
+
+  constructor(sources: TelemetrySources, version: string) {
+    const registers = [this.registry];
+    this.tracer = trace.getTracer('switchboard-gateway', version);
+    this.requests = new Counter({
+      name: 'switchboard_gateway_upstream_requests_total',
+      help: 'Requests forwarded to an upstream, by upstream and MCP method.',
+      labelNames: ['upstream', 'method'],
+      registers,
+    });
+    this.errors = new Counter({
+      name: 'switchboard_gateway_upstream_errors_total',
+      help: 'Forwarded requests that failed (error answer, timeout, upstream unavailable), by upstream and method.',
+      labelNames: ['upstream', 'method'],
+      registers,
+    });
+    this.duration = new Histogram({
+      name: 'switchboard_gateway_upstream_request_duration_seconds',
+      help: 'Time from the downstream request reaching the gateway to the upstream answer, by upstream and method.',
+      labelNames: ['upstream', 'method'],
+      buckets: BUCKETS,
+      registers,
+    });
+    this.restarts = new Counter({
+      name: 'switchboard_gateway_upstream_restarts_total',
+      help: 'Times an upstream was reconnected (restarted, for a stdio server) after a failure.',
+      labelNames: ['upstream'],
+      registers,
+    });
+    new Gauge({
+      name: 'switchboard_gateway_upstream_up',
+      help: '1 while an upstream is up, else 0 (starting, failing, circuit open, idle).',
+      labelNames: ['upstream', 'state'],
+      registers,
+      collect() {
+        this.reset();
+        for (const health of sources.health()) {
+          this.set({ upstream: health.name, state: health.state }, health.state === 'up' ? 1 : 0);
+        }
+      },
+    });
+    new Gauge({
+      name: 'switchboard_gateway_upstream_sessions',
+      help: 'Sessions open with an upstream for downstream clients (besides the gateway’s own).',
+      labelNames: ['upstream'],
+      registers,
+      collect() {
+        this.reset();
+        for (const health of sources.health()) this.set({ upstream: health.name }, health.sessions);
+      },
+    });
+    new Gauge({
+      name: 'switchboard_gateway_downstream_sessions',
+      help: 'Downstream client sessions with upstream sessions open.',
+      registers,
+      collect() {
+        this.set(sources.downstreamSessions());
+      },
+    });
+  }
+
+  /** Adds the process metrics (CPU, memory, event loop lag) — for the `switchboard gateway` process. */
+  collectProcessMetrics(): void {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** The Prometheus text exposition of every metric. */
+  metrics(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** An upstream is served: its restart count shows, at 0. */
+  upstreamAdded(upstream: string): void {
+    this.restarts.inc({ upstream }, 0);
+  }
+
+  restarted(upstream: string): void {
+    this.restarts.inc({ upstream });
+  }
+
+  /** A downstream request begins: its span (ended by the returned function). */
+  requestStarted(method: string, ctx: RequestContext): (error?: unknown) => void {
+    const span = this.tracer.startSpan(`${method}`, {
+      kind: SpanKind.SERVER,
+      attributes: { 'rpc.system': 'mcp', 'rpc.method': method },
+    });
+    // Not recording (no SDK, or not sampled): no child spans either, and nothing to remember.
+    if (!span.isRecording()) return () => span.end();
+    this.spans.set(ctx, span);
+    return (error) => {
+      if (error !== undefined) {
+        span.recordException(error instanceof Error ? error : errorMessage(error));
+        span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
+      }
+      span.end();
+    };
+  }
+
+  /** One upstream call made for the downstream request `ctx`: counted, timed, and a child span. */
+  upstreamCall(upstream: string, method: string, ctx: RequestContext): UpstreamCallRecord {
+    const metrics = this.metricsFor(upstream, method);
+    metrics.requests.inc();
+    const parent = this.spans.get(ctx);
+    const span =
+      parent &&
+      this.tracer.startSpan(
+        `${upstream} ${method}`,
+        {
+          kind: SpanKind.CLIENT,
+          attributes: { 'rpc.system': 'mcp', 'rpc.method': method, 'mcp.upstream': upstream },
+        },
+        trace.setSpan(context.active(), parent),
+      );
+    const started = performance.now();
+    let ended = false;
+    return {
+      end: (error) => {
+        if (ended) return;
+        ended = true;
+        metrics.duration.observe((performance.now() - started) / 1000);
+        if (error !== undefined) {
+          metrics.errors.inc();
+          span?.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
+        }
+        span?.end();
+      },
+    };
+  }
+
+  private metricsFor(upstream: string, method: string): MethodMetrics {
+    let methods = this.byUpstream.get(upstream);
+    if (!methods) {
+      methods = new Map();
+      this.byUpstream.set(upstream, methods);
+    }
+    const label = LABELLED_METHODS.has(method) ? method : 'other';
+    let found = methods.get(label);
+    if (!found) {
+      const labels = { upstream, method: label };
+      found = {
+        requests: this.requests.labels(labels),
+        errors: this.errors.labels(labels),
+        duration: this.duration.labels(labels),
+      };
+      methods.set(label, found);
+    }
+    return found;
+  }
+}
