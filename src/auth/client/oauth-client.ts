@@ -438,26 +438,8 @@ export class OAuthClient {
     }
   }
 
-  async #clientCredentials(signed: Signed, scope: string | undefined): Promise<oauth.TokenEndpointResponse> {
-    const { auth, client, clientAuth } = signed;
-    const parameters: Record<string, string> = { resource: auth.resource };
-    if (scope !== undefined) parameters.scope = scope;
-    try {
-      const response = await oauth.clientCredentialsGrantRequest(
-        auth.as,
-        client,
-        clientAuth,
-        parameters,
-        this.#http.options(),
-      );
-      return await oauth.processClientCredentialsResponse(auth.as, client, response);
-    } catch (error) {
-      throw new SwitchboardError(
-        'AUTHORIZATION',
-        `The client credentials request to ${auth.issuer} failed: ${describe(error)}.`,
-        { cause: error },
-      );
-    }
+  #clientCredentials(signed: Signed, scope: string | undefined): Promise<oauth.TokenEndpointResponse> {
+    return this.#grant(signed, 'client_credentials', {}, scope, 'client credentials request');
   }
 
   /**
@@ -465,7 +447,7 @@ export class OAuthClient {
    * retry, no other grant): the error says what the authorization server answered.
    */
   async #jwtBearer(signed: Signed, scope: string | undefined): Promise<oauth.TokenEndpointResponse> {
-    const { auth, client, clientAuth } = signed;
+    const { auth } = signed;
     const tokenEndpoint = auth.as.token_endpoint;
     if (!tokenEndpoint) {
       throw new SwitchboardError(
@@ -479,14 +461,26 @@ export class OAuthClient {
       resource: auth.resource,
       scope,
     });
-    const parameters: Record<string, string> = { assertion, resource: auth.resource };
+    return this.#grant(signed, JWT_BEARER, { assertion }, scope, 'JWT-bearer token request');
+  }
+
+  /** A token request of a grant without a user (`resource` and `scope` added); `what` names it in errors. */
+  async #grant(
+    signed: Signed,
+    grantType: string,
+    given: Record<string, string>,
+    scope: string | undefined,
+    what: string,
+  ): Promise<oauth.TokenEndpointResponse> {
+    const { auth, client, clientAuth } = signed;
+    const parameters: Record<string, string> = { ...given, resource: auth.resource };
     if (scope !== undefined) parameters.scope = scope;
     try {
       const response = await oauth.genericTokenEndpointRequest(
         auth.as,
         client,
         clientAuth,
-        JWT_BEARER,
+        grantType,
         parameters,
         this.#http.options(),
       );
@@ -494,8 +488,10 @@ export class OAuthClient {
     } catch (error) {
       throw new SwitchboardError(
         'AUTHORIZATION',
-        `The JWT-bearer token request to ${auth.issuer} failed: ${describe(error)}.`,
-        { cause: error },
+        `The ${what} to ${auth.issuer} failed: ${describe(error)}.`,
+        {
+          cause: error,
+        },
       );
     }
   }
