@@ -28,6 +28,7 @@ import {
   ProtocolError,
   resourceLink,
   Server,
+  type ServerOptions,
   text,
   toolError,
 } from 'switchboard';
@@ -47,7 +48,8 @@ const noteUri = (id: string) => `notes://${id}`;
 const startingWith = (candidates: readonly string[]) => (value: string) =>
   candidates.filter((candidate) => candidate.startsWith(value));
 
-export function createExampleServer(): Server {
+/** `options`: more server options (the cluster demo passes the Redis stores). */
+export function createExampleServer(options: ServerOptions = {}): Server {
   const server = new Server(
     {
       name: 'switchboard-example',
@@ -61,6 +63,7 @@ export function createExampleServer(): Server {
       instructions:
         'A demo server. Notes live under notes://{id}; find_notes searches them, read_note embeds one, ' +
         'and the summarize_note prompt asks for a summary.',
+      ...options,
     },
   );
 

@@ -125,6 +125,7 @@ export {
 export * from './protocol/types.js';
 export type { ElicitFieldValue, ElicitFormContent } from './schema/elicitation.js';
 export { jsonSchema, type SchemaLike, type TypedJsonSchema } from './schema/index.js';
+export { type BusChange, type ChangeBus, MemoryChangeBus } from './server/change-bus.js';
 export type { Completer, CompletionContext } from './server/completion.js';
 export type { ServerConnection } from './server/connection.js';
 export {
@@ -160,7 +161,13 @@ export type {
   PromptReturn,
 } from './server/prompts.js';
 export { type RedactFn, redactSecrets } from './server/redact.js';
-export { MemoryRequestStateStore, type RequestStateStore } from './server/request-state.js';
+export {
+  MemoryKeyring,
+  MemoryRequestStateStore,
+  type RequestStateKey,
+  type RequestStateKeyring,
+  type RequestStateStore,
+} from './server/request-state.js';
 export type {
   ResourceConfig,
   ResourceReader,

@@ -9,6 +9,8 @@
  *   DELETE /api/connections/<id>             closes and forgets it
  *   POST   /api/connections/<id>/<op>        one operation (OperationRequests) → ApiAnswer
  */
+
+import type { CheckEntry, CheckSummary } from '../check/results.js';
 import type {
   CallToolResult,
   CompleteParams,
@@ -105,6 +107,8 @@ export type ConsoleEvent = EventBase &
         readonly data: unknown;
       }
     | { readonly kind: 'stderr'; readonly connectionId: string; readonly text: string }
+    /** What a running `check` is doing, one line at a time. */
+    | { readonly kind: 'check-progress'; readonly connectionId: string; readonly line: string }
     | {
         readonly kind: 'progress';
         readonly connectionId: string;
@@ -150,6 +154,25 @@ export interface Operations {
     request: { questionId: string; result: ElicitResult | Record<string, unknown> };
     result: Record<string, never>;
   };
+  /**
+   * `switchboard check` on this connection's target (a server of its own: a stdio command is started
+   * again). Without `revisions`, every revision, as the CLI does.
+   */
+  check: { request: { revisions?: string[]; callTools?: boolean }; result: CheckResult };
+}
+
+/** The checker's report (`switchboard check --json`), the fields the page shows. */
+export interface CheckResult {
+  readonly target: string;
+  readonly server?: { readonly name: string; readonly version: string };
+  readonly durationMs: number;
+  readonly revisions: readonly {
+    readonly revision: string;
+    readonly supported: boolean;
+    readonly note: string;
+  }[];
+  readonly summary: CheckSummary;
+  readonly checks: readonly CheckEntry[];
 }
 
 export type OperationName = keyof Operations;

@@ -3,6 +3,7 @@
  * flight (so the page can cancel them), and the questions the server asked that wait for the person
  * at the page (elicitation, sampling). Everything it sees goes into the console's event log.
  */
+import { checkServer } from '../check/run.js';
 import type { VersionNegotiation } from '../client/client.js';
 import type { Channel } from '../engine/channel.js';
 import { Client } from '../extensions/client.js';
@@ -149,7 +150,9 @@ export class ConsoleConnection {
       | ((body: Record<string, unknown>) => Promise<Operations[K]['result']>)
       | undefined;
     if (!run) throw new BadRequest(`There is no operation "${op}".`);
-    if (this.#summary.state !== 'open' && op !== 'answer' && op !== 'cancel' && op !== 'roots') {
+    // The checker makes connections of its own: a server this one could not reach can be checked too.
+    const anyState: readonly string[] = ['answer', 'cancel', 'roots', 'check'];
+    if (this.#summary.state !== 'open' && !anyState.includes(op)) {
       throw new BadRequest(`The connection is ${this.#summary.state}; connect again to use it.`);
     }
     return run(body);
@@ -233,6 +236,17 @@ export class ConsoleConnection {
       this.client.setRoots(() => this.#roots);
       this.update({ roots: this.#roots });
       return {};
+    },
+    check: (body) => {
+      const revisions = body.revisions ?? [];
+      if (!Array.isArray(revisions) || !revisions.every((r) => typeof r === 'string' && isRevision(r)))
+        throw new BadRequest(`"revisions" must be a list of revisions: ${REVISIONS.join(', ')}.`);
+      const target = this.#summary.target;
+      return checkServer(target, {
+        ...(revisions.length > 0 ? { revisions } : {}),
+        callTools: body.callTools === true,
+        onProgress: (line) => this.events.push({ kind: 'check-progress', connectionId: this.id, line }),
+      });
     },
     answer: async (body) => {
       const questionId = text(body, 'questionId');

@@ -8,8 +8,9 @@
  * digest of its name/uri and arguments), the caller it was issued to, an expiry, a one-time nonce,
  * and the answers so far. Each check failing is a -32602 with its own message (see `input.ts`).
  *
- * Multi-node deployments must give every node the same `requestStateKey`; the default key is random
- * per process, so a retry that lands on another process (or after a restart) is refused.
+ * Multi-node deployments must give every node the same keys (one `requestStateKey`, or a shared
+ * {@link RequestStateKeyring} such as `switchboard/redis`'s); the default key is random per process,
+ * so a retry that lands on another process (or after a restart) is refused.
  */
 import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import { base64UrlToBytes, bytesToBase64Url } from '../util/base64.js';
@@ -151,29 +152,122 @@ const AAD = encoder.encode('switchboard/requestState/v1');
 
 type AeadKey = Awaited<ReturnType<typeof crypto.subtle.deriveKey>>;
 
-export class RequestStateSealer {
-  private readonly secret: Uint8Array | undefined;
-  /**
-   * Derived on first use: every Server has a sealer, few ever seal, and deriving at construction
-   * loaded Web Crypto and ran HKDF before a stdio server's first answer (3-5 ms of its cold start).
-   */
-  private derived: Promise<AeadKey> | undefined;
+/** One `requestState` key: an id (stable across nodes) and its secret. */
+export interface RequestStateKey {
+  readonly id: string;
+  /** Any string or bytes (at least 16 bytes recommended). */
+  readonly secret: string | Uint8Array;
+}
 
-  /** `secret`: any string or bytes (at least 16 bytes recommended); default a random per-process key. */
-  constructor(secret?: string | Uint8Array) {
-    this.secret = typeof secret === 'string' ? encoder.encode(secret) : secret?.slice();
+/**
+ * The keys that seal and open `requestState`, for rotation without a restart: the first key seals,
+ * every key opens (so states sealed before a rotation stay good until they expire). Called on each
+ * seal and open: return a cached array (the sealer derives each key once, by id).
+ */
+export interface RequestStateKeyring {
+  keys(): readonly RequestStateKey[] | Promise<readonly RequestStateKey[]>;
+}
+
+/**
+ * A keyring held in this process. `rotate()` makes a new key the sealing one; the previous keys keep
+ * opening for `retainMs` (set it to at least the `requestState` lifetime), then are dropped.
+ * `switchboard/redis` has one every node of a cluster shares.
+ */
+export class MemoryKeyring implements RequestStateKeyring {
+  #keys: { key: RequestStateKey; retiredAt: number | undefined }[] = [];
+  readonly #retainMs: number;
+
+  /** `secret`: the first key's secret; default random. `retainMs`: default 1 hour. */
+  constructor(secret?: string | Uint8Array, options: { retainMs?: number } = {}) {
+    this.#retainMs = options.retainMs ?? 3_600_000;
+    this.rotate(secret);
   }
 
-  private get key(): Promise<AeadKey> {
-    this.derived ??= deriveKey(this.secret ?? crypto.getRandomValues(new Uint8Array(32)));
-    return this.derived;
+  keys(): readonly RequestStateKey[] {
+    const now = Date.now();
+    if (this.#keys.some((k) => k.retiredAt !== undefined && now - k.retiredAt > this.#retainMs)) {
+      this.#keys = this.#keys.filter((k) => k.retiredAt === undefined || now - k.retiredAt <= this.#retainMs);
+      this.#cached = undefined;
+    }
+    this.#cached ??= this.#keys.map((k) => k.key);
+    return this.#cached;
+  }
+
+  #cached: readonly RequestStateKey[] | undefined;
+
+  /** Makes a new key (random unless given) the one that seals; returns its id. */
+  rotate(secret: string | Uint8Array = crypto.getRandomValues(new Uint8Array(32))): string {
+    const now = Date.now();
+    for (const k of this.#keys) k.retiredAt ??= now;
+    const id = newNonce();
+    this.#keys.unshift({ key: { id, secret }, retiredAt: undefined });
+    this.#cached = undefined;
+    return id;
+  }
+}
+
+export class RequestStateSealer {
+  readonly #keyring: RequestStateKeyring;
+  /**
+   * Derived on first use, by key id: every Server has a sealer, few ever seal, and deriving at
+   * construction loaded Web Crypto and ran HKDF before a stdio server's first answer (3-5 ms of its
+   * cold start).
+   */
+  readonly #derived = new Map<string, { secret: string | Uint8Array; key: Promise<AeadKey> }>();
+
+  /**
+   * `secret`: one key (any string or bytes, at least 16 bytes recommended), or a keyring for
+   * rotation; default a random per-process key.
+   */
+  constructor(secret?: string | Uint8Array | RequestStateKeyring) {
+    if (typeof secret === 'object' && !(secret instanceof Uint8Array)) {
+      this.#keyring = secret;
+    } else {
+      const key: readonly RequestStateKey[] = [
+        { id: 'default', secret: typeof secret === 'string' ? secret : (secret?.slice() ?? randomSecret) },
+      ];
+      this.#keyring = { keys: () => key };
+    }
+  }
+
+  #key(key: RequestStateKey): Promise<AeadKey> {
+    let derived = this.#derived.get(key.id);
+    if (derived?.secret !== key.secret) {
+      // Keys that left the ring go with it: the map never holds more than a few.
+      if (this.#derived.size > 16) this.#derived.clear();
+      const material =
+        key.secret === randomSecret
+          ? crypto.getRandomValues(new Uint8Array(32))
+          : typeof key.secret === 'string'
+            ? encoder.encode(key.secret)
+            : key.secret;
+      derived = { secret: key.secret, key: deriveKey(material) };
+      this.#derived.set(key.id, derived);
+    }
+    return derived.key;
+  }
+
+  async #keys(): Promise<readonly RequestStateKey[]> {
+    const keys = await this.#keyring.keys();
+    if (keys.length === 0) {
+      throw new SwitchboardError(
+        'CONFIG',
+        'The requestState keyring holds no key; it must hold at least one.',
+      );
+    }
+    return keys;
   }
 
   async seal(payload: RequestStatePayload): Promise<string> {
+    const [current] = await this.#keys();
     const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
     const plain = encoder.encode(JSON.stringify(payload));
     const sealed = new Uint8Array(
-      await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: AAD }, await this.key, plain),
+      await crypto.subtle.encrypt(
+        { name: 'AES-GCM', iv, additionalData: AAD },
+        await this.#key(current!),
+        plain,
+      ),
     );
     const out = new Uint8Array(IV_BYTES + sealed.length);
     out.set(iv);
@@ -181,7 +275,10 @@ export class RequestStateSealer {
     return PREFIX + bytesToBase64Url(out);
   }
 
-  /** The payload, or undefined when `token` is malformed, altered, or sealed under another key. */
+  /**
+   * The payload, or undefined when `token` is malformed, altered, or sealed under a key not in the
+   * ring. Keys are tried newest first: a state sealed before a rotation costs one more decryption.
+   */
   async open(token: string): Promise<Record<string, unknown> | undefined> {
     if (!token.startsWith(PREFIX)) return undefined;
     let bytes: Uint8Array;
@@ -191,24 +288,30 @@ export class RequestStateSealer {
       return undefined;
     }
     if (bytes.length <= IV_BYTES) return undefined;
-    let plain: ArrayBuffer;
-    try {
-      plain = await crypto.subtle.decrypt(
-        { name: 'AES-GCM', iv: bytes.subarray(0, IV_BYTES), additionalData: AAD },
-        await this.key,
-        bytes.subarray(IV_BYTES),
-      );
-    } catch {
-      return undefined;
+    for (const key of await this.#keys()) {
+      let plain: ArrayBuffer;
+      try {
+        plain = await crypto.subtle.decrypt(
+          { name: 'AES-GCM', iv: bytes.subarray(0, IV_BYTES), additionalData: AAD },
+          await this.#key(key),
+          bytes.subarray(IV_BYTES),
+        );
+      } catch {
+        continue;
+      }
+      try {
+        const value = JSON.parse(decoder.decode(plain));
+        return isPlainObject(value) ? value : undefined;
+      } catch {
+        return undefined;
+      }
     }
-    try {
-      const value = JSON.parse(decoder.decode(plain));
-      return isPlainObject(value) ? value : undefined;
-    } catch {
-      return undefined;
-    }
+    return undefined;
   }
 }
+
+/** Stands for "a random key, made when first used" (a per-process default). */
+const randomSecret = new Uint8Array(0);
 
 async function deriveKey(material: Uint8Array): Promise<AeadKey> {
   const base = await crypto.subtle.importKey('raw', material, 'HKDF', false, ['deriveKey']);

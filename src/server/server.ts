@@ -54,6 +54,7 @@ import type { SchemaLike } from '../schema/index.js';
 import { asError } from '../util/guards.js';
 import { type Logger, withOnerror } from '../util/logger.js';
 import { randomUuid } from '../util/random-id.js';
+import type { ChangeBus } from './change-bus.js';
 import { type Completer, completerFor, runCompleter } from './completion.js';
 import { ServerConnection } from './connection.js';
 import { type ContextServices, RequestContext, TaskHandoff } from './context.js';
@@ -84,7 +85,7 @@ import {
 } from './prompts.js';
 import type { RedactFn } from './redact.js';
 import { Registry } from './registry.js';
-import { RequestStateSealer, type RequestStateStore } from './request-state.js';
+import { type RequestStateKeyring, RequestStateSealer, type RequestStateStore } from './request-state.js';
 import {
   buildResourceEntry,
   buildTemplateEntry,
@@ -145,16 +146,23 @@ export interface ServerCoreOptions {
    */
   redact?: RedactFn | false;
   /**
-   * 2026-07-28 multi-round-trip requests: the secret that seals `requestState` (AES-256-GCM).
-   * Default: a random key per process — every node behind one endpoint must be given the same key.
+   * 2026-07-28 multi-round-trip requests: the secret that seals `requestState` (AES-256-GCM), or a
+   * keyring (the first key seals, every key opens) to rotate keys without a restart. Default: a
+   * random key per process — every node behind one endpoint must be given the same key or keyring.
    */
-  requestStateKey?: string | Uint8Array;
+  requestStateKey?: string | Uint8Array | RequestStateKeyring;
   /** How long an issued `requestState` stays valid. Default 10 minutes. */
   requestStateTtlMs?: number;
   /** Where used `requestState` nonces are remembered (one-time use). Default: in memory, per process. */
   requestStateStore?: RequestStateStore;
   /** Legacy connections: how long `ctx.elicit`/`sample`/`listRoots` wait for the client. Default 10 minutes. */
   inputTimeoutMs?: number;
+  /**
+   * Several nodes: where change notifications (`list_changed`, `resources/updated`) go to and come
+   * from the other nodes, so a listen stream or session on any node hears a change made on this one.
+   * Default: none (one process). See `switchboard/redis`.
+   */
+  changeBus?: ChangeBus;
 }
 
 /** Server events and their payloads. */
@@ -264,6 +272,12 @@ export class ServerCore {
   readonly notifications: NotificationHub;
   private readonly extensions: Record<string, JsonObject> = {};
   private readonly pendingListChanges = new Set<ListChangedKind>();
+  private readonly changeBus: ChangeBus | undefined;
+  /**
+   * Set by the first request: registry changes before it (a node registering its items at start-up)
+   * are not news to the other nodes, whose clients would otherwise list again at every deploy.
+   */
+  private serving = false;
   private index: { version: number; index: UriTemplateIndex<TemplateEntry> } | undefined;
   private readonly listFilters = new Map<ListKind, ((item: any, ctx: RequestContext) => boolean)[]>();
   /** Some item was registered with `scopes`: lists are then filtered per caller. */
@@ -369,6 +383,8 @@ export class ServerCore {
       maxListens: options.maxSubscriptions,
       report: (error) => this.reportError(error),
     });
+    this.changeBus = options.changeBus;
+    this.changeBus?.subscribe(({ method, params }) => this.notifications.publish(method, params));
     const noteScopes = (entry: { descriptor: object }) => {
       if (scopesOf(entry.descriptor).length > 0) this.scoped = true;
     };
@@ -656,7 +672,7 @@ export class ServerCore {
    */
   notifyResourceUpdated(uri: string): void {
     checkUri(uri);
-    this.notifications.publish(RESOURCE_UPDATED, { uri });
+    this.publishChange(RESOURCE_UPDATED, { uri });
   }
 
   /**
@@ -740,6 +756,7 @@ export class ServerCore {
    * middleware chain and the method's handler, and encodes the result for the request's revision.
    */
   async serve(request: ServedRequest, link: RequestLink): Promise<unknown> {
+    this.serving = true;
     const { method, id: requestId } = request;
     const params = request.params ?? EMPTY_PARAMS;
     const session = link.legacy?.session;
@@ -1094,7 +1111,7 @@ export class ServerCore {
   // --- change notifications ----------------------------------------------------------------------
 
   private listChanged(kind: ListChangedKind): void {
-    if (this.notifications.size === 0) return;
+    if (this.notifications.size === 0 && !(this.changeBus && this.serving)) return;
     // Coalesce: registering twenty tools in one tick sends one notification.
     if (this.pendingListChanges.size === 0) queueMicrotask(() => this.flushListChanges());
     this.pendingListChanges.add(kind);
@@ -1103,7 +1120,16 @@ export class ServerCore {
   private flushListChanges(): void {
     const kinds = [...this.pendingListChanges];
     this.pendingListChanges.clear();
-    for (const kind of kinds) this.notifications.publish(LIST_CHANGED[kind]);
+    for (const kind of kinds) {
+      if (this.serving) this.publishChange(LIST_CHANGED[kind]);
+      else this.notifications.publish(LIST_CHANGED[kind]);
+    }
+  }
+
+  /** A change made here: to this node's subscribers, and to the other nodes' through the bus. */
+  private publishChange(method: string, params?: Params): void {
+    this.notifications.publish(method, params);
+    this.changeBus?.publish({ method, params });
   }
 }
 

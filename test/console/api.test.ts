@@ -106,13 +106,22 @@ test('bad requests say what is wrong', async () => {
   assert.equal(route.status, 404);
 });
 
-test('a command that cannot start is a failed connection with the reason, not a crash', async () => {
+test('a command that cannot start is a failed connection with the reason, not a crash; check says why too', async () => {
   const call = api(consoleServer.origin, consoleServer.token);
   const failed = (
     await call('POST', '/api/connections', { kind: 'stdio', command: 'no-such-program-switchboard' })
   ).json();
   assert.equal(failed.state, 'failed');
   assert.match(failed.error, /no-such-program-switchboard/);
+  // The checker may still be asked (it connects by itself) and says why it cannot check.
+  const check = (await call('POST', `/api/connections/${failed.id}/check`, {})).json();
+  assert.equal(check.ok, false);
+  assert.match(check.error.message, /no-such-program-switchboard/);
+  const badRevision = await call('POST', `/api/connections/${failed.id}/check`, {
+    revisions: ['2023-01-01'],
+  });
+  assert.equal(badRevision.status, 400);
+  assert.match(badRevision.body, /"revisions" must be a list of revisions/);
   assert.equal((await call('DELETE', `/api/connections/${failed.id}`)).status, 200);
 });
 

@@ -2,15 +2,15 @@
  * The console in a real browser: Debian's chromium driven by playwright-core (which downloads no
  * browser; .ci/run installs chromium). One browser for the whole file. The page connects to the
  * example server over stdio and HTTP from its own form, calls tools through generated forms, shows
- * an image, answers an elicitation, traces, cancels a long call and completes a resource template;
- * and a page without the token, or on another origin, gets nowhere.
+ * an image, answers an elicitation, traces, cancels a long call, completes a resource template and
+ * runs the checker; and a page without the token, or on another origin, gets nowhere.
  *
  * Screenshots of the main views are taken on the way (into a temporary folder, or into
  * $CONSOLE_SCREENSHOTS: `CONSOLE_SCREENSHOTS=docs/console node scripts/test.js browser` refreshes
  * the ones docs/console.md shows).
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -32,8 +32,9 @@ function chromiumPath(): string {
   return found;
 }
 
-const shots = process.env.CONSOLE_SCREENSHOTS
-  ? resolve(process.env.CONSOLE_SCREENSHOTS)
+const keepShots = process.env.CONSOLE_SCREENSHOTS !== undefined;
+const shots = keepShots
+  ? resolve(process.env.CONSOLE_SCREENSHOTS!)
   : mkdtempSync(join(tmpdir(), 'console-shots-'));
 mkdirSync(shots, { recursive: true });
 
@@ -57,12 +58,19 @@ after(async () => {
   await browser?.close();
   await running?.close();
   await mcp?.close();
+  if (!keepShots) rmSync(shots, { recursive: true, force: true });
 });
 
 async function connect(kind: 'stdio' | 'http', target: string): Promise<void> {
   await page.getByRole('radio', { name: kind === 'stdio' ? 'stdio command' : 'HTTP URL' }).check();
   await page.getByRole('textbox', { name: kind === 'stdio' ? 'Command' : 'Endpoint URL' }).fill(target);
   await page.getByRole('button', { name: 'Connect', exact: true }).click();
+}
+
+/** A screenshot of the view from its top (a click may have scrolled the page). */
+async function shot(name: string): Promise<void> {
+  await page.evaluate('scrollTo(0, 0)');
+  await page.screenshot({ path: join(shots, `${name}.png`) });
 }
 
 const result = () => page.getByRole('region', { name: 'Result' });
@@ -99,7 +107,7 @@ test('renders an image result as an image', async () => {
   const image = result().getByRole('img', { name: 'Tool result (image/png)' });
   await image.waitFor();
   assert.equal(await image.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth), 16);
-  await page.screenshot({ path: join(shots, 'tools.png') });
+  await shot('tools');
 });
 
 test('cancels a long call: progress shows, Cancel stops it', async () => {
@@ -123,7 +131,7 @@ test('connects over HTTP and answers an elicitation form the server sends during
   await dialog.getByRole('textbox', { name: /^Name/ }).fill('Ada');
   await dialog.getByRole('spinbutton', { name: /^Guests/ }).fill('3');
   await dialog.getByRole('combobox', { name: /^Seating/ }).selectOption({ label: 'terrace' });
-  await page.screenshot({ path: join(shots, 'elicitation.png') });
+  await shot('elicitation');
   await dialog.getByRole('button', { name: 'Submit' }).click();
   await result().getByText('Booked a table for 3 at Chez MCP under Ada, terrace.', { exact: true }).waitFor();
   // Answered questions leave the page (the console's event stream says so).
@@ -139,13 +147,10 @@ test('the trace shows the messages both ways, filtered by search', async () => {
   await trace.getByRole('searchbox').fill('who is coming');
   await trace.getByText(/^[1-9]\d* of \d+ messages$/).waitFor();
   // The question travels inside a message (a 2026-07-28 input_required result over HTTP): open it.
-  await trace.locator('tbody tr').first().getByRole('button').click();
-  await trace
-    .getByText(/who is coming/)
-    .first()
-    .waitFor();
+  await trace.locator('tbody tr').last().getByRole('button').click();
+  await trace.getByText('"input_required"').waitFor();
   await page.getByLabel('Theme').selectOption('dark');
-  await page.screenshot({ path: join(shots, 'trace-dark.png') });
+  await shot('trace-dark');
   await page.getByLabel('Theme').selectOption('light');
 });
 
@@ -158,7 +163,21 @@ test('reads a templated resource whose field completes as it is typed', async ()
   await form.getByText('notes://groceries').waitFor();
   await form.getByRole('button', { name: 'Read' }).click();
   await page.getByRole('heading', { name: 'Read notes://groceries' }).waitFor();
-  await page.screenshot({ path: join(shots, 'resources.png') });
+  await shot('resources');
+});
+
+test('runs switchboard check on the connected server and shows its report', async () => {
+  await page.getByRole('tab', { name: 'Check' }).click();
+  const form = page.getByRole('form', { name: 'Run a check' });
+  // The revision the connection negotiated is chosen; one revision keeps the check short.
+  assert.equal(await form.getByRole('combobox', { name: 'Revisions' }).inputValue(), '2026-07-28');
+  await form.getByRole('button', { name: 'Run check' }).click();
+  const report = page.getByRole('region', { name: 'Check report' });
+  await report.getByText(/^\d+\/100$/).waitFor({ timeout: 45_000 });
+  await report.getByText('2026-07-28 spoken').waitFor();
+  await report.getByText(/^\d+ passed$/).waitFor();
+  assert.ok(Number((await report.getByText(/^\d+ passed$/).textContent())!.split(' ')[0]) > 10);
+  await shot('check');
 });
 
 test('reads narrow: one column on a phone-sized screen', async () => {
@@ -167,7 +186,7 @@ test('reads narrow: one column on a phone-sized screen', async () => {
   const side = await page.getByRole('complementary', { name: 'Connections' }).boundingBox();
   const main = await page.getByRole('main').boundingBox();
   assert.ok(side && main && main.y >= side.y + side.height - 1, 'the connections sit above the main view');
-  await page.screenshot({ path: join(shots, 'narrow.png'), fullPage: false });
+  await shot('narrow');
   await page.setViewportSize({ width: 1280, height: 860 });
 });
 

@@ -31,8 +31,10 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   check: ['engine', 'node', 'protocol', 'schema', 'server', 'testing', 'transports', 'util'],
   // The gateway sits above everything but the CLI, whose `gateway` command imports it.
   gateway: ['client', 'engine', 'extensions', 'node', 'protocol', 'schema', 'server', 'transports', 'util'],
+  // Redis-backed stores implement the interfaces of server/, extensions/tasks and the HTTP event store.
+  redis: ['extensions', 'protocol', 'server', 'transports', 'util'],
   // The web console (its page included) drives a Client; the CLI's `console` command serves it.
-  console: ['client', 'engine', 'extensions', 'node', 'protocol', 'transports', 'util'],
+  console: ['check', 'client', 'engine', 'extensions', 'node', 'protocol', 'transports', 'util'],
   cli: [
     'auth',
     'check',

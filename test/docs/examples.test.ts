@@ -8,8 +8,9 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
-import { describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { type LocalRedis, startRedis } from '../../examples/cluster/services.js';
 import { Client } from '../../src/extensions/client.js';
 import { StdioClientChannel } from '../../src/transports/stdio/client-channel.js';
 
@@ -36,7 +37,7 @@ function run(file: string): Promise<{ code: number | null; stdout: string; stder
       process.execPath,
       [file],
       // A hang guard: at load 55 one example took over 30 s.
-      { cwd: compiled, env: { ...process.env, PATH }, timeout: 90_000 },
+      { cwd: compiled, env: { ...process.env, PATH, REDIS_URL: redis.url }, timeout: 90_000 },
       (error, stdout, stderr) => {
         const code = error ? (error as { code?: unknown }).code : 0;
         resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });
@@ -50,7 +51,14 @@ const examples = readdirSync(sources)
   .filter((name) => name.endsWith('.ts'))
   .sort();
 
+/** The examples of docs/scaling.md run a cluster: they get a Redis of their own (REDIS_URL). */
+let redis: LocalRedis;
+
 describe('examples/docs', { concurrency: 4 }, () => {
+  before(async () => {
+    redis = await startRedis();
+  });
+  after(() => redis.stop());
   test('there are examples to run', () => assert.ok(examples.length > 0));
 
   for (const name of examples) {

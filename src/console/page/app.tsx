@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ConnectionSummary } from '../api-types.js';
 import { disconnect, run } from './api.js';
+import { CheckTab } from './check.js';
 import { ConnectForm } from './connect-form.js';
 import { ErrorView, JsonView } from './content.js';
 import { LogsTab } from './logs.js';
@@ -12,7 +13,7 @@ import { useStore } from './store.js';
 import { ToolsTab } from './tools.js';
 import { TraceTab } from './trace.js';
 
-const TABS = ['tools', 'resources', 'prompts', 'trace', 'logs'] as const;
+const TABS = ['tools', 'resources', 'prompts', 'trace', 'logs', 'check'] as const;
 type Tab = (typeof TABS)[number];
 
 /** Deep links: `#/<connection>/<tab>`. */
@@ -166,6 +167,7 @@ function ConnectionView({
             {tab === 'prompts' ? <PromptsTab connection={connection} onOpen={open} /> : null}
             {tab === 'trace' ? <TraceTab connectionId={connection.id} /> : null}
             {tab === 'logs' ? <LogsTab connection={connection} /> : null}
+            {tab === 'check' ? <CheckTab connection={connection} /> : null}
           </div>
         </>
       ) : (

@@ -8,4 +8,7 @@ streamEvents(
   (event) => store.apply(event),
   (open) => store.setLive(open),
 );
-render(<App />, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+// Preact renders beside what is already there: the loading line goes first.
+root.replaceChildren();
+render(<App />, root);

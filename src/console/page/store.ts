@@ -26,6 +26,8 @@ class Store {
   /** The latest progress of each call, by callId. */
   readonly progress = new Map<string, ProgressEntry>();
   readonly questions = new Map<string, PendingQuestion>();
+  /** The latest line of the check running on each connection. */
+  readonly checkProgress = new Map<string, string>();
   readonly #listeners = new Set<() => void>();
   #scheduled = false;
 
@@ -55,6 +57,9 @@ class Store {
           connectionId: event.connectionId,
           question: event.question,
         });
+        break;
+      case 'check-progress':
+        this.checkProgress.set(event.connectionId, event.line);
         break;
       case 'question-closed':
         this.questions.delete(`${event.connectionId}/${event.questionId}`);

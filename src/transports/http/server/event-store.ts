@@ -94,9 +94,19 @@ export class MemoryEventStore implements EventStore {
   #bytes = 0;
 
   constructor(options: MemoryEventStoreOptions = {}) {
-    this.#maxEvents = bound('maxEventsPerSession', options.maxEventsPerSession, 1000);
-    this.#maxSessionBytes = bound('maxBytesPerSession', options.maxBytesPerSession, 4 * 1024 * 1024);
-    this.#maxBytes = bound('maxBytes', options.maxBytes, 64 * 1024 * 1024);
+    this.#maxEvents = positiveOption(
+      'MemoryEventStore',
+      'maxEventsPerSession',
+      options.maxEventsPerSession,
+      1000,
+    );
+    this.#maxSessionBytes = positiveOption(
+      'MemoryEventStore',
+      'maxBytesPerSession',
+      options.maxBytesPerSession,
+      4 * 1024 * 1024,
+    );
+    this.#maxBytes = positiveOption('MemoryEventStore', 'maxBytes', options.maxBytes, 64 * 1024 * 1024);
   }
 
   /** Bytes of event data kept now, over every session. */
@@ -172,12 +182,18 @@ export class MemoryEventStore implements EventStore {
   }
 }
 
-function bound(name: string, value: number | undefined, fallback: number): number {
+/** An event store's bound: `fallback` when not given, else a positive integer (CONFIG error otherwise). */
+export function positiveOption(
+  store: string,
+  name: string,
+  value: number | undefined,
+  fallback: number,
+): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < 1) {
     throw new SwitchboardError(
       'CONFIG',
-      `MemoryEventStore: ${name} must be a positive integer, got ${String(value)}.`,
+      `${store}: ${name} must be a positive integer, got ${String(value)}.`,
     );
   }
   return value;

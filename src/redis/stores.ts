@@ -1,0 +1,82 @@
+/**
+ * `redisStores({ url })`: everything a Server and its HTTP handler share with the other nodes of a
+ * cluster, over one Redis. Call it once per node (process).
+ */
+
+import type { RedisOptions } from 'ioredis';
+import type { TaskServerOptions } from '../extensions/tasks/server.js';
+import type { ChangeBus } from '../server/change-bus.js';
+import type { RequestStateStore } from '../server/request-state.js';
+import type { Logger } from '../util/logger.js';
+import { RedisChangeBus } from './change-bus.js';
+import { RedisConnection } from './connection.js';
+import { RedisEventStore, type RedisEventStoreOptions } from './event-store.js';
+import { RedisKeyring, type RedisKeyringOptions } from './keyring.js';
+import { RedisRequestStateStore } from './nonce-store.js';
+import { RedisTaskStore, type RedisTaskStoreOptions } from './task-store.js';
+
+export interface RedisStoresOptions {
+  /** `redis://[user:password@]host:port[/db]`, or `rediss://` for TLS. */
+  readonly url: string;
+  /** Prepended to every key and channel, so several deployments share one Redis. Default `switchboard:`. */
+  readonly prefix?: string;
+  /** Where Redis outages and failed notifications are reported. Default: nowhere. */
+  readonly logger?: Logger;
+  readonly keys?: RedisKeyringOptions;
+  readonly tasks?: RedisTaskStoreOptions;
+  readonly events?: RedisEventStoreOptions;
+  /** More ioredis options (TLS, timeouts...). */
+  readonly redisOptions?: RedisOptions;
+}
+
+export interface RedisStores {
+  /** Spread into `new Server(info, { ...stores.server })`. */
+  readonly server: {
+    readonly changeBus: ChangeBus;
+    readonly requestStateKey: RedisKeyring;
+    readonly requestStateStore: RequestStateStore;
+    readonly tasks: TaskServerOptions & { readonly store: RedisTaskStore };
+  };
+  /** Spread into `createHttpHandler(server, { ...stores.http })`. */
+  readonly http: { readonly eventStore: RedisEventStore };
+  /** The shared `requestState` keys: `rotate()` starts sealing with a new key on every node. */
+  readonly keyring: RedisKeyring;
+  readonly taskStore: RedisTaskStore;
+  /** Closes this node's connections (after the server and handler are closed). */
+  close(): Promise<void>;
+}
+
+/** Connects to Redis and reads the shared keys; rejects with a clear error when Redis is unreachable. */
+export async function redisStores(options: RedisStoresOptions): Promise<RedisStores> {
+  const connection = await RedisConnection.open({
+    url: options.url,
+    prefix: options.prefix ?? 'switchboard:',
+    logger: options.logger,
+    redisOptions: options.redisOptions,
+  });
+  const keyring = new RedisKeyring(connection, options.keys);
+  try {
+    await keyring.load();
+  } catch (error) {
+    keyring.close();
+    connection.close();
+    throw error;
+  }
+  const taskStore = new RedisTaskStore(connection, options.tasks);
+  return {
+    server: {
+      changeBus: new RedisChangeBus(connection),
+      requestStateKey: keyring,
+      requestStateStore: new RedisRequestStateStore(connection),
+      tasks: { store: taskStore },
+    },
+    http: { eventStore: new RedisEventStore(connection, options.events) },
+    keyring,
+    taskStore,
+    async close() {
+      keyring.close();
+      taskStore.close();
+      connection.close();
+    },
+  };
+}
