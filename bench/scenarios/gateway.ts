@@ -10,8 +10,10 @@ import { type Section, section } from '../lib/report.js';
 import type { ClientSpec, LoadResult } from '../worker.js';
 import { type Context, cell, inTurn, recordLoad } from './common.js';
 
-type Path = 'direct' | 'gateway';
+type Path = 'direct' | 'gateway' | 'relay';
 const PATHS: readonly Path[] = ['direct', 'gateway'];
+/** stdio also measures the floor of any hop: a relay that copies bytes and parses nothing. */
+const STDIO_PATHS: readonly Path[] = ['direct', 'gateway', 'relay'];
 
 const node = (script: string, args: readonly string[] = []): ClientSpec['target'] => ({
   kind: 'stdio',
@@ -21,18 +23,23 @@ const node = (script: string, args: readonly string[] = []): ClientSpec['target'
 
 export async function gatewaySections(ctx: Context): Promise<Section[]> {
   const { config } = ctx;
-  const stdio = section('gateway: stdio upstream, one hop vs direct', PATHS, 'direct');
+  const stdio = section('gateway: stdio upstream, one hop vs direct', STDIO_PATHS, 'direct');
   const http = section('gateway: HTTP upstream, one hop vs direct', PATHS, 'direct');
   const load = { warmupMs: config.load.warmupMs, durationMs: config.load.durationMs };
 
-  const measure = async (s: Section, label: string, target: (path: Path) => ClientSpec['target']) => {
+  const measure = async (
+    s: Section,
+    label: string,
+    paths: readonly Path[],
+    target: (path: Path) => ClientSpec['target'],
+  ) => {
     for (let run = 0; run < config.load.runs; run++) {
       ctx.log(`gateway ${label}, run ${run + 1}/${config.load.runs}`);
       for (const [prefix, inFlight] of [
         ['seq', 1],
         [`${config.inFlight} in flight`, config.inFlight],
       ] as const) {
-        await inTurn(ctx, PATHS, run, async (path) => {
+        await inTurn(ctx, paths, run, async (path) => {
           const result = await cell<LoadResult>(ctx, `${label} ${path} ${prefix}`, {
             type: 'load',
             client: 'switchboard',
@@ -50,8 +57,12 @@ export async function gatewaySections(ctx: Context): Promise<Section[]> {
   };
 
   // stdio: the client spawns the fixture, or the gateway, which spawns the fixture.
-  await measure(stdio, 'stdio', (path) =>
-    path === 'direct' ? node('switchboard-stdio') : node('gateway-stdio', ['stdio']),
+  await measure(stdio, 'stdio', STDIO_PATHS, (path) =>
+    path === 'direct'
+      ? node('switchboard-stdio')
+      : path === 'relay'
+        ? node('relay-stdio')
+        : node('gateway-stdio', ['stdio']),
   );
 
   // HTTP: one fixture server; the gateway (its own process) in front of it.
@@ -61,7 +72,7 @@ export async function gatewaySections(ctx: Context): Promise<Section[]> {
     upstream = await startServer('switchboard-http', []);
     gateway = await startServer('gateway-http', ['http', upstream.url]);
     const urls = { direct: upstream.url, gateway: gateway.url };
-    await measure(http, 'http', (path) => ({ kind: 'http', url: urls[path] }));
+    await measure(http, 'http', PATHS, (path) => ({ kind: 'http', url: urls[path as 'direct' | 'gateway'] }));
   } catch (error) {
     ctx.failures.push(`gateway http: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
@@ -75,7 +86,10 @@ export async function gatewaySections(ctx: Context): Promise<Section[]> {
     "client's own upstream session). Server CPU per call: the process the client talks to (the gateway " +
     'alone in the gateway column, without its upstream). Targets (issue 12): p50 ratio <= 1.25, ' +
     'throughput ratio >= 0.7.';
-  stdio.notes.push(note);
+  stdio.notes.push(
+    `${note} \`relay\`: the same fixture behind a process that copies bytes both ways and parses ` +
+      'nothing, the floor of any stdio hop (two more pipe transfers and a third process).',
+  );
   http.notes.push(note);
   return [stdio, http];
 }

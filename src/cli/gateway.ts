@@ -2,11 +2,14 @@
  * `switchboard gateway`: the command line of the gateway. `--check CONFIG` validates a config
  * without starting anything; `CONFIG` serves it (see `gateway/run.ts`).
  */
-import { loadGatewayConfig } from '../gateway/config.js';
+import { type HttpUpstreamConfig, loadGatewayConfig } from '../gateway/config.js';
 import { formatProblem } from '../gateway/config-source.js';
+import { nodeFetch } from '../node/fetch.js';
 import { SwitchboardError } from '../protocol/errors.js';
+import type { FetchLike } from '../transports/http/client/fetch-like.js';
 import type { CliIo } from './io.js';
 import { cliVersion } from './session.js';
+import { cliOAuthClient } from './sign-in.js';
 import { UsageError } from './usage-error.js';
 
 export const GATEWAY_HELP = `Usage:
@@ -107,6 +110,33 @@ export function parseGatewayArguments(argv: readonly string[]): GatewayArguments
 }
 
 /** Runs `switchboard gateway ...`; resolves to the exit code. */
+/**
+ * The fetch of HTTP upstreams without an `Authorization` header of their own: plain requests until
+ * the server answers 401, then the user's stored tokens (`switchboard login`), signing in through
+ * `$BROWSER` when there are none, as the other commands do. A server that never asks for a token
+ * costs no look-up in the token file.
+ */
+function signedInFetch(
+  report: (text: string) => void,
+): (upstream: HttpUpstreamConfig) => FetchLike | undefined {
+  let oauth: FetchLike | undefined;
+  const protectedServers = new Set<string>();
+  return (upstream) => {
+    if (Object.keys(upstream.headers).some((name) => name.toLowerCase() === 'authorization'))
+      return undefined;
+    return async (url, init) => {
+      if (!protectedServers.has(upstream.name)) {
+        const response = await nodeFetch(url, init);
+        if (response.status !== 401) return response;
+        protectedServers.add(upstream.name);
+        await response.text().catch(() => undefined);
+      }
+      oauth ??= cliOAuthClient(report).fetch(nodeFetch);
+      return oauth(url, init);
+    };
+  };
+}
+
 export async function runGatewayCli(argv: readonly string[], io: CliIo): Promise<number> {
   const args = parseGatewayArguments(argv);
   if (args.help) {
@@ -145,6 +175,7 @@ export async function runGatewayCli(argv: readonly string[], io: CliIo): Promise
     version: cliVersion(),
     lock: args.lock,
     watch: args.watch,
+    fetchFor: signedInFetch(io.err),
   };
   try {
     if (args.approve) return await approveTools(config, options, args.approve, io.out, io.err);

@@ -10,10 +10,11 @@
  */
 
 import type { CallOptions } from '../client/client.js';
+import type { Subscription } from '../client/subscriptions.js';
 import type { Channel } from '../engine/channel.js';
 import type { Client } from '../extensions/client.js';
 import { Server } from '../extensions/server.js';
-import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import type { Params } from '../protocol/jsonrpc.js';
 import type {
   CallToolResult,
@@ -27,9 +28,10 @@ import type {
 import type { RequestContext } from '../server/context.js';
 import type { Handle } from '../server/handles.js';
 import { InputRequiredError } from '../server/input.js';
+import type { FetchLike } from '../transports/http/client/fetch-like.js';
 import { errorMessage } from '../util/guards.js';
 import { type Logger, silentLogger } from '../util/logger.js';
-import type { GatewayConfig, UpstreamConfig } from './config.js';
+import type { GatewayConfig, HttpUpstreamConfig, UpstreamConfig } from './config.js';
 import { exposedName, exposedUri, parseExposedUri, withSuffix } from './names.js';
 import { ToolPins } from './pins.js';
 import { GatewayTelemetry, type UpstreamCallRecord } from './telemetry.js';
@@ -53,12 +55,27 @@ export interface GatewayRuntimeOptions {
   lock?: string;
   /** Wraps every channel the gateway opens to an upstream (e.g. a `SchemaCheckedChannel` in tests). */
   wrapChannel?: (channel: Channel, upstream: string) => Channel;
+  /**
+   * The fetch for an HTTP upstream (default `nodeFetch`), e.g. an `OAuthClient`'s `fetch(nodeFetch)`
+   * for servers that need a sign-in; `undefined` for the default.
+   */
+  fetchFor?: (upstream: HttpUpstreamConfig) => FetchLike | undefined;
 }
 
 /** A downstream client's session with one upstream: `open` once connected (the per-call path). */
 interface ClientSession {
   readonly session: Promise<UpstreamSession>;
   open?: UpstreamSession;
+}
+
+/** Requests that change nothing upstream: repeated once when their connection is lost mid-way. */
+const SAFE_TO_REPEAT = new Set(['resources/read', 'prompts/get', 'completion/complete']);
+
+function lostConnection(error: unknown): boolean {
+  return (
+    error instanceof SwitchboardError &&
+    (error.code === 'CONNECTION_CLOSED' || error.code === 'NOT_CONNECTED')
+  );
 }
 
 /** Protocol keys of an upstream's answer that are the upstream's, not the gateway's (2026-07-28). */
@@ -83,6 +100,15 @@ function passDown<T>(result: T): T {
     if (left === 0) delete record._meta;
   }
   return result;
+}
+
+/** An upstream resource followed for downstream subscribers. */
+interface Followed {
+  /** Downstream subscriptions (legacy sessions, 2026-07-28 listen streams) that name it. */
+  holders: number;
+  /** The upstream subscription, on the catalog session `client`. */
+  subscription?: Subscription;
+  client?: Client;
 }
 
 /** Where a downstream name leads. */
@@ -122,8 +148,10 @@ export class Gateway {
   private readonly mirrors = new Map<Upstream, Record<Kind, Map<string, Mirrored>>>();
   /** Per downstream session: its own session with each upstream. */
   private readonly sessions = new Map<string, Map<string, ClientSession>>();
-  /** Upstream resources followed for downstream subscribers (gateway URIs). */
-  private readonly followed = new Set<string>();
+  /** Upstream resources followed while downstream clients subscribe to them, by gateway URI. */
+  private readonly followed = new Map<string, Followed>();
+  /** Per legacy downstream session: the gateway URIs it subscribed to. */
+  private readonly subscribedBy = new Map<string, Set<string>>();
   private readonly refreshing = new Map<Upstream, Promise<void>>();
   private readonly hooks: UpstreamHooks;
   private current: GatewayConfig;
@@ -143,8 +171,10 @@ export class Gateway {
       logger: this.logger,
       version,
       wrapChannel: options.wrapChannel,
+      fetchFor: options.fetchFor,
       catalogChanged: (changed) => void this.refresh(changed),
       restarted: (upstream) => this.telemetry.restarted(upstream.name),
+      capabilitiesChanged: () => this.server.capabilitiesChanged(),
     };
     for (const upstreamConfig of config.upstreams) this.add(upstreamConfig);
     this.server.addCapabilities((capabilities) => this.capabilities(capabilities));
@@ -190,6 +220,7 @@ export class Gateway {
     const upstream = new Upstream(config, this.hooks);
     this.upstreams.set(upstream.name, upstream);
     this.telemetry.upstreamAdded(upstream.name);
+    this.server.capabilitiesChanged();
     this.mirrors.set(upstream, {
       tool: new Map(),
       prompt: new Map(),
@@ -209,7 +240,13 @@ export class Gateway {
     for (const kind of ['tool', 'prompt', 'resource', 'template'] as const) this.apply(upstream, kind, []);
     this.mirrors.delete(upstream);
     this.refreshing.delete(upstream);
-    for (const uri of this.followed) if (parseExposedUri(uri)?.namespace === name) this.followed.delete(uri);
+    this.server.capabilitiesChanged();
+    for (const [uri, followed] of this.followed) {
+      if (parseExposedUri(uri)?.namespace !== name) continue;
+      // A restarted entry's upstream is new: a subscription still held is opened there on next need.
+      followed.subscription = undefined;
+      followed.client = undefined;
+    }
   }
 
   /** Connects the catalogs of `upstreams` and waits for their lists to be mirrored. */
@@ -222,6 +259,11 @@ export class Gateway {
         ),
       ),
     );
+  }
+
+  /** The gateway URIs followed upstream for downstream subscribers, with how many hold each. */
+  following(): Array<{ uri: string; holders: number }> {
+    return [...this.followed].map(([uri, { holders }]) => ({ uri, holders }));
   }
 
   health(): UpstreamHealth[] {
@@ -281,6 +323,10 @@ export class Gateway {
     const { client } = await upstream.catalog();
     // Listening first, and acknowledged before listing, so no change after the lists goes unseen.
     await this.listen(upstream, client);
+    // Subscriptions held through a reconnection are opened again on the new session.
+    for (const [uri, followed] of this.followed) {
+      if (parseExposedUri(uri)?.namespace === upstream.name) void this.follow(uri, followed);
+    }
     const caps = client.serverCapabilities;
     const [tools, prompts, resources, templates] = await Promise.all([
       caps.tools ? client.listTools().then((r) => r.tools) : [],
@@ -426,13 +472,49 @@ export class Gateway {
     }
   }
 
+  /**
+   * What the upstreams offer, together: a kind is shown when one of them offers it. An upstream not
+   * seen yet (lazy, or down since start) might offer anything, so while one is unknown every kind is
+   * shown. The lists change whenever an upstream's do, or an upstream comes or goes: listChanged.
+   */
   private capabilities(capabilities: ServerCapabilities): void {
-    // The gateway's lists change whenever an upstream's do, or an upstream comes or goes.
-    capabilities.tools = { listChanged: true };
-    capabilities.prompts = { listChanged: true };
-    capabilities.resources = { subscribe: true, listChanged: true };
-    capabilities.completions = {};
-    capabilities.logging = {};
+    const known = [...this.upstreams.values()].map((upstream) => upstream.capabilities);
+    const all = known.length === 0 || known.some((caps) => caps === undefined);
+    const some = (has: (caps: ServerCapabilities) => unknown) =>
+      all || known.some((caps) => caps !== undefined && Boolean(has(caps)));
+    const set = <K extends keyof ServerCapabilities>(
+      key: K,
+      shown: boolean,
+      value: ServerCapabilities[K],
+    ) => {
+      if (shown) capabilities[key] = value;
+      else delete capabilities[key];
+    };
+    set(
+      'tools',
+      some((c) => c.tools),
+      { listChanged: true },
+    );
+    set(
+      'prompts',
+      some((c) => c.prompts),
+      { listChanged: true },
+    );
+    set(
+      'resources',
+      some((c) => c.resources),
+      some((c) => c.resources?.subscribe) ? { subscribe: true, listChanged: true } : { listChanged: true },
+    );
+    set(
+      'completions',
+      some((c) => c.completions),
+      {},
+    );
+    set(
+      'logging',
+      some((c) => c.logging),
+      {},
+    );
   }
 
   // --- forwarding ---------------------------------------------------------------------------------
@@ -449,13 +531,43 @@ export class Gateway {
       await this.ensureStarted();
       return next(params);
     };
-    const follow: Hook = async (params, _ctx, next) => {
-      const filter = params.filter as { resourceSubscriptions?: unknown } | undefined;
-      const uris = params.uri !== undefined ? [params.uri] : filter?.resourceSubscriptions;
-      if (Array.isArray(uris)) {
-        await Promise.all(uris.filter((u) => typeof u === 'string').map((u) => this.follow(u)));
+    // Legacy: a session holds each URI it subscribed to until it unsubscribes or ends.
+    const subscribe: Hook = async (params, ctx, next) => {
+      const result = await next(params);
+      const id = ctx.link.legacy?.session.id;
+      const uri = params.uri;
+      if (id === undefined || typeof uri !== 'string' || !parseExposedUri(uri)) return result;
+      let uris = this.subscribedBy.get(id);
+      if (!uris) {
+        uris = new Set();
+        this.subscribedBy.set(id, uris);
       }
-      return next(params);
+      if (!uris.has(uri)) {
+        uris.add(uri);
+        await this.hold(uri);
+      }
+      return result;
+    };
+    const unsubscribe: Hook = async (params, ctx, next) => {
+      const result = await next(params);
+      const id = ctx.link.legacy?.session.id;
+      const uris = id === undefined ? undefined : this.subscribedBy.get(id);
+      if (uris?.delete(params.uri as string)) this.release(params.uri as string);
+      return result;
+    };
+    // 2026-07-28: a listen stream holds the URIs it names while it is open.
+    const listen: Hook = async (params, _ctx, next) => {
+      const notifications = params.notifications as { resourceSubscriptions?: unknown } | undefined;
+      const named = notifications?.resourceSubscriptions;
+      const uris = Array.isArray(named)
+        ? [...new Set(named.filter((u): u is string => typeof u === 'string' && !!parseExposedUri(u)))]
+        : [];
+      await Promise.all(uris.map((uri) => this.hold(uri)));
+      try {
+        return await next(params);
+      } finally {
+        for (const uri of uris) this.release(uri);
+      }
     };
     const hooks = new Map<string, Hook>([
       ['tools/list', list],
@@ -488,8 +600,9 @@ export class Gateway {
         'completion/complete',
         (params, ctx, next) => this.complete(params as unknown as CompleteParams, ctx, () => next(params)),
       ],
-      ['resources/subscribe', follow],
-      ['subscriptions/listen', follow],
+      ['resources/subscribe', subscribe],
+      ['resources/unsubscribe', unsubscribe],
+      ['subscriptions/listen', listen],
     ]);
     const { telemetry } = this;
     this.server.use((next) => (method, params, ctx) => {
@@ -582,20 +695,44 @@ export class Gateway {
     );
   }
 
-  /** Upstream subscription for a downstream subscriber of gateway URI `uri` (kept while the gateway runs). */
-  private async follow(uri: string): Promise<void> {
+  /** A downstream subscriber more for gateway URI `uri`: the first opens the upstream subscription. */
+  private async hold(uri: string): Promise<void> {
+    let followed = this.followed.get(uri);
+    if (!followed) {
+      followed = { holders: 0 };
+      this.followed.set(uri, followed);
+    }
+    followed.holders++;
+    await this.follow(uri, followed);
+  }
+
+  /** A downstream subscriber less: the last one closes the upstream subscription. */
+  private release(uri: string): void {
+    const followed = this.followed.get(uri);
+    if (!followed || --followed.holders > 0) return;
+    this.followed.delete(uri);
+    void followed.subscription?.close();
+  }
+
+  /** Opens the upstream subscription of `uri` on the upstream's current catalog session, if not open there. */
+  private async follow(uri: string, followed: Followed): Promise<void> {
     const parsed = parseExposedUri(uri);
     const upstream = parsed && this.upstreams.get(parsed.namespace);
-    if (!parsed || !upstream || this.followed.has(uri)) return;
-    const { client } = await upstream.catalog();
-    if (!client.serverCapabilities.resources?.subscribe) return;
-    this.followed.add(uri);
-    client.listen(
+    if (!parsed || !upstream) return;
+    const { client } = await upstream.catalog().catch(() => ({ client: undefined }));
+    if (!client || followed.client === client || !client.serverCapabilities.resources?.subscribe) return;
+    // Released while the catalog connected: nobody wants it any more.
+    if (this.followed.get(uri) !== followed) return;
+    followed.client = client;
+    followed.subscription = client.listen(
       { resourceSubscriptions: [parsed.uri] },
       {
         onResourceUpdated: (updated) => this.server.notifyResourceUpdated(exposedUri(upstream.name, updated)),
       },
     );
+    await followed.subscription.acknowledged.catch((error: unknown) => {
+      this.logger.warn(`gateway: cannot follow ${uri} on "${upstream.name}": ${errorMessage(error)}`);
+    });
   }
 
   /**
@@ -638,6 +775,22 @@ export class Gateway {
    * Not async, and no await once the session is open: this is the gateway's per-call path.
    */
   private forward<T>(
+    upstream: Upstream,
+    method: string,
+    ctx: RequestContext,
+    send: (client: Client, options: CallOptions) => Promise<T>,
+  ): Promise<T> {
+    const first = this.forwardOnce(upstream, method, ctx, send);
+    if (!SAFE_TO_REPEAT.has(method)) return first;
+    // A read whose session died under it goes again, once, on a new session (a tool call never does).
+    return first.catch((error: unknown) => {
+      if (!lostConnection(error) || ctx.link.finished) throw error;
+      this.logger.warn(`gateway: ${method} on "${upstream.name}" lost its connection; trying once more`);
+      return this.forwardOnce(upstream, method, ctx, send);
+    });
+  }
+
+  private forwardOnce<T>(
     upstream: Upstream,
     method: string,
     ctx: RequestContext,
@@ -726,6 +879,9 @@ export class Gateway {
   }
 
   private async closeSessions(id: string): Promise<void> {
+    const uris = this.subscribedBy.get(id);
+    this.subscribedBy.delete(id);
+    for (const uri of uris ?? []) this.release(uri);
     const sessions = this.sessions.get(id);
     if (!sessions) return;
     this.sessions.delete(id);

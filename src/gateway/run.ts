@@ -15,7 +15,7 @@ import { errorMessage } from '../util/guards.js';
 import type { Logger } from '../util/logger.js';
 import { type GatewayConfig, loadGatewayConfig } from './config.js';
 import { formatProblem } from './config-source.js';
-import { Gateway } from './gateway.js';
+import { Gateway, type GatewayRuntimeOptions } from './gateway.js';
 import type { UpstreamHealth } from './upstream.js';
 
 export interface RunOptions {
@@ -27,6 +27,8 @@ export interface RunOptions {
   readonly lock?: string | undefined;
   /** `--watch`: apply the config file's changes while running. */
   readonly watch?: boolean;
+  /** The fetch of each HTTP upstream (the CLI's: stored OAuth tokens, sign-in on 401). */
+  readonly fetchFor?: GatewayRuntimeOptions['fetchFor'];
 }
 
 /**
@@ -90,6 +92,7 @@ function makeGateway(config: GatewayConfig, options: RunOptions, report: (text: 
     logger: jsonLogger(report),
     version: options.version,
     ...(options.lock !== undefined ? { lock: options.lock } : {}),
+    ...(options.fetchFor !== undefined ? { fetchFor: options.fetchFor } : {}),
   });
 }
 

@@ -10,14 +10,15 @@ import { Client } from '../extensions/client.js';
 import { nodeFetch } from '../node/fetch.js';
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import type { Era } from '../protocol/revisions.js';
-import type { ClientCapabilities, ElicitResult } from '../protocol/types.js';
+import type { ClientCapabilities, ElicitResult, ServerCapabilities } from '../protocol/types.js';
 import type { RequestContext } from '../server/context.js';
 import { InputRequiredError } from '../server/input.js';
+import type { FetchLike } from '../transports/http/client/fetch-like.js';
 import { StreamableHttpClientChannel } from '../transports/http/client/streamable-channel.js';
 import { StdioClientChannel } from '../transports/stdio/client-channel.js';
 import { errorMessage } from '../util/guards.js';
 import type { Logger } from '../util/logger.js';
-import type { UpstreamConfig } from './config.js';
+import type { HttpUpstreamConfig, UpstreamConfig } from './config.js';
 
 export type UpstreamState = 'idle' | 'starting' | 'up' | 'failing' | 'circuit-open' | 'stopped';
 
@@ -112,6 +113,13 @@ export interface UpstreamHooks {
   catalogChanged(upstream: Upstream): void;
   /** The upstream is being reconnected after a failure (a restart, for a stdio server). */
   restarted?(upstream: Upstream): void;
+  /** The upstream offers other capabilities than before (first connection, or changed since). */
+  capabilitiesChanged?(): void;
+  /**
+   * The fetch of an HTTP upstream's channel (default `nodeFetch`): the CLI gives an OAuth client's
+   * (stored tokens, sign-in on 401) to upstreams without an `Authorization` header of their own.
+   */
+  readonly fetchFor?: ((upstream: HttpUpstreamConfig) => FetchLike | undefined) | undefined;
 }
 
 /** A session with the upstream, and the router of its server→client messages. */
@@ -156,6 +164,8 @@ export class Upstream {
 
   private catalogClient: Client | undefined;
   private catalogOpen: UpstreamSession | undefined;
+  /** What the server offered when last connected (kept while it is down); undefined until then. */
+  capabilities: ServerCapabilities | undefined;
 
   /** The catalog session if it is up now, without a promise (the gateway's per-call path). */
   openCatalog(): UpstreamSession | undefined {
@@ -205,6 +215,9 @@ export class Upstream {
     }
     this.catalogClient = client;
     this.catalogOpen = { client, router };
+    const changed = JSON.stringify(client.serverCapabilities) !== JSON.stringify(this.capabilities);
+    this.capabilities = client.serverCapabilities;
+    if (changed) this.hooks.capabilitiesChanged?.();
     this.state = 'up';
     this.failures = 0;
     this.lastError = undefined;
@@ -333,7 +346,7 @@ export class Upstream {
       });
     }
     return new StreamableHttpClientChannel(config.url, {
-      fetch: nodeFetch,
+      fetch: this.hooks.fetchFor?.(config) ?? nodeFetch,
       headers: config.headers,
       transport: config.transport === 'sse' ? 'sse' : 'auto',
     });

@@ -495,6 +495,14 @@ export class ServerCore {
     this.extensionsVersion++;
   }
 
+  /**
+   * @internal What a function given to {@link addCapabilities} contributes changed (a gateway's
+   * upstreams): sessions opened from now on get the new capabilities.
+   */
+  capabilitiesChanged(): void {
+    this.extensionsVersion++;
+  }
+
   /** @internal Plugins (tasks): how a found tool's call runs (see {@link ToolCallHooks}). One set per server. */
   hookToolCalls(hooks: ToolCallHooks): void {
     if (this.plugged.toolCalls) throw new SwitchboardError('CONFIG', 'Tool calls are hooked already.');

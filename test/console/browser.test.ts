@@ -121,6 +121,22 @@ test('cancels a long call: progress shows, Cancel stops it', async () => {
   await result().getByRole('alert').filter({ hasText: 'ABORTED' }).waitFor();
 });
 
+test('the history replays a call or opens it in the form; a deep link opens a tool', async () => {
+  await page.getByRole('tab', { name: 'History' }).click();
+  const history = page.getByRole('region', { name: 'History' });
+  // Newest first: the cancelled wait, then logo, then echo.
+  await history.getByRole('row').nth(1).getByRole('cell', { name: 'wait', exact: true }).waitFor();
+  await history.getByRole('button', { name: 'Replay echo' }).click();
+  await history.getByRole('region', { name: 'Result' }).getByText('HELLO CONSOLE', { exact: true }).waitFor();
+  await history.getByRole('button', { name: 'Edit echo' }).first().click();
+  const form = page.getByRole('form', { name: 'Call echo' });
+  assert.equal(await form.getByRole('textbox', { name: /^text/ }).inputValue(), 'hello console');
+  assert.match(page.url(), /#\/c1\/tools\/echo$/);
+  // The link to another tool, opened afresh, shows that tool.
+  await page.goto(page.url().replace(/echo$/, 'logo'));
+  await page.getByRole('form', { name: 'Call logo' }).waitFor();
+});
+
 test('connects over HTTP and answers an elicitation form the server sends during a call', async () => {
   await connect('http', mcp.url);
   await page.getByRole('region', { name: 'Server' }).getByText('Streamable HTTP').waitFor();

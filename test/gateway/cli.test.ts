@@ -53,7 +53,7 @@ describe('switchboard gateway', () => {
         });
         child.on('exit', () => reject(new Error(`the gateway exited: ${stderr}`)));
       });
-      assert.match(stderr, /^ {2}local {5}up {2}stdio {2}5 tools, 1 prompt, 2 resources \(2026-07-28\)$/m);
+      assert.match(stderr, /^ {2}local {5}up {2}stdio {2}6 tools, 1 prompt, 3 resources \(2026-07-28\)$/m);
       assert.match(
         stderr,
         /^ {2}official {2}up {2}stdio {2}2 tools, 0 prompts, 0 resources \(2025-11-25\)$/m,

@@ -3,6 +3,9 @@
  * and whether every process it started is gone after close().
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { startV1Sse } from '../fixtures/http-official.js';
 import { until } from '../helpers/wait.js';
@@ -41,8 +44,9 @@ describe('gateway: faults', () => {
     try {
       const health = started.gateway.health();
       const broken = health.find((h) => h.name === 'broken');
+      // Failing, or (on a loaded machine, past the first backoff) starting again after the failure.
       assert.ok(
-        broken && (broken.state === 'failing' || broken.state === 'circuit-open'),
+        broken && ['failing', 'circuit-open', 'starting'].includes(broken.state),
         JSON.stringify(health),
       );
       assert.match(broken.lastError ?? '', /cannot open the database/);
@@ -57,8 +61,41 @@ describe('gateway: faults', () => {
       // The next call opens a new session.
       const second = pidOf(await client.callTool('local__whoami'));
       assert.notEqual(second, first);
+      // A read is safe to repeat: one whose upstream dies under it goes again on a new session.
+      const marker = join(mkdtempSync(join(tmpdir(), 'gateway-once-')), 'read');
+      const read = await client.readResource(`gateway://local/once://${encodeURIComponent(marker)}`);
+      assert.deepEqual(
+        read.contents.map((c) => ('text' in c ? c.text : '')),
+        ['read after a crash'],
+      );
+      await assertExited([second], 'the upstream that crashed mid-read');
+      const third = pidOf(await client.callTool('local__whoami'));
       await client.close();
-      await assertExited([second], 'the session of a closed client');
+      await assertExited([third], 'the session of a closed client');
+    } finally {
+      await started.close();
+    }
+  });
+
+  test('an upstream that hangs or speaks garbage is reported with what is wrong; the others serve', async () => {
+    const silent = ['-e', 'process.stdin.resume()'];
+    const garbage = ['-e', 'process.stdin.resume(); console.log("hello, this is not JSON-RPC")'];
+    const started = await startGateway({
+      hung: { command: process.execPath, args: silent, timeoutMs: 1000 },
+      noisy: { command: process.execPath, args: garbage, timeoutMs: 1000 },
+      local: { command: process.execPath, args: [UPSTREAM] },
+    });
+    try {
+      const health = started.gateway.health();
+      const hung = health.find((h) => h.name === 'hung')!;
+      const noisy = health.find((h) => h.name === 'noisy')!;
+      assert.notEqual(hung.state, 'up', JSON.stringify(hung));
+      assert.match(hung.lastError ?? '', /'initialize' .* got no response within \d+ ms/);
+      assert.notEqual(noisy.state, 'up', JSON.stringify(noisy));
+      assert.match(noisy.lastError ?? '', /JSON|parse|not a JSON-RPC/i);
+      const { client } = await switchboardClient(started.url, 'ivy', 'legacy');
+      assert.match(textOf(await client.callTool('local__whoami')), /pid \d+/);
+      await client.close();
     } finally {
       await started.close();
     }

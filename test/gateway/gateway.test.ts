@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '../../src/protocol/types.js';
 import { type RunningServer as OfficialServer, startV2 } from '../fixtures/http-official.js';
+import { until } from '../helpers/wait.js';
 import { assertExited } from '../interop/helpers/processes.js';
 import {
   OFFICIAL_V1,
@@ -143,5 +144,55 @@ describe('gateway: two upstreams over stdio and one over HTTP, clients of both e
     assert.ok(tools.some((tool) => tool.name === 'local__grown'));
     await dan.client.close();
     await eve.client.close();
+  });
+
+  test('resource subscriptions of both eras follow the upstream while one holds them, then release it', async () => {
+    const uri = 'gateway://local/memo://one';
+    const fay = await switchboardClient(started.url, 'fay', 'legacy');
+    const gus = await switchboardClient(started.url, 'gus');
+    const follow = (client: typeof fay.client) => {
+      let updated!: (uri: string) => void;
+      const next = new Promise<string>((resolve) => {
+        updated = resolve;
+      });
+      const subscription = client.listen({ resourceSubscriptions: [uri] }, { onResourceUpdated: updated });
+      return { subscription, next };
+    };
+    const byFay = follow(fay.client); // resources/subscribe
+    const byGus = follow(gus.client); // subscriptions/listen
+    await byFay.subscription.acknowledged;
+    await byGus.subscription.acknowledged;
+    assert.deepEqual(started.gateway.following(), [{ uri, holders: 2 }]);
+    // touch on the gateway's own session with the upstream (the 2026-07-28 client's), which follows memo://one
+    await gus.client.callTool('local__touch');
+    assert.equal(await byFay.next, uri);
+    assert.equal(await byGus.next, uri);
+
+    await byFay.subscription.close(); // resources/unsubscribe: released before its answer
+    assert.deepEqual(started.gateway.following(), [{ uri, holders: 1 }]);
+    await byGus.subscription.close(); // the listen request cancelled: released when it ends
+    await until(() => started.gateway.following().length === 0, 'the upstream subscription released');
+    fay.assertClean();
+    gus.assertClean();
+    await fay.client.close();
+    await gus.client.close();
+  });
+});
+
+describe('gateway: capabilities are what the upstreams offer', () => {
+  test('an upstream with tools only: no prompts, resources or completions shown', async () => {
+    const only = await startGateway({ official: { command: process.execPath, args: [OFFICIAL_V1] } });
+    try {
+      const { client, assertClean } = await switchboardClient(only.url, 'hal', 'legacy');
+      const caps = client.serverCapabilities;
+      assert.deepEqual(caps.tools, { listChanged: true });
+      assert.equal(caps.prompts, undefined);
+      assert.equal(caps.resources, undefined);
+      assert.equal(caps.completions, undefined);
+      assertClean();
+      await client.close();
+    } finally {
+      await only.close();
+    }
   });
 });

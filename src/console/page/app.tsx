@@ -5,6 +5,7 @@ import { disconnect, run } from './api.js';
 import { CheckTab } from './check.js';
 import { ConnectForm } from './connect-form.js';
 import { ErrorView, JsonView } from './content.js';
+import { HistoryTab } from './history.js';
 import { LogsTab } from './logs.js';
 import { PromptsTab } from './prompts.js';
 import { Questions } from './questions.js';
@@ -13,15 +14,19 @@ import { useStore } from './store.js';
 import { ToolsTab } from './tools.js';
 import { TraceTab } from './trace.js';
 
-const TABS = ['tools', 'resources', 'prompts', 'trace', 'logs', 'check'] as const;
+const TABS = ['tools', 'resources', 'prompts', 'history', 'trace', 'logs', 'check'] as const;
 type Tab = (typeof TABS)[number];
 
-/** Deep links: `#/<connection>/<tab>`. */
-function readHash(): { id?: string; tab: Tab } {
-  const [, id, tab] = location.hash.split('/');
+/**
+ * Deep links: `#/<connection>/<tab>` and `#/<connection>/<tab>/<item>`, the item being a tool or
+ * prompt name or a resource URI (percent-encoded).
+ */
+function readHash(): { id?: string; tab: Tab; item?: string } {
+  const [, id, tab, item] = location.hash.split('/');
   return {
     ...(id ? { id: decodeURIComponent(id) } : {}),
     tab: TABS.includes(tab as Tab) ? (tab as Tab) : 'tools',
+    ...(item ? { item: decodeURIComponent(item) } : {}),
   };
 }
 
@@ -33,8 +38,10 @@ export function App() {
     addEventListener('hashchange', onHash);
     return () => removeEventListener('hashchange', onHash);
   }, []);
-  const go = (id: string | undefined, tab: Tab = route.tab) => {
-    location.hash = id ? `/${encodeURIComponent(id)}/${tab}` : '';
+  const go = (id: string | undefined, tab: Tab = route.tab, item?: string) => {
+    location.hash = id
+      ? `/${encodeURIComponent(id)}/${tab}${item === undefined ? '' : `/${encodeURIComponent(item)}`}`
+      : '';
   };
   const connections = [...store.connections.values()];
   const current =
@@ -79,7 +86,8 @@ export function App() {
               key={current.id}
               connection={current}
               tab={route.tab}
-              onTab={(tab) => go(current.id, tab)}
+              item={route.item}
+              onTab={(tab, item) => go(current.id, tab, item)}
             />
           ) : (
             <p class="muted">Connect to a server to begin.</p>
@@ -94,17 +102,18 @@ export function App() {
 function ConnectionView({
   connection,
   tab,
+  item,
   onTab,
 }: {
   connection: ConnectionSummary;
   tab: Tab;
-  onTab: (tab: Tab) => void;
+  item: string | undefined;
+  onTab: (tab: Tab, item?: string) => void;
 }) {
-  const [opened, setOpened] = useState<string | undefined>(undefined);
-  const open = (uri: string) => {
-    setOpened(uri);
-    onTab('resources');
-  };
+  // A resource link opened from a result or a prompt reads it in the Resources tab.
+  const open = (uri: string) => onTab('resources', uri);
+  // Arguments to put in a tool's form (a call edited from the history).
+  const [prefill, setPrefill] = useState<{ tool: string; args: Record<string, unknown> } | undefined>();
   const info = connection.serverInfo;
   return (
     <>
@@ -162,9 +171,40 @@ function ConnectionView({
             ))}
           </div>
           <div id="tab-panel" role="tabpanel" aria-labelledby={`tab-${tab}`}>
-            {tab === 'tools' ? <ToolsTab connection={connection} onOpen={open} /> : null}
-            {tab === 'resources' ? <ResourcesTab connection={connection} opened={opened} /> : null}
-            {tab === 'prompts' ? <PromptsTab connection={connection} onOpen={open} /> : null}
+            {tab === 'tools' ? (
+              <ToolsTab
+                connection={connection}
+                selected={item}
+                onSelect={(name) => onTab('tools', name)}
+                prefill={prefill?.tool === item ? prefill?.args : undefined}
+                onOpen={open}
+              />
+            ) : null}
+            {tab === 'resources' ? (
+              <ResourcesTab
+                connection={connection}
+                opened={item}
+                onOpened={(uri) => onTab('resources', uri)}
+              />
+            ) : null}
+            {tab === 'prompts' ? (
+              <PromptsTab
+                connection={connection}
+                selected={item}
+                onSelect={(name) => onTab('prompts', name)}
+                onOpen={open}
+              />
+            ) : null}
+            {tab === 'history' ? (
+              <HistoryTab
+                connection={connection}
+                onEdit={(tool, args) => {
+                  setPrefill({ tool, args });
+                  onTab('tools', tool);
+                }}
+                onOpen={open}
+              />
+            ) : null}
             {tab === 'trace' ? <TraceTab connectionId={connection.id} /> : null}
             {tab === 'logs' ? <LogsTab connection={connection} /> : null}
             {tab === 'check' ? <CheckTab connection={connection} /> : null}

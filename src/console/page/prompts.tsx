@@ -10,13 +10,17 @@ import { useList } from './use-list.js';
 
 export function PromptsTab({
   connection,
+  selected,
+  onSelect,
   onOpen,
 }: {
   connection: ConnectionSummary;
+  /** The prompt shown (the deep link's item). */
+  selected: string | undefined;
+  onSelect: (name: string) => void;
   onOpen: (uri: string) => void;
 }) {
   const list = useList(connection.id, 'prompts', (r) => r.prompts);
-  const [selected, setSelected] = useState<string | undefined>(undefined);
   const prompt = list.items?.find((p) => p.name === selected);
   return (
     <div class="split">
@@ -25,7 +29,7 @@ export function PromptsTab({
           heading="Prompts"
           items={list.items?.map((p) => ({ ...p, key: p.name, title: p.title ?? p.name, subtitle: p.name }))}
           current={selected}
-          onSelect={setSelected}
+          onSelect={onSelect}
           onRefresh={list.reload}
           error={list.error}
         />

@@ -11,10 +11,12 @@ import { useList } from './use-list.js';
 export function ResourcesTab({
   connection,
   opened,
+  onOpened,
 }: {
   connection: ConnectionSummary;
-  /** A URI to read (a resource link clicked elsewhere). */
+  /** The URI read (the deep link's item: a resource chosen here, or a link opened elsewhere). */
   opened: string | undefined;
+  onOpened: (uri: string) => void;
 }) {
   const list = useList(connection.id, 'resources', (r) => [r]);
   const [template, setTemplate] = useState<ResourceTemplate | undefined>(undefined);
@@ -46,7 +48,9 @@ export function ResourcesTab({
           current={template ? undefined : reading?.uri}
           onSelect={(uri) => {
             setTemplate(undefined);
-            void read(uri);
+            // Choosing the resource already in the link reads it again.
+            if (uri === opened) void read(uri);
+            else onOpened(uri);
           }}
           onRefresh={list.reload}
           error={list.error}

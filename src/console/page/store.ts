@@ -4,12 +4,26 @@
  * a version number the components re-render on (a long trace is appended to, never copied).
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { ConnectionSummary, ConsoleEvent, Question } from '../api-types.js';
+import type { CallToolResult } from '../../protocol/types.js';
+import type { ApiError, ConnectionSummary, ConsoleEvent, Question } from '../api-types.js';
 
 export type TraceEntry = Extract<ConsoleEvent, { kind: 'trace' }>;
 export type LogEntry = Extract<ConsoleEvent, { kind: 'log' | 'stderr' }>;
 export type ProgressEntry = Extract<ConsoleEvent, { kind: 'progress' }>;
 export type NotificationEntry = Extract<ConsoleEvent, { kind: 'notification' }>;
+
+/** A tool call made from the page, kept so it can be replayed or edited. */
+export interface HistoryEntry {
+  readonly tool: string;
+  readonly arguments: Record<string, unknown>;
+  readonly at: number;
+  readonly ms: number;
+  readonly result?: CallToolResult;
+  readonly error?: ApiError;
+}
+
+/** Calls kept per connection; the oldest go first. */
+const HISTORY_KEPT = 200;
 
 export interface PendingQuestion {
   readonly connectionId: string;
@@ -65,6 +79,16 @@ class Store {
         this.questions.delete(`${event.connectionId}/${event.questionId}`);
         break;
     }
+    this.changed();
+  }
+
+  /** The page's own calls, newest last (not an event: another tab's calls are its own). */
+  readonly history = new Map<string, HistoryEntry[]>();
+
+  record(connectionId: string, entry: HistoryEntry): void {
+    const list = listOf(this.history, connectionId);
+    list.push(entry);
+    if (list.length > HISTORY_KEPT) list.splice(0, list.length - HISTORY_KEPT);
     this.changed();
   }
 

@@ -6,20 +6,48 @@ import { run } from './api.js';
 import { ContentView, ErrorView, JsonView } from './content.js';
 import { Icon, ItemList } from './item-list.js';
 import { ArgumentsEditor, defaultsOf, type Schema, validate } from './schema-form.js';
-import { useStore } from './store.js';
+import { store, useStore } from './store.js';
 import { useList } from './use-list.js';
 
 let nextCall = 1;
 
+export interface CallOutcomeValue {
+  readonly result?: CallToolResult;
+  readonly error?: ApiError;
+  readonly ms: number;
+}
+
+/** One tool call, timed and written into the connection's history (which can replay it). */
+export async function callTool(
+  connectionId: string,
+  name: string,
+  args: Record<string, unknown>,
+  callId = `call-${nextCall++}`,
+): Promise<CallOutcomeValue> {
+  const started = performance.now();
+  const answer = await run(connectionId, 'call', { name, arguments: args, callId });
+  const ms = Math.round(performance.now() - started);
+  const outcome = answer.ok ? { result: answer.result, ms } : { error: answer.error, ms };
+  store.record(connectionId, { tool: name, arguments: args, at: Date.now(), ...outcome });
+  return outcome;
+}
+
 export function ToolsTab({
   connection,
+  selected,
+  onSelect,
+  prefill,
   onOpen,
 }: {
   connection: ConnectionSummary;
+  /** The tool shown (the deep link's item). */
+  selected: string | undefined;
+  onSelect: (name: string) => void;
+  /** Arguments to start the form with instead of the schema's defaults. */
+  prefill: Record<string, unknown> | undefined;
   onOpen: (uri: string) => void;
 }) {
   const list = useList(connection.id, 'tools', (r) => r.tools);
-  const [selected, setSelected] = useState<string | undefined>(undefined);
   const tool = list.items?.find((t) => t.name === selected);
   return (
     <div class="split">
@@ -33,14 +61,20 @@ export function ToolsTab({
             subtitle: t.name,
           }))}
           current={selected}
-          onSelect={setSelected}
+          onSelect={onSelect}
           onRefresh={list.reload}
           error={list.error}
         />
       </nav>
       <section class="detail" aria-label="Tool">
         {tool ? (
-          <ToolView key={tool.name} connection={connection} tool={tool} onOpen={onOpen} />
+          <ToolView
+            key={`${tool.name}/${JSON.stringify(prefill)}`}
+            connection={connection}
+            tool={tool}
+            prefill={prefill}
+            onOpen={onOpen}
+          />
         ) : (
           <p class="muted">Choose a tool.</p>
         )}
@@ -59,20 +93,20 @@ const HINTS: [keyof NonNullable<Tool['annotations']>, string][] = [
 function ToolView({
   connection,
   tool,
+  prefill,
   onOpen,
 }: {
   connection: ConnectionSummary;
   tool: Tool;
+  prefill: Record<string, unknown> | undefined;
   onOpen: (uri: string) => void;
 }) {
   const store = useStore();
   const schema = tool.inputSchema as Schema;
-  const [args, setArgs] = useState(() => defaultsOf(schema));
+  const [args, setArgs] = useState(() => prefill ?? defaultsOf(schema));
   const [problems, setProblems] = useState(new Map<string, string>());
   const [callId, setCallId] = useState<string | undefined>(undefined);
-  const [outcome, setOutcome] = useState<
-    { result?: CallToolResult; error?: ApiError; ms: number } | undefined
-  >(undefined);
+  const [outcome, setOutcome] = useState<CallOutcomeValue | undefined>(undefined);
   const progress = callId ? store.progress.get(callId) : undefined;
 
   async function call(event: Event) {
@@ -83,10 +117,7 @@ function ToolView({
     const id = `call-${nextCall++}`;
     setCallId(id);
     setOutcome(undefined);
-    const started = performance.now();
-    const answer = await run(connection.id, 'call', { name: tool.name, arguments: args, callId: id });
-    const ms = Math.round(performance.now() - started);
-    setOutcome(answer.ok ? { result: answer.result, ms } : { error: answer.error, ms });
+    setOutcome(await callTool(connection.id, tool.name, args, id));
     setCallId(undefined);
   }
 
@@ -141,7 +172,7 @@ function ToolView({
   );
 }
 
-function CallOutcome({
+export function CallOutcome({
   result,
   error,
   ms,
@@ -151,7 +182,8 @@ function CallOutcome({
   result?: CallToolResult;
   error?: ApiError;
   ms: number;
-  tool: Tool;
+  /** The tool called, when the page has its definition (its outputSchema is shown as checked). */
+  tool?: Tool;
   onOpen: (uri: string) => void;
 }) {
   return (
@@ -167,7 +199,8 @@ function CallOutcome({
       {result?.structuredContent !== undefined ? (
         <div>
           <h4>
-            Structured content {tool.outputSchema ? <span class="badge ok">matches outputSchema</span> : null}
+            Structured content{' '}
+            {tool?.outputSchema ? <span class="badge ok">matches outputSchema</span> : null}
           </h4>
           <JsonView value={result.structuredContent} label="structured content" />
         </div>
