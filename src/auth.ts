@@ -10,6 +10,11 @@
 
 export { discoverServerAuthorization, type ServerAuthorization } from './auth/client/discovery.js';
 export {
+  type IdentityAssertionOptions,
+  identityAssertionGrant,
+} from './auth/client/identity-assertion.js';
+export {
+  type AssertionTarget,
   OAuthClient,
   type OAuthClientOptions,
   type PreRegisteredClient,

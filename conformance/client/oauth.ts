@@ -5,7 +5,7 @@
  * Metadata Document URL the suite expects.
  */
 import * as jose from 'jose';
-import { OAuthClient, type PreRegisteredClient } from 'switchboard/auth';
+import { identityAssertionGrant, OAuthClient, type PreRegisteredClient } from 'switchboard/auth';
 import { headlessSignIn } from '../../examples/auth/headless-sign-in.js';
 import type { ScenarioContext } from './scenarios.js';
 
@@ -34,6 +34,24 @@ export async function conformanceOAuthClient(
   const client = await preRegistered(context);
   if (scenario.startsWith('auth/client-credentials')) {
     return new OAuthClient({ grant: 'client_credentials', client: client! });
+  }
+  const given = context as Record<string, string | undefined>;
+  if (given.valid_jwt !== undefined) {
+    // Workload identity federation (SEP-1933): the workload's JWT is the assertion.
+    return new OAuthClient({ grant: 'jwt_bearer', client: client!, assertion: () => given.valid_jwt! });
+  }
+  if (given.idp_id_token !== undefined) {
+    // Cross-app access (SEP-990): the ID token becomes an ID-JAG at the identity provider.
+    return new OAuthClient({
+      grant: 'jwt_bearer',
+      client: client!,
+      assertion: identityAssertionGrant({
+        issuer: given.idp_issuer!,
+        tokenEndpoint: given.idp_token_endpoint!,
+        clientId: given.idp_client_id!,
+        idToken: () => given.idp_id_token!,
+      }),
+    });
   }
   return new OAuthClient({
     redirectUri: REDIRECT_URI,

@@ -137,6 +137,14 @@ describe('OAuthClient against a protected Switchboard server and oidc-provider',
     await client.close();
   });
 
+  test('a JWT-bearer client is refused at construction without its client or its assertion', () => {
+    assert.throws(
+      () => new OAuthClient({ grant: 'jwt_bearer', assertion: () => 'x' }),
+      /JWT-bearer grant needs `client`/,
+    );
+    assert.throws(() => new OAuthClient({ grant: 'jwt_bearer', client: ROBOT }), /needs `assertion`/);
+  });
+
   test('a client that cannot register gets an error that says what to configure', async () => {
     const noDcr = await startDevAuthorizationServer({ scopes: ['mcp'], registration: false });
     const other = await startProtected(makeServer(), () => ({ authorizationServers: [noDcr.issuer] }));

@@ -185,12 +185,11 @@ async function connect(
 }
 
 /** Polls the task (as the test, not through result()) until it shows `status`. */
-async function untilStatus(client: Client, taskId: string, status: string): Promise<void> {
-  for (let i = 0; i < 1000; i++) {
-    if ((await client.getTask(taskId)).status === status) return;
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-  assert.fail(`task ${taskId} never showed status ${status}`);
+function untilStatus(client: Client, taskId: string, status: string): Promise<void> {
+  return until(
+    async () => (await client.getTask(taskId)).status === status,
+    `task ${taskId} showing ${status}`,
+  );
 }
 
 const isCancelled = (error: unknown) => error instanceof SwitchboardError && error.code === 'TASK_CANCELLED';

@@ -9,6 +9,7 @@ import {
   type StdioClientChannelOptions,
 } from '../../src/transports/stdio/client-channel.js';
 import { StderrTail } from '../../src/transports/stdio/stderr-tail.js';
+import { until } from '../helpers/wait.js';
 
 const fixture = fileURLToPath(new URL('../fixtures/stdio-server.js', import.meta.url));
 
@@ -99,9 +100,7 @@ function newResources(before: string[]): string[] {
 /** Asserts that nothing the channel opened (timer, pipe, process handle) is still held. */
 async function assertNothingLeft(before: string[]): Promise<void> {
   // libuv closes a handle a few loop turns after Node reports the stream or process closed.
-  for (let turn = 0; turn < 20 && newResources(before).length > 0; turn++) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await until(() => newResources(before).length === 0, 'the channel releasing its handles').catch(() => {});
   assert.deepEqual(newResources(before), []);
 }
 

@@ -30,12 +30,31 @@ export interface PreRegisteredClient {
   private_key?: Parameters<typeof oauth.PrivateKeyJwt>[0];
 }
 
+/** What a JWT-bearer grant's assertion is made for: the authorization server and the resource. */
+export interface AssertionTarget {
+  /** The authorization server's issuer identifier. */
+  readonly issuer: string;
+  /** Its token endpoint (the audience some assertion issuers want instead of the issuer). */
+  readonly tokenEndpoint: string;
+  /** The canonical URI of the MCP server the token is for. */
+  readonly resource: string;
+  /** The scopes the sign-in asks for, if any. */
+  readonly scope?: string | undefined;
+}
+
 export interface OAuthClientOptions {
   /**
-   * `authorization_code` (default: a user signs in through `authorize`) or `client_credentials`
-   * (machine to machine: `client` must be given).
+   * `authorization_code` (default: a user signs in through `authorize`), `client_credentials`
+   * (machine to machine: `client` must be given) or `jwt_bearer` (RFC 7523: a JWT from elsewhere
+   * is exchanged for a token, `assertion` gives it: a workload identity token, or an identity
+   * assertion grant from an enterprise identity provider, see `identityAssertionGrant`).
    */
-  grant?: 'authorization_code' | 'client_credentials';
+  grant?: 'authorization_code' | 'client_credentials' | 'jwt_bearer';
+  /**
+   * For `jwt_bearer`: the assertion to present, asked for at every sign-in (a fresh one each time:
+   * assertions are short-lived).
+   */
+  assertion?: (target: AssertionTarget) => string | Promise<string>;
   /**
    * Opens `url` for the user (a browser) and resolves with the URL the authorization server
    * redirected back to (`redirectUri` with `code`, `state`, `iss`). Required for
@@ -81,6 +100,8 @@ interface Signed {
 
 const nowSec = () => Math.floor(Date.now() / 1000);
 
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
 /** Never show a token: errors from the protocol library are summarized, not forwarded. */
 function describe(error: unknown): string {
   if (error instanceof oauth.ResponseBodyError) {
@@ -103,10 +124,10 @@ export class OAuthClient {
 
   constructor(options: OAuthClientOptions = {}) {
     const grant = options.grant ?? 'authorization_code';
-    if (grant !== 'authorization_code' && grant !== 'client_credentials') {
+    if (grant !== 'authorization_code' && grant !== 'client_credentials' && grant !== 'jwt_bearer') {
       throw new SwitchboardError(
         'CONFIG',
-        `OAuthClient: grant must be authorization_code or client_credentials, not ${JSON.stringify(grant)}.`,
+        `OAuthClient: grant must be authorization_code, client_credentials or jwt_bearer, not ${JSON.stringify(grant)}.`,
       );
     }
     if (grant === 'authorization_code' && (typeof options.authorize !== 'function' || !options.redirectUri)) {
@@ -115,10 +136,16 @@ export class OAuthClient {
         'OAuthClient: the authorization code grant needs `authorize` (opens the URL for the user, resolves with the redirect) and `redirectUri`.',
       );
     }
-    if (grant === 'client_credentials' && options.client === undefined) {
+    if (grant !== 'authorization_code' && options.client === undefined) {
       throw new SwitchboardError(
         'CONFIG',
-        'OAuthClient: the client credentials grant needs `client` (its client_id and secret or key).',
+        `OAuthClient: the ${grant === 'jwt_bearer' ? 'JWT-bearer' : 'client credentials'} grant needs \`client\` (its client_id, and its secret or key if it has one).`,
+      );
+    }
+    if (grant === 'jwt_bearer' && typeof options.assertion !== 'function') {
+      throw new SwitchboardError(
+        'CONFIG',
+        'OAuthClient: the JWT-bearer grant needs `assertion` (a function giving the JWT to exchange).',
       );
     }
     this.#options = { ...options, grant };
@@ -213,7 +240,7 @@ export class OAuthClient {
     hint: { resourceMetadata?: string; scope?: string; stepUp?: boolean },
   ): Promise<string> {
     const auth = await discoverServerAuthorization(server, hint.resourceMetadata, this.#http);
-    const given = this.#options.grant === 'client_credentials' ? undefined : this.#options.redirectUri;
+    const given = this.#options.grant === 'authorization_code' ? this.#options.redirectUri : undefined;
     const redirectUri = typeof given === 'function' ? await given() : given;
     const signed = { ...(await this.#register(auth, redirectUri)), redirectUri };
     this.#signed.set(server, signed);
@@ -222,7 +249,9 @@ export class OAuthClient {
     const response =
       this.#options.grant === 'client_credentials'
         ? await this.#clientCredentials(signed, scope)
-        : await this.#authorizationCode(signed, scope);
+        : this.#options.grant === 'jwt_bearer'
+          ? await this.#jwtBearer(signed, scope)
+          : await this.#authorizationCode(signed, scope);
     return this.#save(auth, response, scope);
   }
 
@@ -409,24 +438,60 @@ export class OAuthClient {
     }
   }
 
-  async #clientCredentials(signed: Signed, scope: string | undefined): Promise<oauth.TokenEndpointResponse> {
+  #clientCredentials(signed: Signed, scope: string | undefined): Promise<oauth.TokenEndpointResponse> {
+    return this.#grant(signed, 'client_credentials', {}, scope, 'client credentials request');
+  }
+
+  /**
+   * RFC 7523 §2.1: the assertion exchanged for an access token. A refusal is final (SEP-1933: no
+   * retry, no other grant): the error says what the authorization server answered.
+   */
+  async #jwtBearer(signed: Signed, scope: string | undefined): Promise<oauth.TokenEndpointResponse> {
+    const { auth } = signed;
+    const tokenEndpoint = auth.as.token_endpoint;
+    if (!tokenEndpoint) {
+      throw new SwitchboardError(
+        'AUTHORIZATION',
+        `The authorization server ${auth.issuer} names no token_endpoint.`,
+      );
+    }
+    const assertion = await this.#options.assertion!({
+      issuer: auth.issuer,
+      tokenEndpoint,
+      resource: auth.resource,
+      scope,
+    });
+    return this.#grant(signed, JWT_BEARER, { assertion }, scope, 'JWT-bearer token request');
+  }
+
+  /** A token request of a grant without a user (`resource` and `scope` added); `what` names it in errors. */
+  async #grant(
+    signed: Signed,
+    grantType: string,
+    given: Record<string, string>,
+    scope: string | undefined,
+    what: string,
+  ): Promise<oauth.TokenEndpointResponse> {
     const { auth, client, clientAuth } = signed;
-    const parameters: Record<string, string> = { resource: auth.resource };
+    const parameters: Record<string, string> = { ...given, resource: auth.resource };
     if (scope !== undefined) parameters.scope = scope;
     try {
-      const response = await oauth.clientCredentialsGrantRequest(
+      const response = await oauth.genericTokenEndpointRequest(
         auth.as,
         client,
         clientAuth,
+        grantType,
         parameters,
         this.#http.options(),
       );
-      return await oauth.processClientCredentialsResponse(auth.as, client, response);
+      return await oauth.processGenericTokenEndpointResponse(auth.as, client, response);
     } catch (error) {
       throw new SwitchboardError(
         'AUTHORIZATION',
-        `The client credentials request to ${auth.issuer} failed: ${describe(error)}.`,
-        { cause: error },
+        `The ${what} to ${auth.issuer} failed: ${describe(error)}.`,
+        {
+          cause: error,
+        },
       );
     }
   }

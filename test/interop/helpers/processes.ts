@@ -1,5 +1,5 @@
 /** Process hygiene for the interop tests: every child a test spawned must be gone when it ends. */
-import assert from 'node:assert/strict';
+import { until } from '../../helpers/wait.js';
 
 function alive(pid: number): boolean {
   try {
@@ -17,10 +17,7 @@ function alive(pid: number): boolean {
  * Fails unless every pid has exited. A closed transport has usually reaped its child already; the
  * bounded wait covers transports whose close() resolves before the exit is observed.
  */
-export async function assertExited(pids: Iterable<number>, label: string, limitMs = 10_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  for (const pid of pids) {
-    while (alive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.ok(!alive(pid), `${label}: child process ${pid} is still running after close()`);
-  }
+export async function assertExited(pids: Iterable<number>, label: string, limitMs = 30_000): Promise<void> {
+  for (const pid of pids)
+    await until(() => !alive(pid), `${label}: child process ${pid} exiting after close()`, limitMs);
 }
