@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Revision } from 'switchboard';
 import { type CheckReport, checkClient, type ScenarioName } from 'switchboard/check';
 import { CLIENT_BUGS, type ClientBug } from '../fixtures/check-client-bugs.js';
+import { failures } from './own-servers.js';
 
 const CLIENT = fileURLToPath(new URL('../fixtures/check-client-raw.js', import.meta.url));
 export const rawClient = (bug?: ClientBug) => ({
@@ -47,9 +48,6 @@ export const realClient = (kind: 'switchboard' | 'v1' | 'v2') => ({
 /** The revisions a client spoke with the scripted servers. */
 export const spoken = (report: CheckReport) =>
   report.revisions.filter((r) => r.supported).map((r) => r.revision);
-
-export const failures = (report: CheckReport) =>
-  report.checks.filter((c) => c.status === 'failed').map((c) => `${c.revision} ${c.id}`);
 
 /** The bugs of `bugs` that were not flagged with their rule, with what was flagged instead. */
 export async function missedClientBugs(bugs: readonly ClientBug[]): Promise<string[]> {

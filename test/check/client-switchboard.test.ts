@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { checkClient } from 'switchboard/check';
-import { failures, realClient, spoken } from './client-detection.js';
+import { realClient, spoken } from './client-detection.js';
+import { failures } from './own-servers.js';
 
 test("Switchboard's client: both eras, every rule its traffic reaches kept", async () => {
   const report = await checkClient(realClient('switchboard'));

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { checkClient } from 'switchboard/check';
-import { failures, realClient, spoken } from './client-detection.js';
+import { realClient, spoken } from './client-detection.js';
+import { failures } from './own-servers.js';
 
 test('official SDK v2 client: both eras; it does not start a new session after a 404', async () => {
   const report = await checkClient(realClient('v2'));

@@ -4,11 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type CheckReport, checkServer } from 'switchboard/check';
+import { checkServer } from 'switchboard/check';
 import { startV1Streamable, startV2 } from '../fixtures/http-official.js';
-
-const failures = (report: CheckReport) =>
-  report.checks.filter((c) => c.status === 'failed').map((c) => `${c.revision} ${c.id}`);
+import { failures } from './own-servers.js';
 
 describe('switchboard check on the official SDK servers over HTTP', () => {
   test('v1: a foreign Origin is served (no Origin check by default); sessions keep the rules', async () => {

@@ -5,18 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { type CheckReport, checkServer } from 'switchboard/check';
-
-const fixture = (name: string) => ({
-  kind: 'stdio' as const,
-  command: process.execPath,
-  args: [fileURLToPath(new URL(`../fixtures/${name}.js`, import.meta.url))],
-});
-const failures = (report: CheckReport) =>
-  report.checks.filter((c) => c.status === 'failed').map((c) => `${c.revision} ${c.id}`);
-const warned = (report: CheckReport) =>
-  new Set(report.checks.filter((c) => c.status === 'warning').map((c) => c.id));
+import { checkServer } from 'switchboard/check';
+import { failures, stdioFixture as fixture, warned } from './own-servers.js';
 
 describe('switchboard check on the official SDK v1 server over stdio', () => {
   test('v1: the four legacy revisions, no MUST failure, the documented warnings', async () => {

@@ -1,6 +1,6 @@
 /**
- * For the tests that show `switchboard check` runs clean on correct servers (own-*.test.ts): the
- * findings a report has, the assertion that a report is clean but for the findings listed, and a
+ * For the tests that check real servers and clients (own-*, official-*, client-*): a report's
+ * failures, warnings and findings, a fixture server spawned over stdio, the assertion that a report is clean but for the findings listed, and a
  * server served over loopback HTTP for the length of a check.
  */
 import assert from 'node:assert/strict';
@@ -17,6 +17,21 @@ export const built = (path: string) => fileURLToPath(new URL(path, import.meta.u
  * have no elicitation. A listed prompt that cannot be got is what prompts.get warns about.
  */
 export const CONFORMANCE_EXPECTED = ['2025-03-26 prompts.get warning', '2024-11-05 prompts.get warning'];
+
+/** A built test fixture (test/fixtures/NAME.js) as a stdio target. */
+export const stdioFixture = (name: string) => ({
+  kind: 'stdio' as const,
+  command: process.execPath,
+  args: [built(`../fixtures/${name}.js`)],
+});
+
+/** The failed checks of a report, as `<revision> <id>`. */
+export const failures = (report: CheckReport) =>
+  report.checks.filter((c) => c.status === 'failed').map((c) => `${c.revision} ${c.id}`);
+
+/** The ids of the checks a report warns about. */
+export const warned = (report: CheckReport) =>
+  new Set(report.checks.filter((c) => c.status === 'warning').map((c) => c.id));
 
 export function findings(report: CheckReport): string[] {
   return report.checks

@@ -125,7 +125,7 @@ describe('typed errors', () => {
       const { client, sent } = await recorded(makeServer(observed), { version: { pin: revision } });
       const controller = new AbortController();
       const call = client.callTool('hang', undefined, { signal: controller.signal });
-      while (observed.started.length === 0) await sleep(1);
+      await until(() => observed.started.length > 0, 'the handler started');
       controller.abort('user pressed stop');
       await rejectsLocal(call, 'ABORTED', "Request 'tools/call' was aborted: user pressed stop");
       const request = sent.find((f) => f.method === 'tools/call')!;
@@ -153,7 +153,7 @@ describe('typed errors', () => {
     assert.deepEqual(echoed.content, [{ type: 'text', text: 'x' }]);
     assert.equal(listeners.size, 0, 'a settled call no longer listens');
     const call = client.callTool('hang', undefined, { cancelledBy: cancellable });
-    while (observed.started.length === 0) await sleep(1);
+    await until(() => observed.started.length > 0, 'the handler started');
     for (const listener of listeners) listener('downstream cancelled');
     await rejectsLocal(call, 'ABORTED', "Request 'tools/call' was aborted: downstream cancelled");
     const request = sent.filter((f) => f.method === 'tools/call').at(-1)!;
@@ -229,7 +229,7 @@ describe('typed errors', () => {
     const a = await recorded(server, { version: { pin: '2025-06-18' } });
     const b = await recorded(server, { version: { pin: '2026-07-28' } });
     const pending = [a.client.callTool('hang'), b.client.callTool('hang')];
-    while (observed.started.length < 2) await sleep(1);
+    await until(() => observed.started.length >= 2, 'both handlers started');
     await server.close();
     for (const call of pending) await rejectsLocal(call, 'CONNECTION_CLOSED');
     assert.deepEqual(observed.aborted, ['connection closed', 'connection closed']);
