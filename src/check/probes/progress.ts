@@ -88,15 +88,7 @@ export function judgeProgress(ctx: ProbeContext): void {
  */
 export async function probeCancellation(ctx: ProbeContext): Promise<void> {
   const v = ctx.verdicts;
-  cancel(ctx, 'switchboard-check-never-sent');
-  const after = await ctx.liveness();
-  v.expect(
-    'cancellation.graceful',
-    after.kind === 'result' || after.kind === 'error',
-    'the server serves on after a cancellation',
-    () =>
-      `after notifications/cancelled for a request it never got, the server answered the next request with ${describeReply(after)}`,
-  );
+  await cancel(ctx, 'switchboard-check-never-sent', 'notifications/cancelled for a request it never got');
 
   const running = [...ctx.progressTokens.entries()].find(([token, request]) =>
     longCall(ctx, token, request),
@@ -122,15 +114,7 @@ export async function probeCancellation(ctx: ProbeContext): Promise<void> {
     v.notTested('cancellation.no-response', 'the call was answered before it could be cancelled');
     return;
   }
-  cancel(ctx, id);
-  const live = await ctx.liveness();
-  v.expect(
-    'cancellation.graceful',
-    live.kind === 'result' || live.kind === 'error',
-    'the server serves on after a cancellation',
-    () =>
-      `after ${running.method} ${brief(running.params)} was cancelled, the next request was answered with ${describeReply(live)}`,
-  );
+  await cancel(ctx, id, `the cancellation of ${running.method} ${brief(running.params)}`);
   const wait = Math.min(ctx.options.timeoutMs, Math.max(MIN_CANCEL_WAIT_MS, 3 * (running.tookMs ?? 0)));
   ctx.pending.push(
     new Promise<void>((resolve) => {
@@ -151,7 +135,15 @@ export async function probeCancellation(ctx: ProbeContext): Promise<void> {
   );
 }
 
-function cancel(ctx: ProbeContext, requestId: string | number): void {
+/** Cancels a request, then sees the server still serve (cancellation.graceful). */
+async function cancel(ctx: ProbeContext, requestId: string | number, what: string): Promise<void> {
   const params: Json = { requestId, reason: 'switchboard check: cancellation probe' };
   ctx.wire.notify('notifications/cancelled', ctx.modern ? { ...params, _meta: ctx.envelope() } : params);
+  const after = await ctx.liveness();
+  ctx.verdicts.expect(
+    'cancellation.graceful',
+    after.kind === 'result' || after.kind === 'error',
+    'the server serves on after a cancellation',
+    () => `after ${what}, the server answered the next request with ${describeReply(after)}`,
+  );
 }
