@@ -75,7 +75,9 @@ export async function discoverServerAuthorization(
       as: await requireAuthorizationServer(issuer, http),
       scopesSupported: parseScopes(prm.scopes_supported),
       legacy: false,
-      dpop: prm.dpop_bound_access_tokens_required === true || Array.isArray(prm.dpop_signing_alg_values_supported),
+      dpop:
+        prm.dpop_bound_access_tokens_required === true ||
+        Array.isArray(prm.dpop_signing_alg_values_supported),
     };
   }
   // 2025-03-26: the authorization server is the MCP server's origin.
@@ -94,5 +96,12 @@ export async function discoverServerAuthorization(
     token_endpoint: `${origin}/token`,
     registration_endpoint: `${origin}/register`,
   };
-  return { resource: canonicalResource(serverUrl), issuer: as.issuer, as, scopesSupported: [], legacy: true, dpop: false };
+  return {
+    resource: canonicalResource(serverUrl),
+    issuer: as.issuer,
+    as,
+    scopesSupported: [],
+    legacy: true,
+    dpop: false,
+  };
 }

@@ -94,11 +94,14 @@ export interface OAuthClientOptions {
    * MCP server says it takes DPoP tokens (a `DPoP` challenge, or the DPoP fields of its resource
    * metadata) and the authorization server lists ES256 in `dpop_signing_alg_values_supported`.
    * `true`: at every sign-in (an authorization server without DPoP ignores the proof and issues a
-   * Bearer token). `false`: never. A CryptoKeyPair: like `true`, with that key; by default a P-256
-   * key is made per OAuthClient and kept in memory, so DPoP tokens stored by another process are
-   * not used (the client signs in again).
+   * Bearer token). `false`: never.
    */
-  dpop?: 'auto' | boolean | oauth.CryptoKeyPair;
+  dpop?: 'auto' | boolean;
+  /**
+   * The DPoP key pair (its public key extractable). Default: a P-256 key made per OAuthClient and
+   * kept in memory, so DPoP tokens stored by another process are not used (it signs in again).
+   */
+  dpopKey?: oauth.CryptoKeyPair;
 }
 
 /** The DPoP key in use: oauth4webapi's handle (proofs, nonces) and the key's thumbprint. */
@@ -148,7 +151,7 @@ export class OAuthClient {
   readonly #signed = new Map<string, Signed>();
   /** One sign-in at a time per server: concurrent 401s wait for the same one. */
   readonly #pending = new Map<string, Promise<StoredTokens>>();
-  #dpopKey: Promise<DpopKey> | undefined;
+  #dpopInUse: Promise<DpopKey> | undefined;
 
   constructor(options: OAuthClientOptions = {}) {
     const grant = options.grant ?? 'authorization_code';
@@ -177,15 +180,17 @@ export class OAuthClient {
       );
     }
     const dpop = options.dpop;
+    if (dpop !== undefined && dpop !== 'auto' && typeof dpop !== 'boolean') {
+      throw new SwitchboardError('CONFIG', "OAuthClient: dpop must be 'auto', true or false.");
+    }
+    const key = options.dpopKey;
     if (
-      dpop !== undefined &&
-      dpop !== 'auto' &&
-      typeof dpop !== 'boolean' &&
-      !(typeof dpop === 'object' && dpop !== null && 'privateKey' in dpop && 'publicKey' in dpop)
+      key !== undefined &&
+      !(typeof key === 'object' && key !== null && 'privateKey' in key && 'publicKey' in key)
     ) {
       throw new SwitchboardError(
         'CONFIG',
-        "OAuthClient: dpop must be 'auto', true, false or a CryptoKeyPair ({ privateKey, publicKey }).",
+        'OAuthClient: dpopKey must be a CryptoKeyPair ({ privateKey, publicKey }).',
       );
     }
     this.#options = { ...options, grant };
@@ -211,8 +216,17 @@ export class OAuthClient {
         if (status !== 401 && status !== 403) return response;
         const header = response.headers.get('www-authenticate');
         const dpopChallenge = findChallenge(header, 'DPoP');
-        const challenge = findChallenge(header, 'Bearer') ?? dpopChallenge;
-        if (status === 401 && tokens?.dpop_jkt && dpopChallenge?.params.error === 'use_dpop_nonce' && nonces < 2) {
+        const bearerChallenge = findChallenge(header, 'Bearer');
+        // The challenge of the scheme this request used says what was wrong with it.
+        const challenge = tokens?.dpop_jkt
+          ? (dpopChallenge ?? bearerChallenge)
+          : (bearerChallenge ?? dpopChallenge);
+        if (
+          status === 401 &&
+          tokens?.dpop_jkt &&
+          dpopChallenge?.params.error === 'use_dpop_nonce' &&
+          nonces < 2
+        ) {
           // RFC 9449 §9: the server wants a nonce in the proof; the handle took it from DPoP-Nonce.
           nonces++;
           await response.text().catch(() => undefined);
@@ -274,7 +288,8 @@ export class OAuthClient {
     if (tokens.expires_at !== undefined && tokens.expires_at - margin <= nowSec()) {
       tokens = await this.#refresh(server).catch(() => undefined);
     }
-    if (tokens?.dpop_jkt !== undefined && tokens.dpop_jkt !== (await this.#dpopOrNone())?.jkt) return undefined;
+    if (tokens?.dpop_jkt !== undefined && tokens.dpop_jkt !== (await this.#dpopOrNone())?.jkt)
+      return undefined;
     return tokens;
   }
 
@@ -322,19 +337,17 @@ export class OAuthClient {
 
   /** This client's DPoP key (made on first use) and its oauth4webapi handle. */
   #dpop(): Promise<DpopKey> {
-    this.#dpopKey ??= (async () => {
-      const given = this.#options.dpop;
+    this.#dpopInUse ??= (async () => {
       const keys =
-        typeof given === 'object'
-          ? given
-          : ((await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, [
-              'sign',
-              'verify',
-            ])) as oauth.CryptoKeyPair);
+        this.#options.dpopKey ??
+        ((await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, [
+          'sign',
+          'verify',
+        ])) as oauth.CryptoKeyPair);
       const handle = oauth.DPoP({}, keys);
       return { handle, jkt: await handle.calculateThumbprint() };
     })();
-    return this.#dpopKey;
+    return this.#dpopInUse;
   }
 
   /** The DPoP key when this client may use DPoP at all (a stored DPoP token needs it). */
@@ -560,7 +573,10 @@ export class OAuthClient {
           callback,
           redirectUri,
           verifier,
-          this.#http.options({ additionalParameters: { resource: auth.resource }, DPoP: signed.dpop?.handle }),
+          this.#http.options({
+            additionalParameters: { resource: auth.resource },
+            DPoP: signed.dpop?.handle,
+          }),
         );
         return oauth.processAuthorizationCodeResponse(as, client, response);
       });
