@@ -1,5 +1,5 @@
 /** The Tools tab: the list, a generated form per tool, the call with progress and cancel, its result. */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { CallToolResult, Tool } from '../../protocol/types.js';
 import type { ApiError, ConnectionSummary } from '../api-types.js';
 import { run } from './api.js';
@@ -110,6 +110,17 @@ function ToolView({
   const [callId, setCallId] = useState<string | undefined>(undefined);
   const [outcome, setOutcome] = useState<CallOutcomeValue | undefined>(undefined);
   const progress = callId ? store.progress.get(callId) : undefined;
+  const form = useRef<HTMLFormElement>(null);
+  // Keyboard users keep their place: a tool chosen from the list brings the focus to its form; a
+  // call moves it from the (now disabled) Call button to Cancel, and its end to the result.
+  useEffect(() => {
+    if (document.activeElement?.closest('nav.list')) form.current?.querySelector<HTMLElement>('h2')?.focus();
+  }, []);
+  useEffect(() => {
+    const lost = () => document.activeElement === null || document.activeElement === document.body;
+    if (callId) form.current?.querySelector<HTMLElement>('.actions .cancel')?.focus();
+    else if (outcome && lost()) form.current?.querySelector<HTMLElement>('.result h3')?.focus();
+  }, [callId, outcome]);
 
   async function call(event: Event) {
     event.preventDefault();
@@ -125,8 +136,8 @@ function ToolView({
 
   const hints = HINTS.filter(([key]) => tool.annotations?.[key] === true);
   return (
-    <form onSubmit={call} class="tool" aria-label={`Call ${tool.name}`}>
-      <h2>
+    <form onSubmit={call} class="tool" aria-label={`Call ${tool.name}`} ref={form}>
+      <h2 tabIndex={-1}>
         <Icon item={tool} /> {tool.title ?? tool.annotations?.title ?? tool.name}{' '}
         <code class="muted">{tool.name}</code>
       </h2>
@@ -146,7 +157,7 @@ function ToolView({
           Call {tool.name}
         </button>
         {callId ? (
-          <button type="button" onClick={() => void run(connection.id, 'cancel', { callId })}>
+          <button type="button" class="cancel" onClick={() => void run(connection.id, 'cancel', { callId })}>
             Cancel
           </button>
         ) : null}
@@ -190,7 +201,7 @@ export function CallOutcome({
 }) {
   return (
     <section class="result" aria-label="Result" aria-live="polite">
-      <h3>
+      <h3 tabIndex={-1}>
         Result <small class="muted">{ms} ms</small>
       </h3>
       {error ? <ErrorView message={error.message} code={error.code} /> : null}

@@ -61,49 +61,51 @@ export function TraceTab({ connectionId }: { connectionId: string }) {
         </span>
         <CopyButton text={JSON.stringify(matching.map(entryJson), null, 2)} label="Copy shown as JSON" />
       </div>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">+ms</th>
-            <th scope="col">Dir</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Message</th>
-          </tr>
-        </thead>
-        <tbody>
-          {shown.map((entry) => {
-            const { kind, summary } = describe(entry.message);
-            const expanded = open === entry.seq;
-            return [
-              <tr key={entry.seq} class={`trace-row ${entry.direction} ${kind}`}>
-                <td class="num">{entry.at - start}</td>
-                <td>
-                  <span class="sr-only">{entry.direction === 'out' ? 'sent' : 'received'}</span>
-                  <span aria-hidden="true">{entry.direction === 'out' ? '→' : '←'}</span>
-                </td>
-                <td>{kind}</td>
-                <td>
-                  <button
-                    type="button"
-                    class="link-button"
-                    aria-expanded={expanded}
-                    onClick={() => setOpen(expanded ? undefined : entry.seq)}
-                  >
-                    {summary}
-                  </button>
-                </td>
-              </tr>,
-              expanded ? (
-                <tr key={`${entry.seq}-json`}>
-                  <td colSpan={4}>
-                    <JsonView value={entry.message} label="message" />
+      <div class="scroll">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">+ms</th>
+              <th scope="col">Dir</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Message</th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((entry) => {
+              const { kind, summary } = describe(entry.message);
+              const expanded = open === entry.seq;
+              return [
+                <tr key={entry.seq} class={`trace-row ${entry.direction} ${kind}`}>
+                  <td class="num">{entry.at - start}</td>
+                  <td>
+                    <span class="sr-only">{entry.direction === 'out' ? 'sent' : 'received'}</span>
+                    <span aria-hidden="true">{entry.direction === 'out' ? '→' : '←'}</span>
                   </td>
-                </tr>
-              ) : null,
-            ];
-          })}
-        </tbody>
-      </table>
+                  <td>{kind}</td>
+                  <td>
+                    <button
+                      type="button"
+                      class="link-button"
+                      aria-expanded={expanded}
+                      onClick={() => setOpen(expanded ? undefined : entry.seq)}
+                    >
+                      {summary}
+                    </button>
+                  </td>
+                </tr>,
+                expanded ? (
+                  <tr key={`${entry.seq}-json`}>
+                    <td colSpan={4}>
+                      <JsonView value={entry.message} label="message" />
+                    </td>
+                  </tr>
+                ) : null,
+              ];
+            })}
+          </tbody>
+        </table>
+      </div>
     </section>
   );
 }
