@@ -22,6 +22,9 @@ export const AREAS = [
   'completion',
   'pagination',
   'logging',
+  'progress',
+  'cancellation',
+  'subscriptions',
   'envelope',
   'caching',
   'stdio',
@@ -311,6 +314,13 @@ export const REQUIREMENTS: readonly Requirement[] = [
     'Every resource template is a valid RFC 6570 URI template.',
   ),
   r(
+    'resources.template-read',
+    'SHOULD',
+    ALL,
+    'server/resources#resource-templates',
+    'A URI expanded from a listed template (with values its completion offers, or made-up ones) is read, or refused with a JSON-RPC error; with offered values it is read.',
+  ),
+  r(
     'resources.not-found',
     'SHOULD',
     LEGACY,
@@ -372,6 +382,13 @@ export const REQUIREMENTS: readonly Requirement[] = [
     'server/utilities/pagination#error-handling',
     'A forged cursor is answered with error -32602.',
   ),
+  r(
+    'pagination.stale-cursor',
+    'SHOULD',
+    ALL,
+    'server/utilities/pagination#error-handling',
+    'A cursor used again after its walk is served again or refused with -32602, nothing else.',
+  ),
 
   // --- logging
   r(
@@ -387,6 +404,71 @@ export const REQUIREMENTS: readonly Requirement[] = [
     LEGACY,
     'server/utilities/logging#error-handling',
     'logging/setLevel with a level that does not exist is answered with error -32602.',
+  ),
+
+  // --- progress, cancellation, subscriptions (server side)
+  r(
+    'progress.active-token',
+    'MUST',
+    ALL,
+    'basic/utilities/progress#behavior-requirements',
+    'Progress notifications reference only a progressToken the client gave in a request.',
+  ),
+  r(
+    'progress.increasing',
+    'MUST',
+    ALL,
+    'basic/utilities/progress#behavior-requirements',
+    'The progress value increases with each notification of a token.',
+  ),
+  r(
+    'progress.stops',
+    'MUST',
+    ALL,
+    'basic/utilities/progress#behavior-requirements',
+    'No progress notification for a request comes after its response.',
+  ),
+  r(
+    'cancellation.no-response',
+    'SHOULD',
+    ALL,
+    'basic/utilities/cancellation#behavior-requirements',
+    'A request cancelled while still in progress (it had sent progress) gets no successful result afterwards: no response, or an error.',
+  ),
+  r(
+    'cancellation.graceful',
+    'MUST',
+    ALL,
+    'basic/utilities/cancellation#timing-considerations',
+    'Cancellations (of a request in progress, of an unknown request) leave the server serving: the next request is answered.',
+  ),
+  r(
+    'subscriptions.updated-uri',
+    'SHOULD',
+    LEGACY,
+    'server/resources#subscriptions',
+    'notifications/resources/updated names a resource the client subscribed to.',
+  ),
+  r(
+    'subscriptions.acknowledged',
+    'MUST',
+    MODERN,
+    'basic/patterns/subscriptions#acknowledgment',
+    'The first message of a subscriptions/listen stream is notifications/subscriptions/acknowledged, carrying the subscription id and a subset of the requested filter.',
+  ),
+  r(
+    'subscriptions.requested-only',
+    'MUST',
+    MODERN,
+    'basic/patterns/subscriptions#opening-a-stream',
+    'A listen stream carries only the notification types (and resource URIs) the client asked for.',
+  ),
+  r(
+    'subscriptions.subscription-id',
+    'MUST',
+    MODERN,
+    'basic/patterns/subscriptions#receiving-notifications',
+    'Every notification on a listen stream carries _meta io.modelcontextprotocol/subscriptionId equal to the id of the subscriptions/listen request.',
   ),
 
   // --- the 2026-07-28 envelope

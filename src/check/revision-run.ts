@@ -14,8 +14,9 @@ import {
   ProbeContext,
   type ProbeOptions,
 } from './probes/context.js';
-import { forgedCursor, walkList } from './probes/lists.js';
+import { forgedCursor, staleCursor, walkList } from './probes/lists.js';
 import { judgeObserved } from './probes/observed.js';
+import { judgeProgress, probeCancellation } from './probes/progress.js';
 import { probePrompts } from './probes/prompts.js';
 import {
   declaredImplemented,
@@ -27,6 +28,7 @@ import {
   probeUndeclared,
 } from './probes/protocol.js';
 import { probeResources } from './probes/resources.js';
+import { probeSubscriptions } from './probes/subscriptions.js';
 import { probeTools } from './probes/tools.js';
 import { idsOf, type TransportKind } from './requirements.js';
 import { Verdicts } from './results.js';
@@ -221,6 +223,7 @@ async function listed(ctx: ProbeContext, capability: string, method: string, key
   }
   declaredImplemented(ctx, capability, method, true);
   await forgedCursor(ctx, method);
+  await staleCursor(ctx, method, walk.cursor);
   return walk.items;
 }
 
@@ -234,17 +237,22 @@ async function runProbes(ctx: ProbeContext, progress: (line: string) => void): P
   const tools = await listed(ctx, 'tools', 'tools/list', 'tools');
   ctx.surface.tools = tools;
   if (ctx.declares('tools')) await probeTools(ctx, tools);
+  await probeCancellation(ctx);
   progress(`${ctx.revision}: resources`);
   const resources = await listed(ctx, 'resources', 'resources/list', 'resources');
   const templates = await listed(ctx, 'resources', 'resources/templates/list', 'resourceTemplates');
   ctx.surface.resources = resources;
   ctx.surface.resourceTemplates = templates;
   if (ctx.declares('resources')) await probeResources(ctx, resources, templates);
+  await probeSubscriptions(ctx, resources);
   progress(`${ctx.revision}: prompts and completion`);
   const prompts = await listed(ctx, 'prompts', 'prompts/list', 'prompts');
   ctx.surface.prompts = prompts;
   if (ctx.declares('prompts')) await probePrompts(ctx, prompts);
   await probeCompletion(ctx, prompts, templates);
+  // What the probes left running: waits for late answers and for notifications.
+  await Promise.all(ctx.pending);
+  judgeProgress(ctx);
   for (const area of FEATURE_AREAS) {
     if (ctx.declares(area)) continue;
     for (const id of idsOf(area)) ctx.verdicts.notApplicable(id, `the server does not declare ${area}`);

@@ -65,6 +65,8 @@ export function brief(value: unknown, max = 400): string {
 export class ProbeWire {
   /** Every message the server sent, in order. */
   readonly inbound: Json[] = [];
+  /** When each message came (Date.now()). */
+  readonly arrivals = new WeakMap<Json, number>();
   /** Notifications the server sent, in order. */
   readonly notifications: Json[] = [];
   /** Requests the server sent, in order (method and when, relative to `initialized`). */
@@ -115,6 +117,7 @@ export class ProbeWire {
       },
       closed: (error) => {
         this.#closed = error ? error.message : 'the connection closed';
+        for (const waiter of [...this.#notificationWaiters]) waiter(undefined);
         for (const [id, pending] of this.#pending) {
           clearTimeout(pending.timer);
           this.#pending.delete(id);
@@ -130,15 +133,46 @@ export class ProbeWire {
 
   /** Sends a request and waits for its response (or the timeout, or the connection's end). */
   request(method: string, params?: Params, timeoutMs = this.options.timeoutMs): Promise<Reply> {
+    return this.begin(method, params, timeoutMs).reply;
+  }
+
+  /** Sends a request; its id (to cancel it, or to tell its notifications) and its reply to come. */
+  begin(
+    method: string,
+    params?: Params,
+    timeoutMs = this.options.timeoutMs,
+  ): { readonly id: number; readonly reply: Promise<Reply> } {
     const id = this.#nextId++;
-    return this.#send(
+    const reply = this.#send(
       id,
       method,
       requestFrame(id, method, params),
       { kind: 'request', id, method, params },
       timeoutMs,
     );
+    return { id, reply };
   }
+
+  /**
+   * The first notification (already received, or to come within `timeoutMs`) that `matches`;
+   * undefined when none came in time or the connection closed.
+   */
+  notification(matches: (message: Json) => boolean, timeoutMs: number): Promise<Json | undefined> {
+    const seen = this.notifications.find(matches);
+    if (seen || this.#closed) return Promise.resolve(seen);
+    return new Promise((resolve) => {
+      const waiter = (message: Json | undefined) => {
+        if (message !== undefined && !matches(message)) return;
+        clearTimeout(timer);
+        this.#notificationWaiters.delete(waiter);
+        resolve(message);
+      };
+      const timer = setTimeout(() => waiter(undefined), timeoutMs);
+      this.#notificationWaiters.add(waiter);
+    });
+  }
+
+  readonly #notificationWaiters = new Set<(message: Json | undefined) => void>();
 
   /**
    * Sends a frame as is (malformed on purpose) and waits for its response: one with the id the
@@ -195,6 +229,7 @@ export class ProbeWire {
       return;
     }
     this.inbound.push(value);
+    this.arrivals.set(value, Date.now());
     if (value.jsonrpc !== '2.0') {
       this.envelopeProblems.push({
         rule: 'jsonrpc.version',
@@ -205,7 +240,10 @@ export class ProbeWire {
       // Checked against the schema first, so a server request's answer (below) is not mistaken for it.
       this.#checkSchema(value);
       if ('id' in value) this.#serverRequest(value);
-      else this.notifications.push(value);
+      else {
+        this.notifications.push(value);
+        for (const waiter of [...this.#notificationWaiters]) waiter(value);
+      }
       return;
     }
     this.#response(value);

@@ -74,6 +74,8 @@ export interface ConnectionSummary {
   readonly negotiationMs?: number;
   readonly roots: readonly Root[];
   readonly logLevel: LoggingLevel;
+  /** The resource URIs the console follows for this page (`subscribe`), updates arrive as `notification` events. */
+  readonly subscriptions: readonly string[];
 }
 
 /** A question the server asked that waits for the person at the page. */
@@ -146,6 +148,13 @@ export interface Operations {
   };
   cancel: { request: { callId: string }; result: { cancelled: boolean } };
   read: { request: { uri: string }; result: ReadResourceResult };
+  /**
+   * Follows a resource: `resources/subscribe` on a legacy connection, a `subscriptions/listen`
+   * stream naming it on 2026-07-28. Each change arrives as a `notifications/resources/updated`
+   * notification event. Fails when the server does not offer subscriptions to it.
+   */
+  subscribe: { request: { uri: string }; result: { uri: string } };
+  unsubscribe: { request: { uri: string }; result: { unsubscribed: boolean } };
   prompt: { request: { name: string; arguments?: Record<string, string> }; result: GetPromptResult };
   complete: { request: CompleteParams; result: CompleteResult };
   'log-level': { request: { level: LoggingLevel }; result: Record<string, never> };

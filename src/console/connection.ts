@@ -5,12 +5,19 @@
  */
 import { checkServer } from '../check/run.js';
 import type { VersionNegotiation } from '../client/client.js';
+import type { Subscription } from '../client/subscriptions.js';
 import type { Channel } from '../engine/channel.js';
 import { Client } from '../extensions/client.js';
 import { nodeFetch } from '../node/fetch.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import { isRevision, REVISIONS } from '../protocol/revisions.js';
-import type { CreateMessageResult, ElicitResult, LoggingLevel, Root } from '../protocol/types.js';
+import type {
+  CreateMessageResult,
+  ElicitResult,
+  ElicitUrlParams,
+  LoggingLevel,
+  Root,
+} from '../protocol/types.js';
 import { StreamableHttpClientChannel } from '../transports/http/client/streamable-channel.js';
 import { StdioClientChannel } from '../transports/stdio/client-channel.js';
 import { errorMessage, isPlainObject } from '../util/guards.js';
@@ -31,6 +38,9 @@ const LIST_CHANGED = [
   'notifications/resources/updated',
 ] as const;
 
+/** How often one call may ask for links to be followed before its error stands. */
+const MAX_URL_ROUNDS = 3;
+
 /** A request from the page that cannot be right (the API answers 400 with the message). */
 export class BadRequest extends Error {}
 
@@ -48,6 +58,8 @@ export class ConsoleConnection {
   #transport: StdioClientChannel | StreamableHttpClientChannel | undefined;
   readonly #calls = new Map<string, AbortController>();
   readonly #questions = new Map<string, PendingQuestion>();
+  /** The resources followed from the page, by URI. */
+  readonly #watches = new Map<string, Subscription>();
   #roots: Root[] = [];
   #nextQuestion = 1;
   #closing = false;
@@ -65,6 +77,7 @@ export class ConsoleConnection {
       state: 'connecting',
       roots: [],
       logLevel: DEFAULT_LOG_LEVEL,
+      subscriptions: [],
     };
     this.client = new Client(
       { name: 'switchboard-console', version: '1.0.0' },
@@ -134,6 +147,14 @@ export class ConsoleConnection {
       ...(client.serverInfo ? { serverInfo: client.serverInfo } : {}),
       ...(client.instructions === undefined ? {} : { instructions: client.instructions }),
     });
+    // A 2026-07-28 server sends list changes only on a listen stream (a legacy one sends them to
+    // every connection): hold one open, so the page's lists follow the server.
+    const caps = client.serverCapabilities;
+    if (
+      client.era === 'modern' &&
+      (caps.tools?.listChanged || caps.prompts?.listChanged || caps.resources?.listChanged)
+    )
+      client.listen({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true });
   }
 
   async close(): Promise<void> {
@@ -183,19 +204,33 @@ export class ConsoleConnection {
       if (this.#calls.has(callId)) throw new BadRequest(`A call "${callId}" is already running.`);
       const abort = new AbortController();
       this.#calls.set(callId, abort);
+      const options = {
+        signal: abort.signal,
+        onprogress: (update: { progress: number; total?: number; message?: string }) =>
+          this.events.push({
+            kind: 'progress',
+            connectionId: this.id,
+            callId,
+            progress: update.progress,
+            ...(update.total === undefined ? {} : { total: update.total }),
+            ...(update.message === undefined ? {} : { message: update.message }),
+          }),
+      };
       try {
-        return await this.client.callTool(name, args, {
-          signal: abort.signal,
-          onprogress: (update) =>
-            this.events.push({
-              kind: 'progress',
-              connectionId: this.id,
-              callId,
-              progress: update.progress,
-              ...(update.total === undefined ? {} : { total: update.total }),
-              ...(update.message === undefined ? {} : { message: update.message }),
-            }),
-        });
+        for (let round = 1; ; round++) {
+          try {
+            return await this.client.callTool(name, args, options);
+          } catch (error) {
+            // 2025-11-25: the call needs the person to visit a URL first; once they accepted every
+            // link, the call runs again (2026-07-28 does the same inside the client, as input_required).
+            const links = urlElicitationsRequired(error);
+            if (!links || round > MAX_URL_ROUNDS) throw error;
+            for (const link of links) {
+              const answer = await this.ask({ kind: 'elicitation', params: link }, abort.signal);
+              if (answer.action !== 'accept') throw error;
+            }
+          }
+        }
       } finally {
         this.#calls.delete(callId);
       }
@@ -206,6 +241,37 @@ export class ConsoleConnection {
       return { cancelled: call !== undefined };
     },
     read: (body) => this.client.readResource(text(body, 'uri')),
+    subscribe: async (body) => {
+      const uri = text(body, 'uri');
+      if (this.#watches.has(uri)) return { uri };
+      const subscription = this.client.listen({ resourceSubscriptions: [uri] });
+      const agreed = await subscription.acknowledged;
+      if (!agreed.resourceSubscriptions?.includes(uri)) {
+        await subscription.close();
+        throw new SwitchboardError(
+          'CAPABILITY_MISSING',
+          `The server does not offer updates of ${uri} (its resources capability has no "subscribe", or it refused the URI).`,
+        );
+      }
+      this.#watches.set(uri, subscription);
+      this.update({ subscriptions: [...this.#watches.keys()] });
+      // A server that ends the stream (or a connection that closes) ends the watch.
+      void subscription.closed.then(() => {
+        if (this.#watches.get(uri) !== subscription) return;
+        this.#watches.delete(uri);
+        this.update({ subscriptions: [...this.#watches.keys()] });
+      });
+      return { uri };
+    },
+    unsubscribe: async (body) => {
+      const uri = text(body, 'uri');
+      const subscription = this.#watches.get(uri);
+      if (!subscription) return { unsubscribed: false };
+      this.#watches.delete(uri);
+      this.update({ subscriptions: [...this.#watches.keys()] });
+      await subscription.close();
+      return { unsubscribed: true };
+    },
     prompt: (body) => {
       const args = body.arguments;
       if (
@@ -402,4 +468,16 @@ function text(body: Record<string, unknown>, key: string): string {
   const value = body[key];
   if (typeof value !== 'string' || value === '') throw new BadRequest(`"${key}" must be a non-empty string.`);
   return value;
+}
+
+/** The URL elicitations of a -32042 (URLElicitationRequired) error, or undefined for any other error. */
+function urlElicitationsRequired(error: unknown): ElicitUrlParams[] | undefined {
+  if (!(error instanceof ProtocolError) || error.code !== ErrorCode.UrlElicitationRequired) return undefined;
+  const listed = isPlainObject(error.data) ? error.data.elicitations : undefined;
+  if (!Array.isArray(listed)) return undefined;
+  const links = listed.filter(
+    (e): e is ElicitUrlParams =>
+      isPlainObject(e) && typeof e.url === 'string' && typeof e.message === 'string',
+  );
+  return links.length > 0 ? links.map((link) => ({ ...link, mode: 'url' })) : undefined;
 }

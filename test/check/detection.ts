@@ -63,6 +63,18 @@ export const EXPECTED: Record<Bug, readonly [string, Revision]> = {
   'schema-invalid': ['schema.server-messages', '2025-11-25'],
   'modern-server-request': ['lifecycle.no-server-requests', '2026-07-28'],
   'ignore-eof': ['stdio.exit-on-eof', '2025-06-18'],
+  'progress-decreasing': ['progress.increasing', '2025-11-25'],
+  'progress-after-result': ['progress.stops', '2025-06-18'],
+  'progress-unknown-token': ['progress.active-token', '2026-07-28'],
+  'cancel-ignored': ['cancellation.no-response', '2025-11-25'],
+  'cancel-crash': ['cancellation.graceful', '2024-11-05'],
+  'subscribe-missing': ['capabilities.declared-implemented', '2025-03-26'],
+  'no-ack': ['subscriptions.acknowledged', '2026-07-28'],
+  'unrequested-notification': ['subscriptions.requested-only', '2026-07-28'],
+  'no-subscription-id': ['subscriptions.subscription-id', '2026-07-28'],
+  'updated-wrong-uri': ['subscriptions.updated-uri', '2025-11-25'],
+  'template-unreadable': ['resources.template-read', '2025-11-25'],
+  'stale-cursor-crash': ['pagination.stale-cursor', '2025-06-18'],
 };
 
 /** Runs each bug whose rule is in one of `areas`; returns the bugs it missed, with what was seen. */

@@ -5,73 +5,34 @@
  * an image, answers an elicitation, traces, cancels a long call, completes a resource template and
  * runs the checker; and a page without the token, or on another origin, gets nowhere.
  *
- * Screenshots of the main views are taken on the way (into a temporary folder, or into
- * $CONSOLE_SCREENSHOTS: `CONSOLE_SCREENSHOTS=docs/console node scripts/test.js browser` refreshes
- * the ones docs/console.md shows).
+ * Screenshots of the main views are taken on the way (see screenshots() in page.ts).
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { createExampleServer } from '../../examples/server.js';
-import { type RunningConsole, serveConsole } from '../../src/console.js';
-import { createHttpHandler } from '../../src/index.js';
-import { serve } from '../../src/node.js';
+import type { RunningConsole } from '../../src/console.js';
+import type { RunningServer } from '../../src/node.js';
 import { api, EXAMPLE_SERVER } from './helpers.js';
+import { type Bench, connectFrom, startBench } from './page.js';
 
-function chromiumPath(): string {
-  const found = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-    (path) => path !== undefined && existsSync(path),
-  );
-  if (!found)
-    throw new Error('The console tests need Chromium: apt-get install -y chromium (or set CHROMIUM_PATH).');
-  return found;
-}
-
-const keepShots = process.env.CONSOLE_SCREENSHOTS !== undefined;
-const shots = keepShots
-  ? resolve(process.env.CONSOLE_SCREENSHOTS!)
-  : mkdtempSync(join(tmpdir(), 'console-shots-'));
-mkdirSync(shots, { recursive: true });
-
+let bench: Bench;
 let browser: Browser;
 let page: Page;
 let running: RunningConsole;
-let mcp: Awaited<ReturnType<typeof serve>>;
+let mcp: RunningServer;
 
 before(async () => {
-  [browser, running, mcp] = await Promise.all([
-    chromium.launch({ executablePath: chromiumPath() }),
-    serveConsole({ port: 0 }),
-    serve(createHttpHandler(createExampleServer()), { port: 0 }),
-  ]);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: 'light' });
-  page = await context.newPage();
-  page.on('pageerror', (error) => assert.fail(`the page threw: ${error.message}`));
-  await page.goto(running.url);
+  bench = await startBench(createExampleServer());
+  ({ browser, page, running } = bench);
+  mcp = bench.mcp!;
 });
-after(async () => {
-  await browser?.close();
-  await running?.close();
-  await mcp?.close();
-  if (!keepShots) rmSync(shots, { recursive: true, force: true });
-});
+after(() => bench?.close());
 
-async function connect(kind: 'stdio' | 'http', target: string): Promise<void> {
-  await page.getByRole('radio', { name: kind === 'stdio' ? 'stdio command' : 'HTTP URL' }).check();
-  await page.getByRole('textbox', { name: kind === 'stdio' ? 'Command' : 'Endpoint URL' }).fill(target);
-  await page.getByRole('button', { name: 'Connect', exact: true }).click();
-}
-
-/** A screenshot of the view from its top (a click may have scrolled the page). */
-async function shot(name: string): Promise<void> {
-  await page.evaluate('scrollTo(0, 0)');
-  await page.screenshot({ path: join(shots, `${name}.png`) });
-}
+const connect = (kind: 'stdio' | 'http', target: string) => connectFrom(page, kind, target);
+const shot = (name: string) => bench.shot(name);
 
 const result = () => page.getByRole('region', { name: 'Result' });
 

@@ -43,9 +43,23 @@ export interface ProbeOptions {
   readonly handshakeTimeoutMs: number;
 }
 
+/** A request the checker gave a progressToken, and how it went (for the progress and cancellation probes). */
+export interface TokenedRequest {
+  readonly method: string;
+  readonly params: Params;
+  readonly sentAt: number;
+  /** The reply, once it came; with the time it took. */
+  reply?: Reply;
+  tookMs?: number;
+}
+
 export class ProbeContext {
   /** The server's capabilities, from initialize or server/discover. */
   capabilities: Json = {};
+  /** Requests sent with a progressToken, by token. */
+  readonly progressTokens = new Map<string, TokenedRequest>();
+  /** Work a probe left running (a wait for a late answer or notification): awaited before the verdicts. */
+  readonly pending: Promise<void>[] = [];
   /** What the server offers, as the probes found it (for `--snapshot` and `--against`). */
   readonly surface: SurfaceRecorder;
 
@@ -75,9 +89,37 @@ export class ProbeContext {
 
   /** A request in the revision in use (enveloped on 2026-07-28). */
   request(method: string, params: Params = {}): Promise<Reply> {
-    if (!this.modern) return this.wire.request(method, params);
+    return this.begin(method, params).reply;
+  }
+
+  /** `request`, with the request's id (to cancel it, or to tell its notifications). */
+  begin(method: string, params: Params = {}, timeoutMs?: number): { id: number; reply: Promise<Reply> } {
+    if (!this.modern) return this.wire.begin(method, params, timeoutMs);
     const meta = typeof params._meta === 'object' && params._meta !== null ? (params._meta as Json) : {};
-    return this.wire.request(method, { ...params, _meta: { ...this.envelope(), ...meta } });
+    return this.wire.begin(method, { ...params, _meta: { ...this.envelope(), ...meta } }, timeoutMs);
+  }
+
+  /**
+   * A request with a fresh progressToken in its `_meta`, remembered with its reply so the progress
+   * rules can be judged on whatever the server sends for it.
+   */
+  withProgress(method: string, params: Params): { id: number; token: string; reply: Promise<Reply> } {
+    const token = `switchboard-check-progress-${this.progressTokens.size + 1}`;
+    const meta = typeof params._meta === 'object' && params._meta !== null ? (params._meta as Json) : {};
+    const sent = { ...params, _meta: { ...meta, progressToken: token } };
+    const entry: TokenedRequest = { method, params, sentAt: Date.now() };
+    this.progressTokens.set(token, entry);
+    const { id, reply } = this.begin(method, sent);
+    void reply.then((r) => {
+      entry.reply = r;
+      entry.tookMs = Date.now() - entry.sentAt;
+    });
+    return { id, token, reply };
+  }
+
+  /** A request every server in this revision answers, to see it still serves. */
+  liveness(): Promise<Reply> {
+    return this.request(this.modern ? 'server/discover' : 'ping');
   }
 
   declares(capability: string): boolean {

@@ -10,7 +10,11 @@ const MAX_PAGES = 50;
 const FORGED_CURSOR = 'switchboard-check:forged-cursor';
 
 export type Walk =
-  | { readonly ok: true; readonly items: Json[] }
+  | {
+      readonly ok: true;
+      readonly items: Json[] /** The first cursor the server issued, if any. */;
+      readonly cursor?: string;
+    }
   | { readonly ok: false; readonly reply: Reply };
 
 /** Every item of the list `method` returns under `key`, or the reply that stopped the walk. */
@@ -60,6 +64,7 @@ export async function walkList(ctx: ProbeContext, method: string, key: string): 
     'pagination.walk',
     `${method} walked to its end (${cursors.size + 1} page(s), ${items.length} item(s))`,
   );
+  const first = cursors.values().next().value;
   if (ctx.modern) {
     ctx.verdicts.expect(
       'caching.same-scope',
@@ -68,7 +73,30 @@ export async function walkList(ctx: ProbeContext, method: string, key: string): 
       () => `the pages of ${method} carry cacheScope values ${brief([...scopes])}: one list has one scope`,
     );
   }
-  return { ok: true, items };
+  return { ok: true, items, ...(first === undefined ? {} : { cursor: first }) };
+}
+
+/**
+ * A cursor of a finished walk, used again: the server may serve it again or refuse it as invalid
+ * (-32602), but nothing else (an internal error, no answer).
+ */
+export async function staleCursor(
+  ctx: ProbeContext,
+  method: string,
+  cursor: string | undefined,
+): Promise<void> {
+  if (cursor === undefined) {
+    ctx.verdicts.notTested('pagination.stale-cursor', `${method} fits on one page: it issued no cursor`);
+    return;
+  }
+  const reply = await ctx.request(method, { cursor });
+  ctx.verdicts.expect(
+    'pagination.stale-cursor',
+    reply.kind === 'result' || (reply.kind === 'error' && reply.code === -32602),
+    `${method} serves or refuses (-32602) a cursor used before`,
+    () =>
+      `${method} with cursor ${JSON.stringify(cursor)}, issued earlier and used once, was answered with ${describeReply(reply)}; it must be served again or refused with -32602`,
+  );
 }
 
 /** A cursor the server never issued must be refused with -32602. */

@@ -103,7 +103,7 @@ async function callWithMadeUpArguments(ctx: ProbeContext, tool: Json): Promise<b
       `no arguments that satisfy the inputSchema of ${JSON.stringify(name)} could be made up (${problem ?? 'not an object'})`,
     );
   } else {
-    const reply = await ctx.request('tools/call', { name, arguments: args as Json });
+    const reply = await ctx.withProgress('tools/call', { name, arguments: args as Json }).reply;
     if (reply.kind === 'timeout') {
       v.notTested('tools.valid-arguments', `${JSON.stringify(name)} did not answer within ${reply.ms} ms`);
     } else if (reply.kind === 'result' && reply.result.resultType === 'input_required') {

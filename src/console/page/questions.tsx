@@ -109,6 +109,7 @@ function Sampling({ pending, params }: { pending: PendingQuestion; params: Recor
           <span class="badge">system</span> {params.systemPrompt}
         </p>
       ) : null}
+      <SamplingLimits params={params} />
       <ol class="messages">
         {messages.map((m, i) => (
           <li key={i} class={`message ${m.role}`}>
@@ -145,4 +146,25 @@ function Sampling({ pending, params }: { pending: PendingQuestion; params: Recor
       </div>
     </form>
   );
+}
+
+/** What the request asks of the model beyond the messages: length, temperature, model hints, context. */
+function SamplingLimits({ params }: { params: Record<string, unknown> }) {
+  const hints = (params.modelPreferences as { hints?: { name?: string }[] } | undefined)?.hints ?? [];
+  const facts = [
+    typeof params.maxTokens === 'number' ? `at most ${params.maxTokens} tokens` : undefined,
+    typeof params.temperature === 'number' ? `temperature ${params.temperature}` : undefined,
+    hints.length > 0 ? `models: ${hints.map((h) => h.name).join(', ')}` : undefined,
+    typeof params.includeContext === 'string' ? `context: ${params.includeContext}` : undefined,
+    Array.isArray(params.stopSequences) ? `stops at: ${params.stopSequences.join(' | ')}` : undefined,
+  ].filter((fact): fact is string => fact !== undefined);
+  return facts.length > 0 ? (
+    <p class="facts">
+      {facts.map((fact) => (
+        <span key={fact} class="badge">
+          {fact}
+        </span>
+      ))}
+    </p>
+  ) : null;
 }

@@ -5,8 +5,13 @@ import type { ConnectionSummary } from '../api-types.js';
 import { run } from './api.js';
 import { ErrorView, JsonView, ResourceContentsView } from './content.js';
 import { ItemList } from './item-list.js';
+import { useStore } from './store.js';
 import { expandTemplate, templateVariables } from './uri-template.js';
 import { useList } from './use-list.js';
+
+const UPDATED = 'notifications/resources/updated';
+/** Updates listed in the panel; older ones stay in the trace. */
+const UPDATES_SHOWN = 20;
 
 export function ResourcesTab({
   connection,
@@ -24,15 +29,23 @@ export function ResourcesTab({
     { uri: string; result?: ReadResourceResult; error?: string } | undefined
   >(undefined);
   const listed = list.items?.[0];
+  const store = useStore();
+  const updates = (store.notifications.get(connection.id) ?? []).filter((n) => n.method === UPDATED);
+  const uriOf = (n: (typeof updates)[number]) => String((n.params as { uri?: unknown }).uri);
+  // A followed resource that is open reads itself again when the server says it changed.
+  const openedUpdates = updates.filter((n) => uriOf(n) === opened).length;
 
-  async function read(uri: string) {
-    setReading({ uri });
+  async function read(uri: string, again = false) {
+    if (!again) setReading({ uri });
     const answer = await run(connection.id, 'read', { uri });
     setReading(answer.ok ? { uri, result: answer.result } : { uri, error: answer.error.message });
   }
   useEffect(() => {
     if (opened) void read(opened);
   }, [opened]);
+  useEffect(() => {
+    if (opened && openedUpdates > 0) void read(opened, true);
+  }, [openedUpdates]);
 
   return (
     <div class="split">
@@ -84,6 +97,7 @@ export function ResourcesTab({
             <h3>
               Read <code>{reading.uri}</code>
             </h3>
+            <WatchButton connection={connection} uri={reading.uri} />
             {reading.error ? <ErrorView message={reading.error} /> : null}
             {!reading.result && !reading.error ? <p class="muted">Reading…</p> : null}
             {reading.result?.contents.map((c) => (
@@ -98,8 +112,60 @@ export function ResourcesTab({
           </div>
         ) : null}
         {!template && !reading ? <p class="muted">Choose a resource or a template.</p> : null}
+        {connection.subscriptions.length > 0 || updates.length > 0 ? (
+          <section class="updates" aria-label="Resource updates">
+            <h3>Updates</h3>
+            <p class="muted">
+              Following:{' '}
+              {connection.subscriptions.length > 0
+                ? connection.subscriptions.map((uri) => <code key={uri}>{uri} </code>)
+                : 'nothing'}
+            </p>
+            <ol aria-live="polite" class="plain">
+              {updates
+                .slice(-UPDATES_SHOWN)
+                .reverse()
+                .map((n) => (
+                  <li key={n.seq}>
+                    <time dateTime={new Date(n.at).toISOString()}>{new Date(n.at).toLocaleTimeString()}</time>{' '}
+                    <code>{uriOf(n)}</code> changed{' '}
+                    <button type="button" class="small" onClick={() => onOpened(uriOf(n))}>
+                      Read {uriOf(n)}
+                    </button>
+                  </li>
+                ))}
+            </ol>
+          </section>
+        ) : null}
       </section>
     </div>
+  );
+}
+
+/** Follows a resource's changes (or stops); the server's refusal shows beside it. */
+function WatchButton({ connection, uri }: { connection: ConnectionSummary; uri: string }) {
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const following = connection.subscriptions.includes(uri);
+  if (!connection.capabilities?.resources?.subscribe) return null;
+  return (
+    <p>
+      <button
+        type="button"
+        class="small"
+        disabled={busy}
+        onClick={async () => {
+          setBusy(true);
+          const answer = await run(connection.id, following ? 'unsubscribe' : 'subscribe', { uri });
+          setBusy(false);
+          setError(answer.ok ? undefined : answer.error.message);
+        }}
+      >
+        {following ? 'Stop following' : 'Follow updates'}
+      </button>{' '}
+      {following ? <span class="badge ok">following</span> : null}
+      {error ? <ErrorView message={error} /> : null}
+    </p>
   );
 }
 
