@@ -4,7 +4,8 @@
  * expects an authorization server to be: dynamic client registration (RFC 7591), PKCE (S256, always
  * required), resource indicators (RFC 8707) with JWT access tokens whose audience is the resource,
  * refresh tokens (rotated), `iss` in authorization responses (RFC 9207), introspection, revocation,
- * the client credentials grant, and Client ID Metadata Documents when asked for.
+ * the client credentials grant, DPoP-bound tokens for clients that prove a key (RFC 9449, on by
+ * default in oidc-provider), and Client ID Metadata Documents when asked for.
  *
  * One development user, `dev-user`, is always signed in and consents to everything: an authorization
  * request is answered at once with a redirect carrying the code. That holds for user agents without

@@ -74,8 +74,40 @@ export interface ConnectionSummary {
   readonly negotiationMs?: number;
   readonly roots: readonly Root[];
   readonly logLevel: LoggingLevel;
+  /** Set when the server is a `switchboard gateway`: the servers behind it and their health. */
+  readonly gateway?: GatewayView;
   /** The resource URIs the console follows for this page (`subscribe`), updates arrive as `notification` events. */
   readonly subscriptions: readonly string[];
+}
+
+/** One server behind a gateway, as the gateway's `/readyz` reports it. */
+export interface UpstreamView {
+  readonly name: string;
+  /** `idle`, `starting`, `up`, `failing`, `circuit-open` or `stopped`. */
+  readonly state: string;
+  /** `stdio`, `http` or `sse`. */
+  readonly transport?: string;
+  readonly revision?: string;
+  readonly lastError?: string;
+  readonly restarts?: number;
+  readonly sessions?: number;
+}
+
+/** What a gateway says about the servers behind it (its `/readyz`, read by the console's Node side). */
+export interface GatewayView {
+  /** Where it was read. */
+  readonly healthUrl: string;
+  /** Milliseconds since the epoch. */
+  readonly checkedAt: number;
+  /** Every eagerly started upstream is up. */
+  readonly ready?: boolean;
+  readonly upstreams: readonly UpstreamView[];
+  /** Between an upstream's name and its tools' and prompts' names: `<server><separator><name>`. */
+  readonly separator?: string;
+  /** Tools held back until approved (changed since pinned). */
+  readonly heldTools?: readonly string[];
+  /** Why the health could not be read (a gateway over stdio has none to read). */
+  readonly error?: string;
 }
 
 /** A question the server asked that waits for the person at the page. */
@@ -157,6 +189,8 @@ export interface Operations {
   unsubscribe: { request: { uri: string }; result: { unsubscribed: boolean } };
   prompt: { request: { name: string; arguments?: Record<string, string> }; result: GetPromptResult };
   complete: { request: CompleteParams; result: CompleteResult };
+  /** Reads the gateway's health again (gateway connections only). */
+  gateway: { request: Record<string, never>; result: GatewayView };
   'log-level': { request: { level: LoggingLevel }; result: Record<string, never> };
   roots: { request: { roots: Root[] }; result: Record<string, never> };
   answer: {

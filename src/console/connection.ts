@@ -23,6 +23,7 @@ import { StdioClientChannel } from '../transports/stdio/client-channel.js';
 import { errorMessage, isPlainObject } from '../util/guards.js';
 import type { ConnectionSummary, ConnectRequest, ConnectTarget, Operations, Question } from './api-types.js';
 import type { EventLog } from './event-log.js';
+import { GATEWAY_SERVER_NAME, readGatewayHealth } from './gateway-health.js';
 import { TracingChannel } from './tracing-channel.js';
 
 /** A person answers the server's questions and waits on slow tools: calls may take this long. */
@@ -147,6 +148,7 @@ export class ConsoleConnection {
       ...(client.serverInfo ? { serverInfo: client.serverInfo } : {}),
       ...(client.instructions === undefined ? {} : { instructions: client.instructions }),
     });
+    if (client.serverInfo?.name === GATEWAY_SERVER_NAME) await this.readGateway();
     // A 2026-07-28 server sends list changes only on a listen stream (a legacy one sends them to
     // every connection): hold one open, so the page's lists follow the server.
     const caps = client.serverCapabilities;
@@ -287,6 +289,11 @@ export class ConsoleConnection {
         throw new BadRequest('completion needs "ref" and "argument" objects.');
       return this.client.complete(body as unknown as Operations['complete']['request']);
     },
+    gateway: async () => {
+      if (this.#summary.gateway === undefined)
+        throw new BadRequest(`${this.#summary.label} is not a switchboard gateway.`);
+      return this.readGateway();
+    },
     'log-level': async (body) => {
       const level = text(body, 'level') as LoggingLevel;
       await this.client.setLoggingLevel(level);
@@ -362,6 +369,23 @@ export class ConsoleConnection {
       });
       this.events.push({ kind: 'question', connectionId: this.id, question: asked });
     });
+  }
+
+  /** Reads the servers behind a gateway (its `/readyz`, over HTTP only) into the summary. */
+  private async readGateway() {
+    const target = this.#summary.target;
+    const gateway =
+      target.kind === 'http'
+        ? await readGatewayHealth(target.url)
+        : {
+            healthUrl: '',
+            checkedAt: Date.now(),
+            upstreams: [],
+            error:
+              'A gateway over stdio serves no health report: connect to its HTTP endpoint to see its servers.',
+          };
+    this.update({ gateway });
+    return gateway;
   }
 
   /** The questions still waiting, for a page that opens while one is asked. */

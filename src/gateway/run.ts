@@ -137,6 +137,8 @@ export async function runGateway(
         ready,
         upstreams,
         ...(held.length > 0 ? { heldTools: held } : {}),
+        // How a client (the console) tells which upstream a tool or prompt name belongs to.
+        separator: config.options.separator,
       });
     }
     if (req.method === 'GET' && path === '/metrics') {

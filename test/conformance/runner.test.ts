@@ -66,11 +66,12 @@ describe('planning', () => {
         'client 2026-07-28 --scenario auth/metadata-default --spec-version 2026-07-28 -> auth/metadata-default',
         // Only for a revision the suite does not run otherwise: run at that one.
         'client 2025-03-26 --scenario auth/2025-03-26-oauth-endpoint-fallback --spec-version 2025-03-26 -> auth/2025-03-26-oauth-endpoint-fallback',
+        `client ${EXTENSION_WIRE} --scenario auth/dpop -> auth/dpop`,
       ],
     );
     assert.deepEqual(
       plan.skips.map((s) => s.scenario),
-      ['auth/dpop', 'authorization-code-grant'],
+      ['authorization-code-grant'],
     );
     assert.ok(plan.skips.every((s) => s.reason.length > 20));
   });

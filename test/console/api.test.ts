@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createExampleServer } from '../../examples/server.js';
+import { readGatewayHealth } from '../../src/console/gateway-health.js';
 import { type RunningConsole, serveConsole } from '../../src/console.js';
 import { createHttpHandler } from '../../src/index.js';
 import { serve } from '../../src/node.js';
@@ -239,4 +240,19 @@ test('a long call is cancelled from the API: the server is told, the call ends a
   } finally {
     stream.close();
   }
+});
+
+test('gateway health: only a gateway connection has it; a server that is not one says why', async () => {
+  const call = api(consoleServer.origin, consoleServer.token);
+  const summary = (await call('POST', '/api/connections', { kind: 'http', url: mcp.url })).json();
+  assert.equal(summary.gateway, undefined);
+  const refused = await call('POST', `/api/connections/${summary.id}/gateway`, {});
+  assert.equal(refused.status, 400);
+  assert.match(refused.body, /is not a switchboard gateway/);
+  // The example server has no /readyz: the view names the URL and what went wrong, nothing throws.
+  const view = await readGatewayHealth(mcp.url);
+  assert.equal(view.healthUrl, new URL('/readyz', mcp.url).href);
+  assert.deepEqual(view.upstreams, []);
+  assert.match(view.error ?? '', /\/readyz/);
+  await call('DELETE', `/api/connections/${summary.id}`);
 });

@@ -24,6 +24,8 @@ export interface ServerAuthorization {
   readonly scopesSupported: readonly string[];
   /** True for a 2025-03-26 server (no Protected Resource Metadata). */
   readonly legacy: boolean;
+  /** The resource metadata says it takes DPoP-bound tokens (RFC 9449 §5.2 fields). */
+  readonly dpop: boolean;
 }
 
 async function resourceMetadata(
@@ -73,6 +75,9 @@ export async function discoverServerAuthorization(
       as: await requireAuthorizationServer(issuer, http),
       scopesSupported: parseScopes(prm.scopes_supported),
       legacy: false,
+      dpop:
+        prm.dpop_bound_access_tokens_required === true ||
+        Array.isArray(prm.dpop_signing_alg_values_supported),
     };
   }
   // 2025-03-26: the authorization server is the MCP server's origin.
@@ -91,5 +96,12 @@ export async function discoverServerAuthorization(
     token_endpoint: `${origin}/token`,
     registration_endpoint: `${origin}/register`,
   };
-  return { resource: canonicalResource(serverUrl), issuer: as.issuer, as, scopesSupported: [], legacy: true };
+  return {
+    resource: canonicalResource(serverUrl),
+    issuer: as.issuer,
+    as,
+    scopesSupported: [],
+    legacy: true,
+    dpop: false,
+  };
 }

@@ -13,7 +13,7 @@
 import * as oauth from 'oauth4webapi';
 import { SwitchboardError } from '../../protocol/errors.js';
 import { parseScopes, unionScopes } from '../../protocol/scopes.js';
-import type { FetchLike, RequestInitLike } from '../../transports/http/client/fetch-like.js';
+import type { FetchLike, RequestInitLike, ResponseLike } from '../../transports/http/client/fetch-like.js';
 import { OAuthHttp, type WebFetch } from '../http.js';
 import { canonicalResource } from '../urls.js';
 import { findChallenge } from '../www-authenticate.js';
@@ -88,6 +88,34 @@ export interface OAuthClientOptions {
   maxStepUps?: number;
   /** Refresh this many seconds before expiry. Default 60. */
   refreshBeforeSec?: number;
+  /**
+   * DPoP (RFC 9449, the MCP extension SEP-1932): tokens bound to a key pair only this client
+   * holds, each request carrying a fresh proof signed with it. `'auto'` (default): used when the
+   * MCP server says it takes DPoP tokens (a `DPoP` challenge, or the DPoP fields of its resource
+   * metadata) and the authorization server lists ES256 in `dpop_signing_alg_values_supported`.
+   * `true`: at every sign-in (an authorization server without DPoP ignores the proof and issues a
+   * Bearer token). `false`: never.
+   */
+  dpop?: 'auto' | boolean;
+  /**
+   * The DPoP key pair (its public key extractable). Default: a P-256 key made per OAuthClient and
+   * kept in memory, so DPoP tokens stored by another process are not used (it signs in again).
+   */
+  dpopKey?: oauth.CryptoKeyPair;
+}
+
+/** The DPoP key in use: oauth4webapi's handle (proofs, nonces) and the key's thumbprint. */
+interface DpopKey {
+  readonly handle: oauth.DPoPHandle;
+  readonly jkt: string;
+}
+
+interface SignInHint {
+  resourceMetadata?: string | undefined;
+  scope?: string | undefined;
+  stepUp?: boolean;
+  /** The server's challenge offered the DPoP scheme. */
+  dpop?: boolean;
 }
 
 interface Signed {
@@ -96,6 +124,8 @@ interface Signed {
   readonly clientAuth: oauth.ClientAuth;
   /** The redirect URI of the sign-in in progress (authorization code). */
   readonly redirectUri?: string | undefined;
+  /** The DPoP key token requests prove, when the sign-in uses DPoP. */
+  readonly dpop?: DpopKey | undefined;
 }
 
 const nowSec = () => Math.floor(Date.now() / 1000);
@@ -120,7 +150,8 @@ export class OAuthClient {
   /** What discovery found per server URL, and the client to use there. */
   readonly #signed = new Map<string, Signed>();
   /** One sign-in at a time per server: concurrent 401s wait for the same one. */
-  readonly #pending = new Map<string, Promise<string>>();
+  readonly #pending = new Map<string, Promise<StoredTokens>>();
+  #dpopInUse: Promise<DpopKey> | undefined;
 
   constructor(options: OAuthClientOptions = {}) {
     const grant = options.grant ?? 'authorization_code';
@@ -148,6 +179,20 @@ export class OAuthClient {
         'OAuthClient: the JWT-bearer grant needs `assertion` (a function giving the JWT to exchange).',
       );
     }
+    const dpop = options.dpop;
+    if (dpop !== undefined && dpop !== 'auto' && typeof dpop !== 'boolean') {
+      throw new SwitchboardError('CONFIG', "OAuthClient: dpop must be 'auto', true or false.");
+    }
+    const key = options.dpopKey;
+    if (
+      key !== undefined &&
+      !(typeof key === 'object' && key !== null && 'privateKey' in key && 'publicKey' in key)
+    ) {
+      throw new SwitchboardError(
+        'CONFIG',
+        'OAuthClient: dpopKey must be a CryptoKeyPair ({ privateKey, publicKey }).',
+      );
+    }
     this.#options = { ...options, grant };
     this.store = options.store ?? new MemoryTokenStore();
     this.#http = new OAuthHttp({ fetch: options.fetch, allowInsecureHttp: options.allowInsecureHttp });
@@ -160,15 +205,33 @@ export class OAuthClient {
   fetch(inner: FetchLike): FetchLike {
     return async (url, init) => {
       const server = canonicalResource(url);
-      let token = await this.accessToken(server);
+      let tokens = await this.#usable(server);
       let refreshed = false;
       let signedIn = false;
       let stepUps = 0;
+      let nonces = 0;
       for (;;) {
-        const response = await inner(url, withToken(init, token));
+        const response = await this.#send(inner, url, init, tokens);
         const { status } = response;
         if (status !== 401 && status !== 403) return response;
-        const challenge = findChallenge(response.headers.get('www-authenticate'), 'Bearer');
+        const header = response.headers.get('www-authenticate');
+        const dpopChallenge = findChallenge(header, 'DPoP');
+        const bearerChallenge = findChallenge(header, 'Bearer');
+        // The challenge of the scheme this request used says what was wrong with it.
+        const challenge = tokens?.dpop_jkt
+          ? (dpopChallenge ?? bearerChallenge)
+          : (bearerChallenge ?? dpopChallenge);
+        if (
+          status === 401 &&
+          tokens?.dpop_jkt &&
+          dpopChallenge?.params.error === 'use_dpop_nonce' &&
+          nonces < 2
+        ) {
+          // RFC 9449 §9: the server wants a nonce in the proof; the handle took it from DPoP-Nonce.
+          nonces++;
+          await response.text().catch(() => undefined);
+          continue;
+        }
         if (status === 403) {
           const limit = this.#options.maxStepUps ?? 2;
           if (challenge?.params.error !== 'insufficient_scope' || stepUps >= limit) return response;
@@ -177,18 +240,19 @@ export class OAuthClient {
           return response; // refused right after signing in: no loop
         }
         await response.text().catch(() => undefined);
-        if (status === 401 && token && !refreshed) {
+        if (status === 401 && tokens && !refreshed) {
           refreshed = true;
           const fresh = await this.#refresh(server).catch(() => undefined);
           if (fresh) {
-            token = fresh;
+            tokens = fresh;
             continue;
           }
         }
-        token = await this.signIn(server, {
+        tokens = await this.#signInOnce(server, {
           resourceMetadata: challenge?.params.resource_metadata,
           scope: challenge?.params.scope,
           stepUp: status === 403,
+          dpop: dpopChallenge !== undefined,
         });
         if (status === 401) signedIn = true;
       }
@@ -197,27 +261,109 @@ export class OAuthClient {
 
   /** The stored access token for the server at `url` (refreshed first when it is about to expire), if any. */
   async accessToken(url: string): Promise<string | undefined> {
-    const server = canonicalResource(url);
-    const tokens = await this.#stored(server);
-    if (!tokens) return undefined;
-    const margin = this.#options.refreshBeforeSec ?? 60;
-    if (tokens.expires_at !== undefined && tokens.expires_at - margin <= nowSec()) {
-      return (await this.#refresh(server).catch(() => undefined)) ?? undefined;
-    }
-    return tokens.access_token;
+    return (await this.#usable(canonicalResource(url)))?.access_token;
   }
 
   /** Signs in to the server at `url` (discovery, registration, grant) and returns the access token. */
-  signIn(
-    url: string,
-    hint: { resourceMetadata?: string; scope?: string; stepUp?: boolean } = {},
-  ): Promise<string> {
-    const server = canonicalResource(url);
+  async signIn(url: string, hint: SignInHint = {}): Promise<string> {
+    return (await this.#signInOnce(canonicalResource(url), hint)).access_token;
+  }
+
+  #signInOnce(server: string, hint: SignInHint): Promise<StoredTokens> {
     const running = this.#pending.get(server);
     if (running) return running;
     const started = this.#signIn(server, hint).finally(() => this.#pending.delete(server));
     this.#pending.set(server, started);
     return started;
+  }
+
+  /**
+   * The stored tokens for `server`, refreshed first when about to expire; undefined when there are
+   * none, or they are bound to a DPoP key this client does not hold.
+   */
+  async #usable(server: string): Promise<StoredTokens | undefined> {
+    let tokens = await this.#stored(server);
+    if (!tokens) return undefined;
+    const margin = this.#options.refreshBeforeSec ?? 60;
+    if (tokens.expires_at !== undefined && tokens.expires_at - margin <= nowSec()) {
+      tokens = await this.#refresh(server).catch(() => undefined);
+    }
+    if (tokens?.dpop_jkt !== undefined && tokens.dpop_jkt !== (await this.#dpopOrNone())?.jkt)
+      return undefined;
+    return tokens;
+  }
+
+  /**
+   * One request with the token: `Authorization: Bearer`, or for a DPoP-bound token
+   * `Authorization: DPoP` and a fresh proof (`ath` = the token's hash; the nonce a server last
+   * gave), made by oauth4webapi; the request itself goes through `inner` as it is.
+   */
+  async #send(
+    inner: FetchLike,
+    url: string,
+    init: RequestInitLike,
+    tokens: StoredTokens | undefined,
+  ): Promise<ResponseLike> {
+    if (tokens?.dpop_jkt === undefined) return inner(url, withHeaders(init, bearer(tokens)));
+    const { handle } = await this.#dpop();
+    // oauth4webapi wants a Response back; it reads the status and two headers (DPoP-Nonce, to keep
+    // for the next proof, and WWW-Authenticate). The channel gets the real response.
+    let real: ResponseLike | undefined;
+    const seen = async (_url: string, sent: { headers: Record<string, string> }) => {
+      real = await inner(url, withHeaders(init, sent.headers, true));
+      const headers = new Headers();
+      for (const name of ['dpop-nonce', 'www-authenticate']) {
+        const value = real.headers.get(name);
+        if (value !== null) headers.set(name, value);
+      }
+      return new Response(null, { status: real.status, headers });
+    };
+    try {
+      await oauth.protectedResourceRequest(
+        tokens.access_token,
+        init.method,
+        new URL(url),
+        new Headers(init.headers),
+        undefined,
+        // The channel decides which URLs it may reach; the body and signal stay the channel's.
+        { DPoP: handle, [oauth.allowInsecureRequests]: true, [oauth.customFetch]: seen as never },
+      );
+    } catch (error) {
+      // A challenge is the loop's to read, not an error.
+      if (!(error instanceof oauth.WWWAuthenticateChallengeError)) throw error;
+    }
+    return real!;
+  }
+
+  /** This client's DPoP key (made on first use) and its oauth4webapi handle. */
+  #dpop(): Promise<DpopKey> {
+    this.#dpopInUse ??= (async () => {
+      const keys =
+        this.#options.dpopKey ??
+        ((await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, [
+          'sign',
+          'verify',
+        ])) as oauth.CryptoKeyPair);
+      const handle = oauth.DPoP({}, keys);
+      return { handle, jkt: await handle.calculateThumbprint() };
+    })();
+    return this.#dpopInUse;
+  }
+
+  /** The DPoP key when this client may use DPoP at all (a stored DPoP token needs it). */
+  #dpopOrNone(): Promise<DpopKey | undefined> {
+    return this.#options.dpop === false ? Promise.resolve(undefined) : this.#dpop();
+  }
+
+  /** Whether this sign-in uses DPoP (see the `dpop` option), and with which key. */
+  async #dpopFor(auth: ServerAuthorization, offered: boolean | undefined): Promise<DpopKey | undefined> {
+    const mode = this.#options.dpop ?? 'auto';
+    if (mode === false) return undefined;
+    if (mode === 'auto') {
+      const algs = auth.as.dpop_signing_alg_values_supported;
+      if (!(offered || auth.dpop) || !Array.isArray(algs) || !algs.includes('ES256')) return undefined;
+    }
+    return this.#dpop();
   }
 
   /** Forgets the tokens for the server at `url` (its client registrations are kept). */
@@ -235,14 +381,12 @@ export class OAuthClient {
     return issuer === undefined ? undefined : this.store.getTokens(issuer, resource);
   }
 
-  async #signIn(
-    server: string,
-    hint: { resourceMetadata?: string; scope?: string; stepUp?: boolean },
-  ): Promise<string> {
+  async #signIn(server: string, hint: SignInHint): Promise<StoredTokens> {
     const auth = await discoverServerAuthorization(server, hint.resourceMetadata, this.#http);
     const given = this.#options.grant === 'authorization_code' ? this.#options.redirectUri : undefined;
     const redirectUri = typeof given === 'function' ? await given() : given;
-    const signed = { ...(await this.#register(auth, redirectUri)), redirectUri };
+    const dpop = await this.#dpopFor(auth, hint.dpop);
+    const signed = { ...(await this.#register(auth, redirectUri)), redirectUri, dpop };
     this.#signed.set(server, signed);
     const previous = await this.store.getTokens(auth.issuer, auth.resource);
     const scope = this.#scope(auth, hint.scope, hint.stepUp ? previous?.scope : undefined);
@@ -252,7 +396,7 @@ export class OAuthClient {
         : this.#options.grant === 'jwt_bearer'
           ? await this.#jwtBearer(signed, scope)
           : await this.#authorizationCode(signed, scope);
-    return this.#save(auth, response, scope);
+    return this.#save(auth, response, scope, dpop);
   }
 
   /** Scope selection: configured, else the challenge's, else `scopes_supported`, else none; plus what a step-up keeps. */
@@ -407,6 +551,8 @@ export class OAuthClient {
       resource: auth.resource,
     };
     if (scope !== undefined) params.scope = scope;
+    // RFC 9449 §10: the code is bound to the DPoP key too.
+    if (signed.dpop) params.dpop_jkt = signed.dpop.jkt;
     for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
     const redirected = new URL(await this.#options.authorize!(url));
     let callback: URLSearchParams;
@@ -419,16 +565,21 @@ export class OAuthClient {
       });
     }
     try {
-      const response = await oauth.authorizationCodeGrantRequest(
-        as,
-        client,
-        clientAuth,
-        callback,
-        redirectUri,
-        verifier,
-        this.#http.options({ additionalParameters: { resource: auth.resource } }),
-      );
-      return await oauth.processAuthorizationCodeResponse(as, client, response);
+      return await withNonceRetry(signed.dpop, async () => {
+        const response = await oauth.authorizationCodeGrantRequest(
+          as,
+          client,
+          clientAuth,
+          callback,
+          redirectUri,
+          verifier,
+          this.#http.options({
+            additionalParameters: { resource: auth.resource },
+            DPoP: signed.dpop?.handle,
+          }),
+        );
+        return oauth.processAuthorizationCodeResponse(as, client, response);
+      });
     } catch (error) {
       throw new SwitchboardError(
         'AUTHORIZATION',
@@ -476,15 +627,17 @@ export class OAuthClient {
     const parameters: Record<string, string> = { ...given, resource: auth.resource };
     if (scope !== undefined) parameters.scope = scope;
     try {
-      const response = await oauth.genericTokenEndpointRequest(
-        auth.as,
-        client,
-        clientAuth,
-        grantType,
-        parameters,
-        this.#http.options(),
-      );
-      return await oauth.processGenericTokenEndpointResponse(auth.as, client, response);
+      return await withNonceRetry(signed.dpop, async () => {
+        const response = await oauth.genericTokenEndpointRequest(
+          auth.as,
+          client,
+          clientAuth,
+          grantType,
+          parameters,
+          this.#http.options({ DPoP: signed.dpop?.handle }),
+        );
+        return oauth.processGenericTokenEndpointResponse(auth.as, client, response);
+      });
     } catch (error) {
       throw new SwitchboardError(
         'AUTHORIZATION',
@@ -496,25 +649,34 @@ export class OAuthClient {
     }
   }
 
-  /** A new access token from the stored refresh token, or undefined when there is none. */
-  async #refresh(server: string): Promise<string | undefined> {
+  /** New tokens from the stored refresh token, or undefined when there is none. */
+  async #refresh(server: string): Promise<StoredTokens | undefined> {
     const signed = this.#signed.get(server) ?? (await this.#restore(server));
     if (!signed) return undefined;
     const { auth, client, clientAuth } = signed;
     const tokens = await this.store.getTokens(auth.issuer, auth.resource);
     if (!tokens?.refresh_token) return undefined;
-    const response = await oauth.refreshTokenGrantRequest(
-      auth.as,
-      client,
-      clientAuth,
-      tokens.refresh_token,
-      this.#http.options({ additionalParameters: { resource: auth.resource } }),
-    );
-    const result = await oauth.processRefreshTokenResponse(auth.as, client, response);
+    // A DPoP-bound grant is refreshed with a proof of the same key (RFC 9449 §5), or not at all.
+    let dpop: DpopKey | undefined;
+    if (tokens.dpop_jkt !== undefined) {
+      dpop = await this.#dpopOrNone();
+      if (dpop?.jkt !== tokens.dpop_jkt) return undefined;
+    }
+    const result = await withNonceRetry(dpop, async () => {
+      const response = await oauth.refreshTokenGrantRequest(
+        auth.as,
+        client,
+        clientAuth,
+        tokens.refresh_token!,
+        this.#http.options({ additionalParameters: { resource: auth.resource }, DPoP: dpop?.handle }),
+      );
+      return oauth.processRefreshTokenResponse(auth.as, client, response);
+    });
     return this.#save(
       auth,
       { ...result, refresh_token: result.refresh_token ?? tokens.refresh_token },
       tokens.scope,
+      dpop,
     );
   }
 
@@ -537,7 +699,8 @@ export class OAuthClient {
     auth: ServerAuthorization,
     response: oauth.TokenEndpointResponse,
     asked: string | undefined,
-  ): Promise<string> {
+    dpop: DpopKey | undefined,
+  ): Promise<StoredTokens> {
     const tokens: { -readonly [K in keyof StoredTokens]: StoredTokens[K] } = {
       access_token: response.access_token,
       token_type: response.token_type,
@@ -546,8 +709,10 @@ export class OAuthClient {
     if (typeof response.expires_in === 'number') tokens.expires_at = nowSec() + response.expires_in;
     const scope = response.scope ?? asked;
     if (scope !== undefined) tokens.scope = scope;
+    // The authorization server decides: a DPoP token type means the token is bound to our key.
+    if (dpop && response.token_type.toLowerCase() === 'dpop') tokens.dpop_jkt = dpop.jkt;
     await this.store.setTokens(auth.issuer, auth.resource, tokens);
-    return tokens.access_token;
+    return tokens;
   }
 }
 
@@ -592,10 +757,35 @@ async function registrationResponse(response: Response): Promise<StoredClient> {
   return client;
 }
 
-/** `init` with the token; its properties copied as they are (`signal` may be a lazy getter). */
-function withToken(init: RequestInitLike, token: string | undefined): RequestInitLike {
-  if (!token) return init;
+/** The Bearer authorization header for `tokens`, if there are any. */
+function bearer(tokens: StoredTokens | undefined): Record<string, string> | undefined {
+  return tokens ? { authorization: `Bearer ${tokens.access_token}` } : undefined;
+}
+
+/**
+ * `init` with `headers` added (or, with `replace`, instead of its own); its other properties
+ * copied as they are (`signal` may be a lazy getter).
+ */
+function withHeaders(
+  init: RequestInitLike,
+  headers: Record<string, string> | undefined,
+  replace = false,
+): RequestInitLike {
+  if (!headers) return init;
   const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(init)) as RequestInitLike;
-  copy.headers = { ...init.headers, authorization: `Bearer ${token}` };
+  copy.headers = replace ? headers : { ...init.headers, ...headers };
   return copy;
+}
+
+/**
+ * A token request, made once more when the authorization server answers `use_dpop_nonce` (RFC
+ * 9449 §8): the DPoP handle has kept the nonce from that answer for the next proof.
+ */
+async function withNonceRetry<T>(dpop: DpopKey | undefined, request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    if (dpop && oauth.isDPoPNonceError(error)) return request();
+    throw error;
+  }
 }

@@ -28,6 +28,8 @@ export interface StoredTokens {
   readonly expires_at?: number;
   /** The scopes granted (or, when the server did not say, the scopes asked for). */
   readonly scope?: string;
+  /** For a DPoP-bound token (`token_type` DPoP): the thumbprint of the key it is bound to. */
+  readonly dpop_jkt?: string;
 }
 
 export interface TokenStore {

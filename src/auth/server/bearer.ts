@@ -15,6 +15,9 @@
  *   tools, prompts, resources and templates; a request lacking them gets 403
  *   `error="insufficient_scope"` with every scope the operation needs (step-up). `impliedScopes`
  *   declares hierarchies (a broader scope grants narrower ones).
+ * - DPoP (RFC 9449, SEP-1932), opt-in with `dpop`: tokens bound to a client's key (`cnf.jkt`) are
+ *   presented as `Authorization: DPoP <token>` with a proof of that key for this very request;
+ *   challenges name the DPoP scheme too. A bound token presented as Bearer is always refused.
  * - `ctx.auth` carries the verified principal: subject, client, issuer, scopes, expiry, claims.
  *   The token itself is there too (not enumerable, so it is not logged by accident); never pass it
  *   on: the spec forbids token passthrough (see docs/auth.md for calling other APIs).
@@ -37,6 +40,7 @@ import {
   protectedResourceMetadataUrls,
 } from '../urls.js';
 import { formatChallenge } from '../www-authenticate.js';
+import { type DpopOptions, DpopVerifier, InvalidProof } from './dpop.js';
 import { type IntrospectionOptions, Introspector } from './introspection.js';
 import { type JwtOptions, JwtVerifier } from './jwt.js';
 import { InvalidToken, TokenServiceUnavailable, type VerifiedToken } from './verified.js';
@@ -82,16 +86,36 @@ export interface BearerOptions {
   allowInsecureHttp?: boolean;
   /** Told when tokens cannot be checked (keys or introspection unreachable). Default: ignored. */
   onerror?: (error: Error) => void;
+  /**
+   * Accept DPoP-bound tokens (RFC 9449, SEP-1932): `true`, or options (`required` refuses Bearer
+   * tokens). Default: Bearer tokens only.
+   */
+  dpop?: boolean | DpopOptions;
 }
 
 type Check = (token: string) => Promise<VerifiedToken>;
 
-/** A Bearer token in an Authorization header (RFC 6750 §2.1), or why there is none. */
-function bearerToken(header: string | undefined): string | 'absent' | 'malformed' {
+type Scheme = 'Bearer' | 'DPoP';
+
+/** The token in an Authorization header (RFC 6750 §2.1, RFC 9449 §7.1) and its scheme, or why there is none. */
+function credentialOf(
+  header: string | undefined,
+  schemes: readonly Scheme[],
+): { scheme: Scheme; token: string } | 'absent' | 'malformed' {
   if (header === undefined) return 'absent';
-  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-  if (match) return match[1]!;
-  return /^Bearer\b/i.test(header) ? 'malformed' : 'absent';
+  const match = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+  const scheme = schemes.find(
+    (s) => s.toLowerCase() === (match?.[1] ?? /^\S+/.exec(header)?.[0])?.toLowerCase(),
+  );
+  if (!scheme) return 'absent';
+  return match ? { scheme, token: match[2]! } : 'malformed';
+}
+
+/** The key a token is bound to (`cnf.jkt`, RFC 9449 §6), if it is. */
+function boundKey(verified: VerifiedToken): string | undefined {
+  const cnf = verified.claims?.cnf;
+  const jkt = typeof cnf === 'object' && cnf !== null ? (cnf as Record<string, unknown>).jkt : undefined;
+  return typeof jkt === 'string' ? jkt : undefined;
 }
 
 class BearerAuthenticator implements HttpAuthenticator {
@@ -105,6 +129,10 @@ class BearerAuthenticator implements HttpAuthenticator {
   readonly #implied: Map<string, readonly string[]>;
   readonly #check: Check;
   readonly #onerror: (error: Error) => void;
+  readonly #dpop: DpopVerifier | undefined;
+  /** The schemes a request may use: Bearer unless DPoP is required, DPoP when enabled. */
+  readonly #schemes: readonly Scheme[];
+  readonly #origin: string;
 
   constructor(options: BearerOptions) {
     if (typeof options !== 'object' || options === null) {
@@ -148,6 +176,16 @@ class BearerAuthenticator implements HttpAuthenticator {
     const supported = scopes('scopesSupported', options.scopesSupported);
     const advertised = supported.length > 0 ? supported : this.#required;
     this.#challengeScope = formatScopes(this.#required.length > 0 ? this.#required : advertised);
+    const dpop = options.dpop;
+    if (dpop !== undefined && typeof dpop !== 'boolean' && (typeof dpop !== 'object' || dpop === null)) {
+      throw new SwitchboardError(
+        'CONFIG',
+        'bearer(): dpop must be true, false or { required, algorithms, proofWindowSec }.',
+      );
+    }
+    this.#dpop = dpop ? new DpopVerifier(dpop === true ? {} : dpop) : undefined;
+    this.#schemes = !this.#dpop ? ['Bearer'] : this.#dpop.required ? ['DPoP'] : ['Bearer', 'DPoP'];
+    this.#origin = resourceUrl.origin;
     this.#metadataUrl = protectedResourceMetadataUrls(this.resource)[0]!;
     this.#documentPaths = new Set(protectedResourceMetadataPaths(this.resource));
     const document: Record<string, unknown> = {
@@ -157,6 +195,10 @@ class BearerAuthenticator implements HttpAuthenticator {
       bearer_methods_supported: ['header'],
     };
     if (advertised.length > 0) document.scopes_supported = advertised;
+    if (this.#dpop) {
+      document.dpop_signing_alg_values_supported = this.#dpop.algorithms;
+      if (this.#dpop.required) document.dpop_bound_access_tokens_required = true;
+    }
     this.#document = JSON.stringify(document);
     this.#onerror = options.onerror ?? (() => {});
     this.#check = this.#checker(options, servers);
@@ -209,34 +251,58 @@ class BearerAuthenticator implements HttpAuthenticator {
   }
 
   async authenticate(exchange: HttpExchange): Promise<AuthInfo | HttpReply> {
-    const token = bearerToken(exchange.header('authorization'));
-    if (token === 'absent') {
+    const credential = credentialOf(exchange.header('authorization'), this.#schemes);
+    if (credential === 'absent') {
       return this.#refuse(
         401,
-        `Unauthorized: this server needs an OAuth access token (Authorization: Bearer ...). Its authorization servers are listed in ${this.#metadataUrl}.`,
+        `Unauthorized: this server needs an OAuth access token (Authorization: ${this.#schemes.join(' or ')} ...). Its authorization servers are listed in ${this.#metadataUrl}.`,
         { scope: this.#challengeScope },
       );
     }
-    if (token === 'malformed') {
+    if (credential === 'malformed') {
       return this.#refuse(
         400,
-        'Bad Request: the Authorization header is not a valid Bearer credential (RFC 6750 §2.1).',
+        'Bad Request: the Authorization header is not a valid credential (RFC 6750 §2.1, RFC 9449 §7.1).',
         {
           error: 'invalid_request',
         },
       );
     }
+    const { scheme, token } = credential;
+    const invalid = (why: string) =>
+      this.#refuse(
+        401,
+        `Unauthorized: the access token was refused: ${why}.`,
+        {
+          error: 'invalid_token',
+          error_description: `The access token was refused: ${why}`,
+          scope: this.#challengeScope,
+        },
+        scheme,
+      );
+    let proofKey: string | undefined;
+    if (scheme === 'DPoP') {
+      try {
+        proofKey = await this.#dpop!.verify(exchange.header('dpop'), {
+          method: exchange.method,
+          url: `${this.#origin}${exchange.path}`,
+          token,
+        });
+      } catch (error) {
+        if (!(error instanceof InvalidProof)) throw error;
+        return this.#refuse(
+          401,
+          `Unauthorized: ${error.message}.`,
+          { error: 'invalid_dpop_proof', error_description: error.message },
+          scheme,
+        );
+      }
+    }
     let verified: VerifiedToken;
     try {
       verified = await this.#check(token);
     } catch (error) {
-      if (error instanceof InvalidToken) {
-        return this.#refuse(401, `Unauthorized: the access token was refused: ${error.message}.`, {
-          error: 'invalid_token',
-          error_description: `The access token was refused: ${error.message}`,
-          scope: this.#challengeScope,
-        });
-      }
+      if (error instanceof InvalidToken) return invalid(error.message);
       const why = error instanceof Error ? error : new Error(String(error));
       this.#onerror(why);
       const reason = error instanceof TokenServiceUnavailable ? error.message : 'an unexpected error';
@@ -249,7 +315,19 @@ class BearerAuthenticator implements HttpAuthenticator {
         },
       );
     }
-    return this.#authInfo(token, verified);
+    const bound = boundKey(verified);
+    if (scheme === 'Bearer' && bound !== undefined) {
+      // RFC 9449 §7.1: whoever holds only the token (not the key) must not get in.
+      return invalid('it is bound to a DPoP key: present it as Authorization: DPoP with a proof of that key');
+    }
+    if (scheme === 'DPoP' && bound !== proofKey) {
+      return invalid(
+        bound === undefined
+          ? 'it is not bound to a DPoP key (present it as Authorization: Bearer)'
+          : 'it is bound to another key than the one that signed the DPoP proof',
+      );
+    }
+    return this.#authInfo(token, verified, proofKey);
   }
 
   authorize(auth: AuthInfo, requests: readonly ScopedRequest[]): HttpReply | undefined {
@@ -262,25 +340,50 @@ class BearerAuthenticator implements HttpAuthenticator {
     if (missing.length === 0) return undefined;
     const what = requests.length === 1 ? `${requests[0]!.method} needs` : 'these requests need';
     const description = `${what} the scope${needed.length === 1 ? '' : 's'} ${needed.join(' ')}; the token lacks ${missing.join(' ')}`;
-    return this.#refuse(403, `Forbidden: ${description}. Ask the authorization server for them (step-up).`, {
-      error: 'insufficient_scope',
-      error_description: description,
-      scope: formatScopes(needed),
-    });
+    return this.#refuse(
+      403,
+      `Forbidden: ${description}. Ask the authorization server for them (step-up).`,
+      {
+        error: 'insufficient_scope',
+        error_description: description,
+        scope: formatScopes(needed),
+      },
+      auth.extra?.dpopKey === undefined ? 'Bearer' : 'DPoP',
+    );
   }
 
-  #refuse(status: number, message: string, params: Record<string, string | undefined>): HttpReply {
-    const challenge = formatChallenge('Bearer', { ...params, resource_metadata: this.#metadataUrl });
-    return errorReply(status, message, { headers: { 'www-authenticate': challenge } });
+  /**
+   * An error reply with a challenge per scheme this server takes; the error goes in the challenge
+   * of the scheme the request used (the other gets the rest).
+   */
+  #refuse(
+    status: number,
+    message: string,
+    params: Record<string, string | undefined>,
+    used?: Scheme,
+  ): HttpReply {
+    const rest = { ...params, error: undefined, error_description: undefined };
+    const challenges = this.#schemes.map((scheme) =>
+      formatChallenge(scheme, {
+        ...(scheme === 'DPoP' ? { algs: this.#dpop!.algorithms.join(' ') } : {}),
+        ...(used === undefined || used === scheme || !this.#schemes.includes(used) ? params : rest),
+        resource_metadata: this.#metadataUrl,
+      }),
+    );
+    return errorReply(status, message, { headers: { 'www-authenticate': challenges.join(', ') } });
   }
 
-  #authInfo(token: string, verified: VerifiedToken): AuthInfo {
+  #authInfo(token: string, verified: VerifiedToken, dpopKey: string | undefined): AuthInfo {
     const info: Record<string, unknown> = { scopes: this.#expand(parseScopes(verified.scope)) };
     if (verified.subject !== undefined) info.subject = verified.subject;
     if (verified.clientId !== undefined) info.clientId = verified.clientId;
     if (verified.issuer !== undefined) info.issuer = verified.issuer;
     if (verified.expiresAt !== undefined) info.expiresAt = verified.expiresAt;
-    info.extra = { resource: this.resource, ...(verified.claims ? { claims: verified.claims } : {}) };
+    info.extra = {
+      resource: this.resource,
+      ...(verified.claims ? { claims: verified.claims } : {}),
+      ...(dpopKey ? { dpopKey } : {}),
+    };
     // There for token exchange (RFC 8693) and nothing else: kept out of JSON and logs.
     Object.defineProperty(info, 'token', { value: token, enumerable: false });
     return info as AuthInfo;

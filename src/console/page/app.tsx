@@ -5,6 +5,7 @@ import { disconnect, run } from './api.js';
 import { CheckTab } from './check.js';
 import { ConnectForm } from './connect-form.js';
 import { ErrorView, JsonView } from './content.js';
+import { GatewayServers } from './gateway.js';
 import { HistoryTab } from './history.js';
 import { LogsTab } from './logs.js';
 import { PromptsTab } from './prompts.js';
@@ -139,6 +140,7 @@ function ConnectionView({
         </p>
         {connection.error ? <ErrorView message={connection.error} /> : null}
         {connection.instructions ? <p class="instructions">{connection.instructions}</p> : null}
+        {connection.gateway ? <GatewayServers connection={connection} gateway={connection.gateway} /> : null}
         <details>
           <summary>Capabilities and roots</summary>
           <JsonView value={connection.capabilities ?? {}} label="capabilities" />

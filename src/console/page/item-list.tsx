@@ -1,4 +1,5 @@
 /** The lists of the Tools, Resources and Prompts tabs: a heading with Refresh, and items to choose from. */
+import { Fragment } from 'preact';
 import { ErrorView } from './content.js';
 
 export interface ListedItem {
@@ -7,6 +8,8 @@ export interface ListedItem {
   /** The name or URI, under the title. */
   readonly subtitle: string;
   readonly icons?: readonly { readonly src: string }[];
+  /** The server behind a gateway it comes from: items are listed under their server's name. */
+  readonly group?: string | undefined;
 }
 
 export function Icon({ item }: { item: { icons?: readonly { src: string }[] } }) {
@@ -43,24 +46,40 @@ export function ItemList({
       </div>
       {error ? <ErrorView message={error} /> : null}
       {items === undefined ? <p class="muted">Loading…</p> : null}
-      <ul>
-        {items?.map((item) => (
-          <li key={item.key}>
-            <button
-              type="button"
-              class="item"
-              aria-current={item.key === current}
-              onClick={() => onSelect(item.key)}
-            >
-              <Icon item={item} />
-              <span>
-                <strong>{item.title}</strong>
-                <small class="muted">{item.subtitle}</small>
-              </span>
-            </button>
-          </li>
-        ))}
-      </ul>
+      {groupsOf(items ?? []).map(([group, members]) => (
+        <Fragment key={group ?? ''}>
+          {group === undefined ? null : <h3 class="group">{group}</h3>}
+          <ul aria-label={group === undefined ? undefined : `${heading} of ${group}`}>
+            {members.map((item) => (
+              <li key={item.key}>
+                <button
+                  type="button"
+                  class="item"
+                  aria-current={item.key === current}
+                  onClick={() => onSelect(item.key)}
+                >
+                  <Icon item={item} />
+                  <span>
+                    <strong>{item.title}</strong>
+                    <small class="muted">{item.subtitle}</small>
+                  </span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </Fragment>
+      ))}
     </>
   );
+}
+
+/** Items by group in first-seen order, ungrouped ones (the gateway's own, or any other server's) first. */
+function groupsOf(items: readonly ListedItem[]): [string | undefined, ListedItem[]][] {
+  const groups = new Map<string | undefined, ListedItem[]>([[undefined, []]]);
+  for (const item of items) {
+    const members = groups.get(item.group) ?? [];
+    members.push(item);
+    groups.set(item.group, members);
+  }
+  return [...groups].filter(([group, members]) => group !== undefined || members.length > 0);
 }

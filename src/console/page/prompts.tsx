@@ -4,6 +4,7 @@ import type { GetPromptResult, Prompt } from '../../protocol/types.js';
 import type { ConnectionSummary } from '../api-types.js';
 import { run } from './api.js';
 import { ContentView, ErrorView, JsonView } from './content.js';
+import { upstreamOfName } from './gateway.js';
 import { Icon, ItemList } from './item-list.js';
 import { CompletedInput } from './resources.js';
 import { useList } from './use-list.js';
@@ -27,7 +28,13 @@ export function PromptsTab({
       <nav class="list" aria-label="Prompts">
         <ItemList
           heading="Prompts"
-          items={list.items?.map((p) => ({ ...p, key: p.name, title: p.title ?? p.name, subtitle: p.name }))}
+          items={list.items?.map((p) => ({
+            ...p,
+            key: p.name,
+            title: p.title ?? p.name,
+            subtitle: p.name,
+            group: upstreamOfName(connection.gateway, p.name),
+          }))}
           current={selected}
           onSelect={onSelect}
           onRefresh={list.reload}

@@ -4,10 +4,12 @@ import type { ReadResourceResult, ResourceTemplate } from '../../protocol/types.
 import type { ConnectionSummary } from '../api-types.js';
 import { run } from './api.js';
 import { ErrorView, JsonView, ResourceContentsView } from './content.js';
+import { upstreamOfUri } from './gateway.js';
 import { ItemList } from './item-list.js';
 import { useStore } from './store.js';
 import { expandTemplate, templateVariables } from './uri-template.js';
 import { useList } from './use-list.js';
+import { useOperation } from './use-operation.js';
 
 const UPDATED = 'notifications/resources/updated';
 /** Updates listed in the panel; older ones stay in the trace. */
@@ -57,6 +59,7 @@ export function ResourcesTab({
             key: r.uri,
             title: r.title ?? r.name,
             subtitle: r.uri,
+            group: upstreamOfUri(connection.gateway, r.uri),
           }))}
           current={template ? undefined : reading?.uri}
           onSelect={(uri) => {
@@ -75,6 +78,7 @@ export function ResourcesTab({
             key: t.uriTemplate,
             title: t.title ?? t.name,
             subtitle: t.uriTemplate,
+            group: upstreamOfUri(connection.gateway, t.uriTemplate),
           }))}
           current={template?.uriTemplate}
           onSelect={(key) => {
@@ -144,8 +148,7 @@ export function ResourcesTab({
 
 /** Follows a resource's changes (or stops); the server's refusal shows beside it. */
 function WatchButton({ connection, uri }: { connection: ConnectionSummary; uri: string }) {
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, start } = useOperation();
   const following = connection.subscriptions.includes(uri);
   if (!connection.capabilities?.resources?.subscribe) return null;
   return (
@@ -154,12 +157,7 @@ function WatchButton({ connection, uri }: { connection: ConnectionSummary; uri: 
         type="button"
         class="small"
         disabled={busy}
-        onClick={async () => {
-          setBusy(true);
-          const answer = await run(connection.id, following ? 'unsubscribe' : 'subscribe', { uri });
-          setBusy(false);
-          setError(answer.ok ? undefined : answer.error.message);
-        }}
+        onClick={() => void start(() => run(connection.id, following ? 'unsubscribe' : 'subscribe', { uri }))}
       >
         {following ? 'Stop following' : 'Follow updates'}
       </button>{' '}

@@ -4,6 +4,7 @@ import type { CallToolResult, Tool } from '../../protocol/types.js';
 import type { ApiError, ConnectionSummary } from '../api-types.js';
 import { run } from './api.js';
 import { ContentView, ErrorView, JsonView } from './content.js';
+import { upstreamOfName } from './gateway.js';
 import { Icon, ItemList } from './item-list.js';
 import { ArgumentsEditor, defaultsOf, type Schema, validate } from './schema-form.js';
 import { store, useStore } from './store.js';
@@ -59,6 +60,7 @@ export function ToolsTab({
             key: t.name,
             title: t.title ?? t.annotations?.title ?? t.name,
             subtitle: t.name,
+            group: upstreamOfName(connection.gateway, t.name),
           }))}
           current={selected}
           onSelect={onSelect}
