@@ -201,4 +201,12 @@ export {
   type HttpHandler,
 } from './transports/http/server/handler.js';
 export type { HttpHandlerOptions, ResponseMode } from './transports/http/server/options.js';
+export {
+  MemorySessionStore,
+  type MemorySessionStoreOptions,
+  type SessionEnvelope,
+  type SessionMessage,
+  type SessionRecord,
+  type SessionStore,
+} from './transports/http/server/session-store.js';
 export type { Logger } from './util/logger.js';

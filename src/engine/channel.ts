@@ -123,4 +123,10 @@ export interface Channel {
    * GET that may never come, so a server with another way to reach the client takes that instead.
    */
   canPush?(): boolean;
+  /**
+   * The id of the first request the peer sends on this channel (default 1). A legacy HTTP session
+   * served by several nodes gives each node its own range, so that a client's answer, wherever it
+   * arrives, names the node whose request it answers.
+   */
+  readonly firstRequestId?: number;
 }

@@ -109,6 +109,8 @@ export interface PeerOptions {
    * a server does not (its long-lived requests, listen streams among them, could block the rest).
    */
   inboundLimit?: { readonly concurrent: number; readonly queued: number };
+  /** The id of the first request this peer sends (default 1; see `Channel.firstRequestId`). */
+  firstRequestId?: number | undefined;
 }
 
 interface PendingCall {
@@ -237,6 +239,7 @@ export class Peer {
     this.defaultTimeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.logger = options.logger;
     this.inboundLimit = options.inboundLimit;
+    this.nextId = options.firstRequestId ?? 1;
   }
 
   get closed(): boolean {

@@ -13,6 +13,7 @@ import { RedisConnection } from './connection.js';
 import { RedisEventStore, type RedisEventStoreOptions } from './event-store.js';
 import { RedisKeyring, type RedisKeyringOptions } from './keyring.js';
 import { RedisRequestStateStore } from './nonce-store.js';
+import { RedisSessionStore, type RedisSessionStoreOptions } from './session-store.js';
 import { RedisTaskStore, type RedisTaskStoreOptions } from './task-store.js';
 
 export interface RedisStoresOptions {
@@ -25,6 +26,8 @@ export interface RedisStoresOptions {
   readonly keys?: RedisKeyringOptions;
   readonly tasks?: RedisTaskStoreOptions;
   readonly events?: RedisEventStoreOptions;
+  /** Legacy sessions' records (their lifetime after the last use). */
+  readonly sessions?: RedisSessionStoreOptions;
   /** More ioredis options (TLS, timeouts...). */
   readonly redisOptions?: RedisOptions;
 }
@@ -38,7 +41,7 @@ export interface RedisStores {
     readonly tasks: TaskServerOptions & { readonly store: RedisTaskStore };
   };
   /** Spread into `createHttpHandler(server, { ...stores.http })`. */
-  readonly http: { readonly eventStore: RedisEventStore };
+  readonly http: { readonly eventStore: RedisEventStore; readonly sessionStore: RedisSessionStore };
   /** The shared `requestState` keys: `rotate()` starts sealing with a new key on every node. */
   readonly keyring: RedisKeyring;
   readonly taskStore: RedisTaskStore;
@@ -70,7 +73,10 @@ export async function redisStores(options: RedisStoresOptions): Promise<RedisSto
       requestStateStore: new RedisRequestStateStore(connection),
       tasks: { store: taskStore },
     },
-    http: { eventStore: new RedisEventStore(connection, options.events) },
+    http: {
+      eventStore: new RedisEventStore(connection, options.events),
+      sessionStore: new RedisSessionStore(connection, options.sessions),
+    },
     keyring,
     taskStore,
     async close() {

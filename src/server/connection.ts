@@ -121,6 +121,8 @@ export class ServerConnection implements NotificationSubscriber {
   readonly peer: Peer;
   private legacy: LegacySession | undefined;
   #isClosed = false;
+  /** Closed by {@link release}: the session goes on elsewhere. */
+  #released = false;
   /** Made when someone waits for the close (see {@link closed}). */
   #whenClosed: Deferred | undefined;
 
@@ -130,7 +132,10 @@ export class ServerConnection implements NotificationSubscriber {
     channel: Channel,
   ) {
     server.notifications.add(this);
-    this.peer = new Peer(channel, new ConnectionHandlers(this), { logger: server.configuredLogger });
+    this.peer = new Peer(channel, new ConnectionHandlers(this), {
+      logger: server.configuredLogger,
+      firstRequestId: channel.firstRequestId,
+    });
   }
 
   /** Settles once the connection has closed, for whatever reason. */
@@ -143,6 +148,38 @@ export class ServerConnection implements NotificationSubscriber {
   /** The legacy session, once `initialize` succeeded on this connection. */
   get session(): LegacySession | undefined {
     return this.legacy;
+  }
+
+  /** True when {@link release} closed this connection: its session did not end. */
+  get released(): boolean {
+    return this.#released;
+  }
+
+  /**
+   * Gives this connection a legacy session made elsewhere: a legacy HTTP session served by several
+   * nodes, rebuilt on this one from its shared record (or made shareable after initialize).
+   */
+  restore(session: LegacySession): void {
+    this.legacy = session;
+  }
+
+  /**
+   * Whether the server's change notifications reach this connection (they do from the start): off
+   * on the nodes of a cluster that do not hold the session's stream, as the holder sends them.
+   */
+  follow(changes: boolean): void {
+    if (this.#isClosed) return;
+    if (changes) this.server.notifications.add(this);
+    else this.server.notifications.remove(this);
+  }
+
+  /**
+   * Closes this connection without ending its legacy session, which goes on on other nodes (a
+   * replica no longer used here): no `sessionClosed` listener hears of it.
+   */
+  release(): Promise<void> {
+    this.#released = true;
+    return this.close();
   }
 
   /** @internal */

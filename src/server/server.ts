@@ -670,7 +670,7 @@ export class ServerCore {
   detach(connection: ServerConnection): void {
     this.connections.delete(connection);
     const session = connection.session;
-    if (session === undefined) return;
+    if (session === undefined || connection.released) return;
     for (const listener of this.plugged.sessionClosed) listener(session.id);
   }
 

@@ -13,7 +13,19 @@ import { Server } from '../../src/extensions/server.js';
 import { type RedisStores, redisStores } from '../../src/redis/stores.js';
 import { MemoryChangeBus } from '../../src/server/change-bus.js';
 import { MemoryKeyring, RequestStateSealer } from '../../src/server/request-state.js';
+import type { SessionEnvelope, SessionRecord } from '../../src/transports/http/server/session-store.js';
 import { until } from '../helpers/wait.js';
+
+const SESSION: SessionRecord = {
+  id: 'session-own-id',
+  revision: '2025-11-25',
+  client: { info: { name: 'c', version: '1' }, capabilities: { elicitation: {} } },
+  capabilities: { tools: { listChanged: true } },
+  owner: null,
+  initialized: true,
+  logLevel: undefined,
+  resourceSubscriptions: [],
+};
 
 const PAYLOAD = {
   v: 1,
@@ -89,13 +101,44 @@ describe('Redis stores', () => {
       ttlMs: null,
     });
     await stores.server.requestStateStore.consume('nonce-1', Date.now() + 60_000);
+    await stores.http.sessionStore.create('ttl-session', SESSION);
     const keys = await raw.keys('*');
-    assert.ok(keys.length >= 6, `keys: ${keys.join(', ')}`);
+    assert.ok(keys.length >= 7, `keys: ${keys.join(', ')}`);
     for (const key of keys) {
       assert.ok(key.startsWith(prefix), `${key} carries the prefix`);
       assert.ok((await raw.pttl(key)) > 0, `${key} has a TTL`);
     }
     await server.close();
+  });
+
+  test('the session store keeps, refreshes, changes and forgets a record, telling the other nodes', async (t) => {
+    const other = await redisStores({ url: redis.url, prefix, sessions: { ttlMs: 60_000 } });
+    t.after(() => other.close());
+    /** What JSON keeps (an undefined log level is no field). */
+    const wire = (value: unknown) => JSON.parse(JSON.stringify(value));
+    const heard: SessionEnvelope[] = [];
+    other.http.sessionStore.subscribe((envelope) => heard.push(envelope));
+    const store = stores.http.sessionStore;
+    assert.equal(await store.load('s9'), undefined);
+    assert.equal(await store.touch('s9'), false);
+    await store.create('s9', SESSION);
+    assert.deepEqual(await other.http.sessionStore.load('s9'), wire(SESSION), 'any node reads it');
+    await raw.pexpire(`${prefix}s:s9`, 5000);
+    assert.equal(await store.touch('s9'), true);
+    assert.ok((await raw.pttl(`${prefix}s:s9`)) > 5000, 'a use refreshes its lifetime');
+    const changed = { ...SESSION, logLevel: 'error' as const, resourceSubscriptions: ['config://a'] };
+    await store.update('s9', changed, 1);
+    assert.deepEqual(await other.http.sessionStore.load('s9'), changed);
+    other.http.sessionStore.publish({ session: 's9', from: 2, message: { type: 'push', frame: '{}' } });
+    await store.delete('s9', 1);
+    assert.equal(await other.http.sessionStore.load('s9'), undefined);
+    await until(() => heard.length === 2, 'the update and the end');
+    assert.deepEqual(heard, [
+      { session: 's9', from: 1, message: { type: 'update', record: wire(changed) } },
+      { session: 's9', from: 1, message: { type: 'end' } },
+    ]);
+    await store.update('gone', changed, 1);
+    assert.equal(await store.load('gone'), undefined, 'an update does not bring back an ended session');
   });
 
   test("a task whose node died ends failed with a reason, not 'working' for ever", async () => {

@@ -36,7 +36,14 @@ import { checkAccept, checkJsonContentType, REPLY_TYPES, SSE_TYPE, withJsonBody 
 import type { ResolvedOptions } from './options.js';
 import { OriginGuard } from './security.js';
 import { StreamableSession } from './session.js';
-import { newSessionId, type RegisteredSession, SessionRegistry, type SessionScope } from './sessions.js';
+import type { SessionRecord } from './session-store.js';
+import {
+  newNodeNumber,
+  newSessionId,
+  type RegisteredSession,
+  SessionRegistry,
+  type SessionScope,
+} from './sessions.js';
 import { KeepAlive, type StreamPolicy } from './sse.js';
 
 /** What an authenticator answered: credentials (no `status`), or a reply. */
@@ -58,6 +65,8 @@ export class HandlerCore {
   readonly #guard: OriginGuard;
   /** The principal each legacy session was opened by (see `principalOf`). */
   readonly #owners = new WeakMap<RegisteredSession, string | null>();
+  /** With a `sessionStore`: stops hearing the other nodes' session messages. */
+  readonly #unsubscribe: (() => void) | undefined;
   #closed = false;
 
   constructor(server: ServerCore, options: ResolvedOptions) {
@@ -71,12 +80,22 @@ export class HandlerCore {
     this.#sessions = new SessionRegistry(options.maxSessions, options.sessionIdleTimeoutMs, options.onerror);
     this.#modern = { server, options, streams: this.#streams, inFlight: new Set<ModernCall>() };
     const sessions = this.#sessions;
+    const store = options.sessionStore;
+    const shared = store ? { store, node: newNodeNumber() } : undefined;
     this.#scope = {
       server,
       options,
       streams: this.#streams,
+      shared,
       closed: (session: RegisteredSession) => sessions.remove(session),
     };
+    if (store && shared) {
+      this.#unsubscribe = store.subscribe(({ session: id, from, message }) => {
+        if (from === shared.node) return;
+        const session = sessions.peek(id);
+        if (session instanceof StreamableSession) session.receive(message);
+      });
+    }
   }
 
   /** Open legacy sessions (both legacy transports). */
@@ -123,6 +142,7 @@ export class HandlerCore {
     const inFlight: ReadonlySet<unknown> = this.#modern.inFlight;
     await this.#modern.server.notifications.endListens((link) => inFlight.has(link));
     for (const call of [...this.#modern.inFlight]) call.shutdown();
+    this.#unsubscribe?.();
     await this.#sessions.closeAll();
     this.#streams.keepAlive?.stop();
   }
@@ -299,10 +319,21 @@ export class HandlerCore {
       );
     }
     const session = new StreamableSession(this.#scope, newSessionId());
-    this.#owners.set(session, principalOf(exchange.auth));
+    const owner = principalOf(exchange.auth);
+    this.#owners.set(session, owner);
     this.#sessions.add(session);
     const reply = await session.post(exchange, message);
-    if (session.revision !== undefined) return reply;
+    if (session.revision !== undefined) {
+      if (!this.#scope.shared) return reply;
+      try {
+        await session.share(owner);
+        return reply;
+      } catch (error) {
+        await session.terminate();
+        if ('stream' in reply) reply.stream.end();
+        return this.#storeFailed(error, request.id);
+      }
+    }
     // initialize failed: the session never started, so do not hand out its id.
     await session.terminate();
     const { 'mcp-session-id': _dropped, ...headers } = reply.headers;
@@ -330,10 +361,89 @@ export class HandlerCore {
     );
   }
 
-  #sessionPost(exchange: HttpExchange, sessionId: string, message: unknown): Promise<HttpReply> | HttpReply {
+  /** The 503 for a session store that failed (Redis down): the request needs the shared session. */
+  #storeFailed(error: unknown, id: JsonRpcRequest['id'] | null = null): HttpReply {
+    this.options.onerror(asError(error));
+    return errorReply(
+      503,
+      `Service Unavailable: the shared session store failed (${asError(error).message.replace(/\.$/, '')}). Try again shortly.`,
+      { code: ErrorCode.InternalError, id, headers: { 'retry-after': '1' } },
+    );
+  }
+
+  /**
+   * The Streamable HTTP session `sessionId` names, for the exchange's principal: this node's, or
+   * with a `sessionStore` one rebuilt from the shared record (see {@link #replica}).
+   */
+  #streamable(
+    sessionId: string,
+    exchange: HttpExchange,
+  ): StreamableSession | HttpReply | Promise<StreamableSession | HttpReply> {
+    if (this.#scope.shared) return this.#replica(sessionId, exchange);
     const found = this.#lookup(sessionId, 'streamable', exchange);
-    if (!(found instanceof StreamableSession)) return found as HttpReply;
-    return found.checkProtocolVersion(exchange) ?? found.post(exchange, message);
+    return found instanceof StreamableSession ? found : (found as HttpReply);
+  }
+
+  /**
+   * A shared session: this node's replica once its record is known to be alive (one round trip,
+   * which refreshes the record's lifetime), else one rebuilt from the record (one round trip too).
+   */
+  async #replica(sessionId: string, exchange: HttpExchange): Promise<StreamableSession | HttpReply> {
+    const { store } = this.#scope.shared!;
+    const local = this.#lookup(sessionId, 'streamable', exchange);
+    if (local instanceof StreamableSession) {
+      let alive: boolean;
+      try {
+        alive = await store.touch(sessionId);
+      } catch (error) {
+        return this.#storeFailed(error);
+      }
+      if (alive) return local;
+      // Expired, or ended while this node missed the message: it ends here too.
+      await local.connection.close();
+      return this.#lookup(sessionId, 'streamable', exchange) as HttpReply;
+    }
+    if (this.#sessions.peek(sessionId)) return local as HttpReply; // Another kind, or another principal.
+    let record: SessionRecord | undefined;
+    try {
+      record = await store.load(sessionId);
+    } catch (error) {
+      return this.#storeFailed(error);
+    }
+    if (!record || record.owner !== principalOf(exchange.auth)) return local as HttpReply;
+    // Two requests for the session may have arrived at once: the first made the replica.
+    const raced = this.#sessions.peek(sessionId);
+    if (raced instanceof StreamableSession) return raced;
+    if (!this.#sessions.reserve()) {
+      return errorReply(
+        503,
+        `Service Unavailable: this node already holds its maximum of ${this.options.maxSessions} sessions, all in use. Try again later.`,
+        { code: ErrorCode.InternalError, headers: { 'retry-after': '5' } },
+      );
+    }
+    const replica = new StreamableSession(this.#scope, sessionId, record);
+    this.#owners.set(replica, record.owner);
+    this.#sessions.add(replica);
+    return replica;
+  }
+
+  #sessionPost(exchange: HttpExchange, sessionId: string, message: unknown): Promise<HttpReply> | HttpReply {
+    const found = this.#streamable(sessionId, exchange);
+    if (found instanceof StreamableSession) return this.#postTo(found, exchange, message);
+    if (found instanceof Promise) {
+      return found.then((session) =>
+        session instanceof StreamableSession ? this.#postTo(session, exchange, message) : session,
+      );
+    }
+    return found;
+  }
+
+  #postTo(
+    session: StreamableSession,
+    exchange: HttpExchange,
+    message: unknown,
+  ): Promise<HttpReply> | HttpReply {
+    return session.checkProtocolVersion(exchange) ?? session.post(exchange, message);
   }
 
   #get(exchange: HttpExchange): Promise<HttpReply> | HttpReply {
@@ -345,9 +455,14 @@ export class HandlerCore {
         { headers: { allow: this.options.legacySessions ? 'GET, POST, DELETE' : 'POST' } },
       );
     }
-    const found = this.#lookup(sessionId, 'streamable', exchange);
-    if (!(found instanceof StreamableSession)) return found as HttpReply;
-    return checkAccept(exchange, [SSE_TYPE]) ?? found.checkProtocolVersion(exchange) ?? found.get(exchange);
+    const refused = checkAccept(exchange, [SSE_TYPE]);
+    if (refused) return refused;
+    const found = this.#streamable(sessionId, exchange);
+    const open = (session: StreamableSession | HttpReply) =>
+      session instanceof StreamableSession
+        ? (session.checkProtocolVersion(exchange) ?? session.get(exchange))
+        : session;
+    return found instanceof Promise ? found.then(open) : open(found);
   }
 
   async #delete(exchange: HttpExchange): Promise<HttpReply> {
@@ -359,11 +474,15 @@ export class HandlerCore {
         { headers: { allow: this.options.legacySessions ? 'GET, POST, DELETE' : 'POST' } },
       );
     }
-    const found = this.#lookup(sessionId, 'streamable', exchange);
-    if (!(found instanceof StreamableSession)) return found as HttpReply;
+    const found = await this.#streamable(sessionId, exchange);
+    if (!(found instanceof StreamableSession)) return found;
     const mismatch = found.checkProtocolVersion(exchange);
     if (mismatch) return mismatch;
-    await found.terminate();
+    try {
+      await found.end();
+    } catch (error) {
+      return this.#storeFailed(error);
+    }
     return { status: 200, headers: {} };
   }
 

@@ -7,6 +7,7 @@ import { type Logger, withOnerror } from '../../../util/logger.js';
 import type { HttpAuthenticator } from './authenticator.js';
 import { type EventStore, MemoryEventStore } from './event-store.js';
 import type { OriginPolicy } from './security.js';
+import type { SessionStore } from './session-store.js';
 import { DEFAULT_MAX_STREAM_BUFFER_BYTES } from './sse.js';
 
 /**
@@ -43,6 +44,12 @@ export interface HttpHandlerOptions extends OriginPolicy {
    * {@link MemoryEventStore}.
    */
   eventStore?: EventStore | false;
+  /**
+   * Shares legacy Streamable HTTP sessions between the nodes of a cluster: their records live in the
+   * store, so any node serves any session (see docs/scaling.md; `redisStores().http` has a Redis one
+   * with the matching event store). Default: none, a session lives in the handler that created it.
+   */
+  sessionStore?: SessionStore;
   /** Reconnection delay sent in the `retry` field of 2025-11-25 priming events. Default 1000 ms. */
   retryMs?: number;
   /** Interval of `:` keep-alive comments on silent SSE streams; 0 turns them off. Default 15000 ms. */
@@ -78,6 +85,7 @@ export interface ResolvedOptions {
   readonly maxSessions: number;
   readonly sessionIdleTimeoutMs: number;
   readonly eventStore: EventStore | undefined;
+  readonly sessionStore: SessionStore | undefined;
   readonly retryMs: number;
   readonly keepAliveMs: number;
   readonly maxStreamBufferBytes: number;
@@ -158,6 +166,7 @@ export function resolveOptions(options: HttpHandlerOptions, serverLogger: Logger
     maxSessions: positive('maxSessions', options.maxSessions, 10_000),
     sessionIdleTimeoutMs: positive('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, 30 * 60_000),
     eventStore: options.eventStore === false ? undefined : (options.eventStore ?? new MemoryEventStore()),
+    sessionStore: options.sessionStore,
     retryMs: positive('retryMs', options.retryMs, 1000, true),
     keepAliveMs: positive('keepAliveMs', options.keepAliveMs, 15_000, true),
     maxStreamBufferBytes: positive(

@@ -30,7 +30,15 @@ import {
   jsonReply,
 } from './exchange.js';
 import { checkAccept, REPLY_TYPES } from './negotiation.js';
-import type { SessionScope } from './sessions.js';
+import type { SessionMessage, SessionRecord, SessionStore } from './session-store.js';
+import {
+  nodeOfRequestId,
+  requestIdBase,
+  type SessionScope,
+  type SharedScope,
+  streamIdBase,
+} from './sessions.js';
+import { SharedLegacySession } from './shared-session.js';
 import { formatPrimingEvent, SSE_HEADERS, SseStream } from './sse.js';
 
 /** One logical SSE stream of the session: the standalone GET stream (id 0) or one POST's. */
@@ -149,6 +157,23 @@ class PendingPost {
   }
 }
 
+/** A session shared with the other nodes (see session-store.ts): this node's replica of it. */
+interface Replica {
+  readonly store: SessionStore;
+  readonly node: number;
+  readonly session: SharedLegacySession;
+  /** This node holds the standalone GET stream: it sends the change notifications and keeps the events. */
+  holder: boolean;
+  /** A change waits for the next save. */
+  dirty: boolean;
+  /** The save under way: responses wait for it, so the next request, on any node, sees the change. */
+  saving: Promise<void> | undefined;
+}
+
+/** A JSON-RPC response (no method, an id, a result or an error): a client's answer. */
+const isResponse = (item: unknown): item is Record<string, unknown> =>
+  isPlainObject(item) && !('method' in item) && 'id' in item && ('result' in item || 'error' in item);
+
 export class StreamableSession implements Channel {
   readonly kind = 'streamable';
   lastActive = Date.now();
@@ -169,14 +194,165 @@ export class StreamableSession implements Channel {
   #streams: Map<number, SessionStream> | undefined;
   #nextStreamId = 1;
   #closed = false;
+  /** Present once the session is shared with the other nodes. */
+  #replica: Replica | undefined;
 
+  /** `record`: a replica of a shared session, rebuilt on this node. */
   constructor(
     readonly scope: SessionScope,
     readonly id: string,
+    record?: SessionRecord,
   ) {
     this.headers = { 'mcp-session-id': id };
     this.#standalone = new SessionStream(this, 0);
+    if (scope.shared) this.#nextStreamId = streamIdBase(scope.shared.node) + 1;
     this.connection = scope.server.connect(this);
+    if (record && scope.shared) this.#adopt(scope.shared, record, false);
+  }
+
+  /** See `Channel.firstRequestId`: this node's range, in a shared session. */
+  get firstRequestId(): number | undefined {
+    return this.scope.shared ? requestIdBase(this.scope.shared.node) + 1 : undefined;
+  }
+
+  /**
+   * After initialize, on the node that created the session: keeps its record in the store, so any
+   * node can serve it. This node holds the standalone stream until a GET on another node takes it.
+   */
+  async share(owner: string | null): Promise<void> {
+    const shared = this.scope.shared!;
+    const record = SharedLegacySession.recordOf(this.connection.session!, owner);
+    await shared.store.create(this.id, record);
+    this.#adopt(shared, record, true);
+  }
+
+  #adopt(shared: SharedScope, record: SessionRecord, holder: boolean): void {
+    const session = new SharedLegacySession(record, () => this.#save());
+    this.connection.restore(session);
+    this.#replica = {
+      store: shared.store,
+      node: shared.node,
+      session,
+      holder,
+      dirty: false,
+      saving: undefined,
+    };
+    if (!holder) this.connection.follow(false);
+  }
+
+  /** Saves the record once for the changes one turn made; a failure is reported (the change stays local). */
+  #save(): void {
+    const replica = this.#replica;
+    if (!replica || replica.dirty) return;
+    replica.dirty = true;
+    const saving: Promise<void> = Promise.resolve()
+      .then(() => {
+        replica.dirty = false;
+        return replica.store.update(this.id, replica.session.record, replica.node);
+      })
+      .catch((error) => this.scope.options.onerror(asError(error)))
+      .then(() => {
+        if (replica.saving === saving) replica.saving = undefined;
+      });
+    replica.saving = saving;
+  }
+
+  /** A message from this session's replica on another node. */
+  receive(message: SessionMessage): void {
+    const replica = this.#replica;
+    if (!replica || this.#closed) return;
+    switch (message.type) {
+      case 'update':
+        replica.session.apply(message.record);
+        return;
+      case 'end':
+        void this.connection.close();
+        return;
+      case 'response':
+        if (message.to === replica.node) this.#sink?.message(message.message);
+        return;
+      case 'cancel': {
+        this.#sink?.message(message.message);
+        const params = isPlainObject(message.message) ? message.message.params : undefined;
+        if (isPlainObject(params) && isRequestId(params.requestId)) this.#release(params.requestId);
+        return;
+      }
+      case 'push':
+        if (replica.holder) this.#standalone.send(message.frame);
+        return;
+      case 'held':
+        if (message.node !== replica.node && replica.holder) {
+          replica.holder = false;
+          this.connection.follow(false);
+          this.#standalone.release();
+        }
+        return;
+    }
+  }
+
+  /** Busy: keeps the shared record alive (a GET stream may stay open for hours without a POST). */
+  refresh(): void {
+    const replica = this.#replica;
+    if (replica) this.#guard(() => replica.store.touch(this.id).then(() => undefined));
+  }
+
+  /** Ends the session (DELETE): on every node when it is shared. */
+  async end(): Promise<void> {
+    const replica = this.#replica;
+    if (replica) await replica.store.delete(this.id, replica.node);
+    await this.connection.close();
+  }
+
+  #publish(message: SessionMessage): void {
+    const replica = this.#replica!;
+    replica.store.publish({ session: this.id, from: replica.node, message });
+  }
+
+  /** This node takes the standalone stream (a GET): the node that held it lets go. */
+  #hold(): void {
+    const replica = this.#replica;
+    if (!replica || replica.holder) return;
+    replica.holder = true;
+    this.connection.follow(true);
+    this.#publish({ type: 'held', node: replica.node });
+  }
+
+  /** A frame for the standalone stream: sent here, or to the node holding it. */
+  #push(frame: string): void {
+    const replica = this.#replica;
+    if (replica && !replica.holder) this.#publish({ type: 'push', frame });
+    else this.#standalone.send(frame);
+  }
+
+  /**
+   * Shared sessions: answers to server→client requests another node sent go to that node, and a
+   * cancellation also to the others (the request may run anywhere). What is left for this node, if
+   * anything.
+   */
+  #route(body: unknown): unknown {
+    const replica = this.#replica!;
+    const items = Array.isArray(body) ? body : [body];
+    const kept: unknown[] = [];
+    for (const item of items) {
+      if (isResponse(item)) {
+        const node = nodeOfRequestId(item.id);
+        if (node !== undefined && node !== replica.node) {
+          this.#publish({ type: 'response', to: node, message: item });
+          continue;
+        }
+      } else if (
+        isPlainObject(item) &&
+        item.method === 'notifications/cancelled' &&
+        isPlainObject(item.params) &&
+        !this.#posts.has(item.params.requestId as RequestId)
+      ) {
+        this.#publish({ type: 'cancel', message: item });
+      }
+      kept.push(item);
+    }
+    if (kept.length === items.length) return body;
+    if (kept.length === 0) return undefined;
+    return Array.isArray(body) ? kept : kept[0];
   }
 
   /** Made when asked (error messages): an idle session keeps no string of its own for it. */
@@ -200,9 +376,12 @@ export class StreamableSession implements Channel {
     this.lastActive = Date.now();
   }
 
-  /** Ends the session: its connection closes, which closes this channel and every stream. */
+  /**
+   * Closes the session here: its connection closes, which closes this channel and every stream. A
+   * shared session goes on on the other nodes (its record stays).
+   */
   terminate(): Promise<void> {
-    return this.connection.close();
+    return this.#replica ? this.connection.release() : this.connection.close();
   }
 
   // --- Channel -----------------------------------------------------------------------------------
@@ -215,6 +394,12 @@ export class StreamableSession implements Channel {
     if (this.#closed) return;
     switch (info?.kind) {
       case 'response': {
+        const saving = this.#replica?.saving;
+        if (saving) {
+          // The request changed the session: its answer waits until every node can see the change.
+          void saving.then(() => this.send(frame, info));
+          return;
+        }
         const post = (info.id === null ? undefined : this.#posts.get(info.id)) ?? this.#delivering;
         if (!post) return; // Its POST was cancelled or the session moved on: nobody waits for it.
         if (info.id !== null) {
@@ -248,12 +433,12 @@ export class StreamableSession implements Channel {
         if (post && !post.completed && this.scope.options.responseMode !== 'json') {
           this.#streamFor(post).send(frame);
         } else {
-          this.#standalone.send(frame);
+          this.#push(frame);
         }
         return;
       }
       default:
-        this.#standalone.send(frame);
+        this.#push(frame);
     }
   }
 
@@ -272,7 +457,9 @@ export class StreamableSession implements Channel {
 
   /** Messages outside every POST go to the standalone stream: only a live GET carries them now. */
   canPush(): boolean {
-    return !this.#closed && this.#standalone.live;
+    if (this.#closed) return false;
+    // Shared: another node holds the stream (whether its GET is open now is not known here).
+    return this.#replica?.holder === false || this.#standalone.live;
   }
 
   close(): Promise<void> {
@@ -286,7 +473,8 @@ export class StreamableSession implements Channel {
     if (this.#streams) for (const stream of this.#streams.values()) stream.finish();
     this.#streams = undefined;
     const store = this.scope.options.eventStore;
-    if (store) this.#guard(() => store.deleteSession(this.id));
+    // A session that goes on on other nodes keeps its events: a client may resume there.
+    if (store && !this.connection.released) this.#guard(() => store.deleteSession(this.id));
     this.scope.closed(this);
     return Promise.resolve();
   }
@@ -318,6 +506,10 @@ export class StreamableSession implements Channel {
     this.touch();
     const congested = this.#congestedStream();
     if (congested) return Promise.resolve(congestedReply(congested.buffered, this.headers));
+    if (this.#replica) {
+      body = this.#route(body);
+      if (body === undefined) return Promise.resolve(acceptedReply(this.headers));
+    }
     const items = Array.isArray(body) ? body : [body];
     const ids = new Set<RequestId>();
     const cancelled: RequestId[] = [];
@@ -356,7 +548,9 @@ export class StreamableSession implements Channel {
     // A cancelled request gets no response (the engine drops it): release the POST waiting for it.
     for (const id of cancelled) this.#release(id);
     post.completeIfAnswered();
-    return post.reply;
+    // A notification changed the session (initialized): the client's next request may reach any node.
+    const saving = this.#replica?.saving;
+    return saving ? saving.then(() => post.reply) : post.reply;
   }
 
   /** GET: opens the standalone stream, or resumes any stream after `Last-Event-ID`. */
@@ -364,6 +558,7 @@ export class StreamableSession implements Channel {
     this.touch();
     const lastEventId = exchange.header('last-event-id');
     if (lastEventId !== undefined) return this.#resume(lastEventId);
+    this.#hold();
     const standalone = this.#standalone;
     if (standalone.live) {
       return errorReply(
@@ -463,7 +658,8 @@ export class StreamableSession implements Channel {
   async #resume(lastEventId: string): Promise<HttpReply> {
     const store = this.scope.options.eventStore;
     const parsed = parseEventId(lastEventId);
-    if (!store || !parsed || parsed.streamId >= this.#nextStreamId) {
+    // A shared session's POST streams were numbered by every node: any id may be one.
+    if (!store || !parsed || (parsed.streamId >= this.#nextStreamId && !this.#replica)) {
       return errorReply(
         400,
         store
@@ -472,7 +668,9 @@ export class StreamableSession implements Channel {
         { headers: this.headers },
       );
     }
-    // A POST stream missing from the map has sent its response: replay its tail, then end.
+    // A POST stream missing from the map has sent its response (or runs on another node): replay
+    // its tail, then end.
+    if (parsed.streamId === 0) this.#hold();
     const stream =
       parsed.streamId === 0 ? this.#standalone : (this.#streams?.get(parsed.streamId) ?? parsed.streamId);
     return this.#replayInto(stream, parsed.seq, new SseStream(this.scope.streams), true);
@@ -529,6 +727,8 @@ export class StreamableSession implements Channel {
     else {
       stream.attach(connection);
       stream.delivered = after;
+      // A shared session's standalone stream taken over from another node goes on from its last event.
+      if (after > stream.seq) stream.seq = after;
     }
     return { status: 200, headers: { ...SSE_HEADERS, ...this.headers }, stream: connection };
   }

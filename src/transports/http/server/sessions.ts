@@ -7,6 +7,7 @@
 import type { ServerCore } from '../../../server/server.js';
 import { randomHex } from '../../../util/random-id.js';
 import type { ResolvedOptions } from './options.js';
+import type { SessionStore } from './session-store.js';
 import type { StreamPolicy } from './sse.js';
 
 /** What a registered session offers the registry. */
@@ -18,15 +19,42 @@ export interface RegisteredSession {
   usedAt: number;
   /** A client is attached (an open stream, a request in flight): never evicted or timed out. */
   readonly busy: boolean;
-  /** Closes the session's connection, which closes its streams and unregisters it. */
+  /**
+   * Closes the session's connection, which closes its streams and unregisters it (a session shared
+   * with other nodes goes on there).
+   */
   terminate(): Promise<void>;
+  /** Called now and then while the session is busy: a shared session keeps its record alive. */
+  refresh?(): void;
 }
+
+/** How this handler shares its legacy sessions with the other nodes of a cluster (a `sessionStore`). */
+export interface SharedScope {
+  readonly store: SessionStore;
+  /**
+   * This node's number, random: the ids of the server→client requests and of the POST streams a
+   * session sends from this node are in a range of their own ({@link requestIdBase}, {@link streamIdBase}).
+   */
+  readonly node: number;
+}
+
+/** A random node number, below 2^20 (see {@link SharedScope.node}). */
+export const newNodeNumber = (): number => 1 + (Number.parseInt(randomHex(3), 16) % 0xfffff);
+/** Server→client request ids of node `node`: from node × 2^32 + 1 (safe integers). */
+export const requestIdBase = (node: number): number => node * 2 ** 32;
+/** POST stream ids of node `node`: from node × 2^28 + 1 (event ids allow 15 digits). */
+export const streamIdBase = (node: number): number => node * 2 ** 28;
+/** The node whose request a client's answer names: its id's range. */
+export const nodeOfRequestId = (id: unknown): number | undefined =>
+  typeof id === 'number' && Number.isSafeInteger(id) ? Math.floor(id / 2 ** 32) : undefined;
 
 /** What every session of a handler shares. */
 export interface SessionScope {
   readonly server: ServerCore;
   readonly options: ResolvedOptions;
   readonly streams: StreamPolicy;
+  /** Present with a `sessionStore`: sessions are shared with the other nodes. */
+  readonly shared: SharedScope | undefined;
   /** Called by a session once it closed, whatever the reason. */
   closed(session: RegisteredSession): void;
 }
@@ -65,6 +93,11 @@ export class SessionRegistry {
     const session = this.#sessions.get(id);
     if (session) session.usedAt = ++this.#clock;
     return session;
+  }
+
+  /** The session with this id, not marked as used (a message from another node). */
+  peek(id: string): RegisteredSession | undefined {
+    return this.#sessions.get(id);
   }
 
   /**
@@ -111,7 +144,8 @@ export class SessionRegistry {
   #sweep(): void {
     const cutoff = Date.now() - this.#idleTimeoutMs;
     for (const session of [...this.#sessions.values()]) {
-      if (!session.busy && session.lastActive <= cutoff) this.#evict(session);
+      if (session.busy) session.refresh?.();
+      else if (session.lastActive <= cutoff) this.#evict(session);
     }
     if (this.#sessions.size === 0) this.#stopSweeper();
   }
