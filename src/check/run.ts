@@ -12,6 +12,7 @@ import { StreamableHttpClientChannel } from '../transports/http/client/streamabl
 import { StdioClientChannel } from '../transports/stdio/client-channel.js';
 import type { ProbeOptions } from './probes/context.js';
 import { probeHttp } from './probes/http.js';
+import { HttpTap } from './probes/sse.js';
 import { AREAS, REQUIREMENTS, type TransportKind } from './requirements.js';
 import { type CheckEntry, type CheckSummary, summarize } from './results.js';
 import { checkRevision, type RevisionOutcome, STDIO_SHUTDOWN_MS } from './revision-run.js';
@@ -93,10 +94,10 @@ export function describeTarget(target: CheckTarget): string {
     .join(' ');
 }
 
-function openChannel(target: CheckTarget): Channel {
+function openChannel(target: CheckTarget, tap: HttpTap | undefined): Channel {
   if (target.kind === 'http') {
     return new StreamableHttpClientChannel(target.url, {
-      fetch: nodeFetch,
+      fetch: tap?.fetch ?? nodeFetch,
       headers: target.headers,
       transport: 'streamable',
       rememberEra: false,
@@ -128,12 +129,14 @@ export async function checkServer(target: CheckTarget, options: CheckOptions = {
   let lastTail = '';
   for (const revision of options.revisions ?? REVISIONS) {
     progress(`${revision}: connecting to ${describeTarget(target)}`);
-    const channel = openChannel(target);
+    // Over HTTP, the event streams the server sends are read as they pass, for the SSE rules.
+    const tap = target.kind === 'http' ? new HttpTap(nodeFetch) : undefined;
+    const channel = openChannel(target, tap);
     const checkers = {
       published: new MessageSchemaChecker(catalog, { strict: false }),
       strict: new MessageSchemaChecker(catalog, { strict: true }),
     };
-    const outcome = await checkRevision(revision, channel, transport, checkers, probeOptions, progress);
+    const outcome = await checkRevision(revision, channel, transport, checkers, probeOptions, progress, tap);
     if (channel instanceof StdioClientChannel) lastTail = channel.stderrTail();
     if (!outcome.supported) progress(`${revision}: not spoken (${outcome.note})`);
     // A server that left one handshake unanswered will likely leave the others too: do not wait
