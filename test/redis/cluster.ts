@@ -8,7 +8,8 @@
  *   the task is cancelled.
  */
 
-import { type LocalRedis, startRedis } from '../../examples/cluster/services.js';
+import type { IncomingMessage } from 'node:http';
+import { type LocalRedis, startBalancer, startRedis } from '../../examples/cluster/services.js';
 import { Server } from '../../src/extensions/server.js';
 import { type RunningServer, serve } from '../../src/node/serve.js';
 import { type RedisStores, redisStores } from '../../src/redis/stores.js';
@@ -29,6 +30,13 @@ export interface TestNode {
   readonly aborted: { count: number };
   /** What `pay` paid on this node. */
   readonly payments: number[];
+  /**
+   * The HTTP requests this node served, in order: `POST new` (no session: initialize or 2026-07-28),
+   * `POST`, `GET`, `GET resume` (with Last-Event-ID), `DELETE`.
+   */
+  readonly requests: string[];
+  /** The legacy-session messages this node sent the others (`response`, `push`, `held`, `cancel`). */
+  readonly forwarded: string[];
 }
 
 export interface TestCluster {
@@ -55,7 +63,18 @@ async function startNode(name: string, url: string, prefix: string): Promise<Tes
     }
     return found;
   };
-  const node = { aborted: { count: 0 }, payments: [] as number[] };
+  const node = {
+    aborted: { count: 0 },
+    payments: [] as number[],
+    requests: [] as string[],
+    forwarded: [] as string[],
+  };
+  const sessions = stores.http.sessionStore;
+  const publish = sessions.publish.bind(sessions);
+  sessions.publish = (envelope) => {
+    node.forwarded.push(envelope.message.type);
+    publish(envelope);
+  };
   server.registerResource('app-config', 'config://app', {}, () => `served by ${name}`);
   server.registerTool(
     'echo',
@@ -84,6 +103,11 @@ async function startNode(name: string, url: string, prefix: string): Promise<Tes
   });
   const handler = createHttpHandler(server, { ...stores.http });
   const running = await serve(handler);
+  running.server.prependListener('request', (request: IncomingMessage) => {
+    const session = request.headers['mcp-session-id'] !== undefined;
+    const resume = request.headers['last-event-id'] !== undefined ? ' resume' : '';
+    node.requests.push(`${request.method}${session ? '' : ' new'}${resume}`);
+  });
   return {
     name,
     server,
@@ -112,6 +136,25 @@ export async function startCluster(): Promise<TestCluster> {
         await node.stores.close();
       }
       await redis.stop();
+    },
+  };
+}
+
+export interface BalancedCluster extends TestCluster {
+  /** The MCP endpoint through nginx in round-robin over the three nodes (no stickiness). */
+  readonly url: string;
+}
+
+/** {@link startCluster} behind a real nginx balancer; `close()` stops the balancer too. */
+export async function startBalancedCluster(): Promise<BalancedCluster> {
+  const cluster = await startCluster();
+  const balancer = await startBalancer(cluster.nodes.map((node) => new URL(node.url).host));
+  return {
+    ...cluster,
+    url: `${balancer.origin}${new URL(cluster.nodes[0].url).pathname}`,
+    async close() {
+      await balancer.stop();
+      await cluster.close();
     },
   };
 }
