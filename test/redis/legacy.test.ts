@@ -8,67 +8,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Client } from '../../src/extensions/client.js';
-import { nodeFetch } from '../../src/node/fetch.js';
-import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
 import { until } from '../helpers/wait.js';
 import { type BalancedCluster, startBalancedCluster, type TestNode } from './cluster.js';
+import { LEGACY_CLIENTS } from './legacy-clients.js';
 
 trapUnhandledRejections();
-
-const textOf = (result: unknown) => (result as { content: { text: string }[] }).content[0]!.text;
-
-/** What one client session needs from the test: the same steps for both clients. */
-interface LegacyClient {
-  readonly sessionId: () => string | undefined;
-  callTool(name: string, args?: Record<string, unknown>): Promise<string>;
-  subscribe(uri: string): Promise<void>;
-  readonly updates: string[];
-  close(): Promise<void>;
-}
-
-async function sdkV1Client(url: string): Promise<LegacyClient> {
-  const transport = new StreamableHTTPClientTransport(new URL(url));
-  const client = new ClientV1({ name: 'sdk-v1', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-  client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { name: 'Ada' } }));
-  const updates: string[] = [];
-  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
-    updates.push(notification.params.uri);
-  });
-  await client.connect(transport);
-  assert.equal(transport.protocolVersion, '2025-11-25');
-  return {
-    sessionId: () => transport.sessionId,
-    callTool: async (name, args = {}) => textOf(await client.callTool({ name, arguments: args })),
-    subscribe: async (uri) => void (await client.subscribeResource({ uri })),
-    updates,
-    async close() {
-      await transport.terminateSession();
-      await client.close();
-    },
-  };
-}
-
-async function switchboardClient(url: string): Promise<LegacyClient> {
-  const client = new Client({ name: 'switchboard', version: '1.0.0' }, { version: 'legacy' });
-  client.onElicitation(() => ({ action: 'accept', content: { name: 'Ada' } }));
-  const updates: string[] = [];
-  client.on('notifications/resources/updated', (params) => updates.push(String(params?.uri)));
-  const channel = new StreamableHttpClientChannel(url, { fetch: nodeFetch, rememberEra: false });
-  await client.connect(channel);
-  assert.equal(client.revision, '2025-11-25');
-  return {
-    sessionId: () => channel.sessionId,
-    callTool: async (name, args = {}) => textOf(await client.callTool(name, args)),
-    subscribe: async (uri) => void (await client.request('resources/subscribe', { uri })),
-    updates,
-    close: () => client.close(),
-  };
-}
 
 describe('legacy sessions on three Redis nodes behind nginx round-robin', () => {
   let cluster: BalancedCluster;
@@ -82,10 +27,7 @@ describe('legacy sessions on three Redis nodes behind nginx round-robin', () => 
     cluster.nodes.filter((node, i) => node.requests.slice(mark[i]).includes(kind));
   const marks = () => cluster.nodes.map((node) => node.requests.length);
 
-  for (const [label, open] of [
-    ['the official SDK v1 client', sdkV1Client],
-    ["Switchboard's client", switchboardClient],
-  ] as const) {
+  for (const [label, open] of LEGACY_CLIENTS) {
     test(`${label}: initialize on one node, calls on the others, GET stream on a third, elicitation answered elsewhere`, async () => {
       const mark = marks();
       const forwardedMark = cluster.nodes.map((node) => node.forwarded.length);
