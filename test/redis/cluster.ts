@@ -65,7 +65,12 @@ export async function startNode(
   prefix: string,
   onLog?: NodeLogListener,
 ): Promise<TestNode> {
-  const stores = await redisStores({ url, prefix, tasks: { leaseMs: 3000 } });
+  const stores = await redisStores({
+    url,
+    prefix,
+    tasks: { leaseMs: 3000 },
+    sessions: { nodeLeaseMs: 1000 },
+  });
   const server = new Server({ name: `node-${name}`, version: '1.0.0' }, { ...stores.server });
   const gates = new Map<string, ReturnType<typeof gate>>();
   const gateOf = (key: string) => {
@@ -120,11 +125,17 @@ export async function startNode(
   });
   server.registerTool(
     'ticks',
-    { inputSchema: { type: 'object', properties: { from: { type: 'number' }, count: { type: 'number' } } } },
+    {
+      inputSchema: {
+        type: 'object',
+        properties: { from: { type: 'number' }, count: { type: 'number' }, log: { type: 'boolean' } },
+      },
+    },
     async (args, ctx) => {
       const from = Number(args.from);
       for (let k = from; k < from + Number(args.count) && !ctx.signal.aborted; k++) {
         server.notifyResourceUpdated(`tick://${k}`);
+        if (args.log) await ctx.log('info', `tick ${k}`);
         // Paced, so that the stream is still flowing when a test stops the node.
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
