@@ -86,6 +86,8 @@ export interface DevAuthorizationServer {
 
 const SESSION_COOKIE = '_session';
 const DEV_SESSION = 'dev-session';
+/** oidc-provider's authorization endpoint (its default route). */
+const AUTHORIZATION_PATH = '/auth';
 
 export async function startDevAuthorizationServer(
   options: DevAuthorizationServerOptions = {},
@@ -200,6 +202,16 @@ export async function startDevAuthorizationServer(
     if (!ctx.get('cookie').includes(`${SESSION_COOKIE}=`)) {
       const cookie = ctx.get('cookie');
       ctx.request.headers.cookie = `${cookie ? `${cookie}; ` : ''}${SESSION_COOKIE}=${DEV_SESSION}`;
+    }
+    // A client may ask for the consent screen (`prompt=consent`: the official SDK does when it
+    // asks for offline_access). The development user has consented already, so the request is
+    // answered as any other: without the screen, which would need a person and a cookie jar.
+    if (ctx.path === AUTHORIZATION_PATH && ctx.query.prompt !== undefined) {
+      const query = new URLSearchParams(ctx.querystring);
+      const prompts = (query.get('prompt') ?? '').split(' ').filter((p) => p !== '' && p !== 'consent');
+      if (prompts.length > 0) query.set('prompt', prompts.join(' '));
+      else query.delete('prompt');
+      ctx.querystring = query.toString();
     }
     await next();
   });

@@ -183,7 +183,7 @@ ${upstreams.map((u) => `    server ${u} max_fails=0;`).join('\n')}
       proxy_buffering off;
       proxy_request_buffering off;
       proxy_read_timeout 1h;
-      proxy_next_upstream error timeout non_idempotent;
+      proxy_next_upstream error timeout;
     }
   }
 }

@@ -3,7 +3,8 @@
  * string per session (`s:<id>`) that expires `ttlMs` after its last use, and the sessions' messages
  * on the shared channel (kind `session`). Round trips: loading a record and refreshing its lifetime
  * is one (GET and PEXPIRE pipelined), a refresh alone is one, a change is one (SET and PUBLISH
- * pipelined).
+ * pipelined). Each node also keeps a key saying it is alive (`nl:<node>`, renewed every third of
+ * `nodeLeaseMs`), read only when a client resumes a stream of another node that never ended.
  */
 
 import { positiveOption } from '../transports/http/server/event-store.js';
@@ -18,6 +19,11 @@ import type { RedisConnection } from './connection.js';
 export interface RedisSessionStoreOptions {
   /** How long a session's record lives after its last use. Default 30 minutes (as `sessionIdleTimeoutMs`). */
   readonly ttlMs?: number;
+  /**
+   * How long after its last sign of life a node is taken for dead (each node renews its key every
+   * third of this). Default 10 s.
+   */
+  readonly nodeLeaseMs?: number;
 }
 
 /** The envelope on the wire: short keys, as every node parses every message. */
@@ -29,6 +35,7 @@ interface Wire {
 
 export class RedisSessionStore implements SessionStore {
   readonly #ttlMs: number;
+  readonly #leaseMs: number;
   readonly #listeners = new Set<(envelope: SessionEnvelope) => void>();
 
   constructor(
@@ -36,6 +43,7 @@ export class RedisSessionStore implements SessionStore {
     options: RedisSessionStoreOptions = {},
   ) {
     this.#ttlMs = positiveOption('RedisSessionStore', 'ttlMs', options.ttlMs, 30 * 60_000);
+    this.#leaseMs = positiveOption('RedisSessionStore', 'nodeLeaseMs', options.nodeLeaseMs, 10_000);
     connection.on('session', (body) => {
       if (!isPlainObject(body) || typeof body.s !== 'string' || !isPlainObject(body.m)) return;
       const envelope: SessionEnvelope = {
@@ -108,6 +116,26 @@ export class RedisSessionStore implements SessionStore {
   subscribe(listener: (envelope: SessionEnvelope) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  join(node: number): () => void {
+    const key = this.connection.key(`nl:${node}`);
+    // A failed renewal (Redis down) is retried on the next beat; the outage is reported once elsewhere.
+    const beat = () => void this.connection.command.set(key, '1', 'PX', this.#leaseMs).catch(() => {});
+    beat();
+    const timer = setInterval(beat, Math.max(1, Math.floor(this.#leaseMs / 3)));
+    timer.unref?.();
+    return () => {
+      clearInterval(timer);
+      this.connection.command.del(key).catch(() => {});
+    };
+  }
+
+  async isAlive(node: number): Promise<boolean> {
+    const exists = await this.connection.guard(() =>
+      this.connection.command.exists(this.connection.key(`nl:${node}`)),
+    );
+    return exists === 1;
   }
 
   async #exec(

@@ -18,10 +18,9 @@ import { Client } from '../../src/extensions/client.js';
 import { Server } from '../../src/extensions/server.js';
 import { nodeFetch } from '../../src/node/fetch.js';
 import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
-import { type ProtectedServer, startProtected } from './helpers.js';
+import { type ProtectedServer, ROBOT, ROBOT_REGISTRATION, startProtected } from './helpers.js';
 
 const REDIRECT = 'http://127.0.0.1:9/callback';
-const ROBOT = { client_id: 'robot', client_secret: 'robot-secret-robot-secret-robot-secret' };
 
 function makeServer(): Server {
   const server = new Server({ name: 'protected', version: '1.0.0' });
@@ -56,15 +55,7 @@ describe('OAuthClient against a protected Switchboard server and oidc-provider',
   before(async () => {
     as = await startDevAuthorizationServer({
       scopes: ['mcp', 'files:write'],
-      clients: [
-        {
-          ...ROBOT,
-          grant_types: ['client_credentials'],
-          token_endpoint_auth_method: 'client_secret_basic',
-          redirect_uris: [],
-          response_types: [],
-        },
-      ],
+      clients: [ROBOT_REGISTRATION],
     });
     server = await startProtected(makeServer(), () => ({
       authorizationServers: [as.issuer],

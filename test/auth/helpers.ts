@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ClientMetadata } from 'oidc-provider';
 import { type BearerOptions, bearer } from '../../src/auth/server/bearer.js';
 import type { Server } from '../../src/extensions/server.js';
 import { toNodeListener } from '../../src/node/listener.js';
@@ -65,3 +66,15 @@ export function openSession(url: string, token: string, revision: string): Promi
     { 'content-type': 'application/json', accept: ACCEPT_BOTH, authorization: `Bearer ${token}` },
   );
 }
+
+/** A machine client, registered with the development authorization server up front. */
+export const ROBOT = { client_id: 'robot', client_secret: 'robot-secret-robot-secret-robot-secret' };
+
+/** ROBOT as oidc-provider's `clients` entry: client credentials only, authenticated with its secret. */
+export const ROBOT_REGISTRATION: ClientMetadata = {
+  ...ROBOT,
+  grant_types: ['client_credentials'],
+  token_endpoint_auth_method: 'client_secret_basic',
+  redirect_uris: [],
+  response_types: [],
+};

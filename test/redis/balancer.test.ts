@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type LocalBalancer, startBalancer } from '../../examples/cluster/services.js';
 import { Client } from '../../src/extensions/client.js';
 import { nodeFetch } from '../../src/node/fetch.js';
 import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
@@ -14,30 +13,23 @@ import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.j
 import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
 import { until } from '../helpers/wait.js';
-import { startCluster, type TestCluster } from './cluster.js';
+import { type BalancedCluster, startBalancedCluster } from './cluster.js';
 
 trapUnhandledRejections();
 
 const textOf = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
 
 describe('three nodes behind nginx round-robin (2026-07-28)', () => {
-  let cluster: TestCluster;
-  let balancer: LocalBalancer;
-  let url: string;
+  let cluster: BalancedCluster;
   before(async () => {
-    cluster = await startCluster();
-    balancer = await startBalancer(cluster.nodes.map((node) => new URL(node.url).host));
-    url = `${balancer.origin}${new URL(cluster.nodes[0].url).pathname}`;
+    cluster = await startBalancedCluster();
   });
-  after(async () => {
-    await balancer.stop();
-    await cluster.close();
-  });
+  after(() => cluster.close());
 
   async function connect() {
     const catalog = await loadSchemaCatalog();
     const checked = new SchemaCheckedChannel(
-      new StreamableHttpClientChannel(url, { fetch: nodeFetch, rememberEra: false }),
+      new StreamableHttpClientChannel(cluster.url, { fetch: nodeFetch, rememberEra: false }),
       { catalog, side: 'client', peer: 'assert' },
     );
     const client = new Client({ name: 'through-nginx', version: '1.0.0' }, { tasks: true });

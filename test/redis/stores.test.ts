@@ -141,6 +141,21 @@ describe('Redis stores', () => {
     assert.equal(await store.load('gone'), undefined, 'an update does not bring back an ended session');
   });
 
+  test('a node is alive for the others from joining until it leaves or stops renewing its lease', async (t) => {
+    const other = await redisStores({ url: redis.url, prefix, sessions: { nodeLeaseMs: 200 } });
+    t.after(() => other.close());
+    const leave = other.http.sessionStore.join(41);
+    assert.equal(await stores.http.sessionStore.isAlive(41), true);
+    assert.ok((await raw.pttl(`${prefix}nl:41`)) <= 200, 'a lease, not a key for ever');
+    leave();
+    await until(async () => !(await stores.http.sessionStore.isAlive(41)), 'it left');
+    other.http.sessionStore.join(42);
+    assert.equal(await stores.http.sessionStore.isAlive(42), true);
+    // A node that dies stops renewing (here: its connection goes away without leaving).
+    await other.close();
+    await until(async () => !(await stores.http.sessionStore.isAlive(42)), 'its lease ran out');
+  });
+
   test("a task whose node died ends failed with a reason, not 'working' for ever", async () => {
     const dying = await redisStores({ url: redis.url, prefix, tasks: { leaseMs: 300 } });
     await dying.taskStore.create({

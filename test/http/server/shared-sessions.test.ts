@@ -190,6 +190,15 @@ describe('MemorySessionStore', () => {
     assert.equal(await store.load('s'), undefined);
   });
 
+  test('a node is alive from joining until it leaves', async () => {
+    const store = new MemorySessionStore();
+    assert.equal(await store.isAlive(5), false);
+    const leave = store.join(5);
+    assert.equal(await store.isAlive(5), true);
+    leave();
+    assert.equal(await store.isAlive(5), false);
+  });
+
   test('refuses a ttl that is not a positive integer', () => {
     assert.throws(() => new MemorySessionStore({ ttlMs: 0 }), /ttlMs must be a positive integer/);
   });

@@ -11,7 +11,10 @@
 import { SwitchboardError } from '../../../protocol/errors.js';
 
 export interface StoredEvent {
-  /** Position in its stream, from 1. */
+  /**
+   * Position in its stream, from 1. A shared session's POST stream also keeps a 0: its opening (the
+   * ids of its requests, for another node to answer them if this one dies), never replayed.
+   */
   readonly seq: number;
   /** The JSON-RPC message, serialized. */
   readonly data: string;

@@ -65,7 +65,7 @@ export class HandlerCore {
   readonly #guard: OriginGuard;
   /** The principal each legacy session was opened by (see `principalOf`). */
   readonly #owners = new WeakMap<RegisteredSession, string | null>();
-  /** With a `sessionStore`: stops hearing the other nodes' session messages. */
+  /** With a `sessionStore`: stops hearing the other nodes' session messages, and leaves them. */
   readonly #unsubscribe: (() => void) | undefined;
   #closed = false;
 
@@ -90,11 +90,16 @@ export class HandlerCore {
       closed: (session: RegisteredSession) => sessions.remove(session),
     };
     if (store && shared) {
-      this.#unsubscribe = store.subscribe(({ session: id, from, message }) => {
+      const unsubscribe = store.subscribe(({ session: id, from, message }) => {
         if (from === shared.node) return;
         const session = sessions.peek(id);
         if (session instanceof StreamableSession) session.receive(message);
       });
+      const leave = store.join(shared.node);
+      this.#unsubscribe = () => {
+        unsubscribe();
+        leave();
+      };
     }
   }
 

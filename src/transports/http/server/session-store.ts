@@ -69,6 +69,16 @@ export interface SessionStore {
   publish(envelope: SessionEnvelope): void;
   /** Hears every node's messages (a node ignores its own by `from`); returns the unsubscribe. */
   subscribe(listener: (envelope: SessionEnvelope) => void): () => void;
+  /**
+   * Node `node` serves sessions until the returned function is called (its handler closed): it keeps
+   * saying so, so that the others can tell when it died ({@link isAlive}).
+   */
+  join(node: number): () => void;
+  /**
+   * Whether node `node` is still serving: false once it left, or died (stopped saying it is alive).
+   * Asked only when a client resumes a stream of another node that never sent its last answer.
+   */
+  isAlive(node: number): Promise<boolean>;
 }
 
 export interface MemorySessionStoreOptions {
@@ -80,6 +90,7 @@ export interface MemorySessionStoreOptions {
 export class MemorySessionStore implements SessionStore {
   readonly #records = new Map<string, { record: SessionRecord; expires: number }>();
   readonly #listeners = new Set<(envelope: SessionEnvelope) => void>();
+  readonly #nodes = new Set<number>();
   readonly #ttlMs: number;
 
   constructor(options: MemorySessionStoreOptions = {}) {
@@ -121,6 +132,16 @@ export class MemorySessionStore implements SessionStore {
   subscribe(listener: (envelope: SessionEnvelope) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** In one process a node dies with the others: it is alive until it leaves. */
+  join(node: number): () => void {
+    this.#nodes.add(node);
+    return () => this.#nodes.delete(node);
+  }
+
+  async isAlive(node: number): Promise<boolean> {
+    return this.#nodes.has(node);
   }
 
   /** The live entry, its lifetime refreshed; an expired one is dropped. */

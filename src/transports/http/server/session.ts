@@ -33,6 +33,7 @@ import { checkAccept, REPLY_TYPES } from './negotiation.js';
 import type { SessionMessage, SessionRecord, SessionStore } from './session-store.js';
 import {
   nodeOfRequestId,
+  nodeOfStreamId,
   requestIdBase,
   type SessionScope,
   type SharedScope,
@@ -173,6 +174,18 @@ interface Replica {
 /** A JSON-RPC response (no method, an id, a result or an error): a client's answer. */
 const isResponse = (item: unknown): item is Record<string, unknown> =>
   isPlainObject(item) && !('method' in item) && 'id' in item && ('result' in item || 'error' in item);
+
+/** The ids of the requests a stored frame answers (a response, or a batch of them). */
+function answeredIds(data: string): RequestId[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    return [];
+  }
+  const items = Array.isArray(parsed) ? parsed : [parsed];
+  return items.filter(isResponse).flatMap((item) => (isRequestId(item.id) ? [item.id] : []));
+}
 
 export class StreamableSession implements Channel {
   readonly kind = 'streamable';
@@ -624,6 +637,9 @@ export class StreamableSession implements Channel {
       post.stream = stream;
       this.#streams ??= new Map();
       this.#streams.set(id, stream);
+      // Shared: the stream's opening (seq 0, never replayed) names its requests, so that another
+      // node can answer them if this one dies first (see #answerOrphans).
+      if (this.#replica && this.scope.options.eventStore) this.store(id, 0, JSON.stringify([...post.ids]));
       // Frames collected before the switch (synchronous errors) go first.
       for (const frame of post.frames.splice(0)) stream.send(frame);
       post.settle({ status: 200, headers: { ...SSE_HEADERS, ...this.headers }, stream: connection });
@@ -668,12 +684,48 @@ export class StreamableSession implements Channel {
         { headers: this.headers },
       );
     }
-    // A POST stream missing from the map has sent its response (or runs on another node): replay
-    // its tail, then end.
+    // A POST stream missing from the map has sent its response (or runs on another node, or ran on
+    // one that died): replay its tail, then end.
     if (parsed.streamId === 0) this.#hold();
+    else if (this.#replica && !this.#streams?.has(parsed.streamId))
+      await this.#answerOrphans(parsed.streamId);
     const stream =
       parsed.streamId === 0 ? this.#standalone : (this.#streams?.get(parsed.streamId) ?? parsed.streamId);
     return this.#replayInto(stream, parsed.seq, new SseStream(this.scope.streams), true);
+  }
+
+  /**
+   * A POST stream of another node: if that node died before answering every request of it, each
+   * unanswered one gets an error, kept with the stream's events, which the resumption then replays.
+   * Failures leave the stream as it is (the replay reports a failing store).
+   */
+  async #answerOrphans(streamId: number): Promise<void> {
+    const replica = this.#replica!;
+    const owner = nodeOfStreamId(streamId);
+    const store = this.scope.options.eventStore!;
+    if (owner === replica.node) return;
+    try {
+      const { events } = await store.replay(this.id, streamId, -1);
+      const opening = events[0]?.seq === 0 ? (JSON.parse(events[0].data) as unknown) : undefined;
+      if (!Array.isArray(opening)) return;
+      const pending = new Set(opening.filter(isRequestId));
+      for (const event of events.slice(1)) for (const id of answeredIds(event.data)) pending.delete(id);
+      if (pending.size === 0 || (await replica.store.isAlive(owner))) return;
+      let seq = events.at(-1)!.seq;
+      for (const id of pending) {
+        const error = {
+          code: ErrorCode.InternalError,
+          message:
+            'The server node running this request stopped before answering it; the request may or may not have run. Send it again if that is safe.',
+        };
+        await store.append(this.id, streamId, {
+          seq: ++seq,
+          data: JSON.stringify({ jsonrpc: '2.0', id, error }),
+        });
+      }
+    } catch (error) {
+      this.scope.options.onerror(asError(error));
+    }
   }
 
   /**

@@ -44,6 +44,8 @@ export const newNodeNumber = (): number => 1 + (Number.parseInt(randomHex(3), 16
 export const requestIdBase = (node: number): number => node * 2 ** 32;
 /** POST stream ids of node `node`: from node × 2^28 + 1 (event ids allow 15 digits). */
 export const streamIdBase = (node: number): number => node * 2 ** 28;
+/** The node that numbered POST stream `streamId`: its range. */
+export const nodeOfStreamId = (streamId: number): number => Math.floor(streamId / 2 ** 28);
 /** The node whose request a client's answer names: its id's range. */
 export const nodeOfRequestId = (id: unknown): number | undefined =>
   typeof id === 'number' && Number.isSafeInteger(id) ? Math.floor(id / 2 ** 32) : undefined;
