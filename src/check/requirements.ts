@@ -662,6 +662,32 @@ export const REQUIREMENTS: readonly Requirement[] = [
     'http',
   ),
 
+  // --- the HTTP+SSE transport (2024-11-05), where the target URL serves it
+  r(
+    'http.sse-endpoint-event',
+    'MUST',
+    ['2024-11-05'],
+    'basic/transports#http-with-sse',
+    'A GET on an HTTP+SSE endpoint opens an event stream whose first event is an endpoint event, with the URI to POST messages to.',
+    'http',
+  ),
+  r(
+    'http.sse-post-accepted',
+    'MUST',
+    ['2024-11-05'],
+    'basic/transports#http-with-sse',
+    'A message POSTed to the URI the endpoint event named is accepted (2xx).',
+    'http',
+  ),
+  r(
+    'http.sse-messages-on-stream',
+    'MUST',
+    ['2024-11-05'],
+    'basic/transports#http-with-sse',
+    'The server sends its messages, the answer to a POSTed request included, as message events on the stream.',
+    'http',
+  ),
+
   // --- security a peer can show
   r(
     'security.origin',

@@ -28,7 +28,12 @@ const EXPECTED: Record<HttpBug, readonly [string, Revision]> = {
   'event-ids-repeated': ['http.event-ids-unique', '2025-11-25'],
   'resume-ignored': ['http.resume', '2025-06-18'],
   'resume-foreign': ['http.resume-same-stream', '2025-11-25'],
+  'sse-endpoint-not-first': ['http.sse-endpoint-event', '2024-11-05'],
 };
+
+/** The bugs of the HTTP+SSE transport are seen at its endpoint, /sse. */
+const urlFor = (bug: HttpBug, url: string) =>
+  bug.startsWith('sse-endpoint') ? url.replace(/\/mcp$/, '/sse') : url;
 
 test('switchboard check flags every seeded HTTP bug with its requirement', async () => {
   const missed: string[] = [];
@@ -37,7 +42,7 @@ test('switchboard check flags every seeded HTTP bug with its requirement', async
     const server = await startBrokenHttp(bug);
     try {
       const report = await checkServer(
-        { kind: 'http', url: server.url },
+        { kind: 'http', url: urlFor(bug, server.url) },
         { revisions: [revision], timeoutMs: 5_000 },
       );
       const entry = report.checks.find((c) => c.id === id && c.revision === revision);

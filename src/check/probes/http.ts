@@ -8,11 +8,14 @@ import { META } from '../../protocol/meta.js';
 import { isModernRevision, type Revision } from '../../protocol/revisions.js';
 import type { ResponseLike } from '../../transports/http/client/fetch-like.js';
 import { errorMessage } from '../../util/guards.js';
+import { REQUIREMENTS, roleOf } from '../requirements.js';
 import type { Verdicts } from '../results.js';
 import { brief, type Json } from '../wire.js';
 import { probeAuthorization } from './authorization.js';
 import { CHECKER_INFO, checkerCapabilities } from './context.js';
+import { LEGACY_SSE_IDS, probeSseTransport } from './legacy-sse.js';
 import { servedMethod } from './protocol.js';
+import { SSE_IDS } from './sse.js';
 
 const ACCEPT = 'application/json, text/event-stream';
 const FOREIGN_ORIGIN = 'https://switchboard-check.invalid';
@@ -46,37 +49,39 @@ export async function probeHttp(
     readonly verdicts: Verdicts;
   }[],
   options: { readonly timeoutMs: number },
+  /** The target serves the HTTP+SSE transport of 2024-11-05 (see isSseEndpoint), not Streamable HTTP. */
+  sse = false,
 ): Promise<void> {
   const http = new HttpProbe(target, options.timeoutMs);
+  // The rules judged here: every server rule about HTTP but those judged on the tapped streams.
+  const judged = REQUIREMENTS.filter(
+    (r) => r.transport === 'http' && roleOf(r) === 'server' && !SSE_IDS.includes(r.id),
+  ).map((r) => r.id);
   for (const { revision, capabilities, verdicts } of spoken) {
+    if (sse) {
+      for (const id of [...judged, ...SSE_IDS].filter((id) => !LEGACY_SSE_IDS.includes(id))) {
+        verdicts.notApplicable(
+          id,
+          'the target serves the HTTP+SSE transport of 2024-11-05; this is a rule of Streamable HTTP',
+        );
+      }
+      if (revision === '2024-11-05') await probeSseTransport(http, verdicts);
+      continue;
+    }
+    for (const id of LEGACY_SSE_IDS) {
+      verdicts.notApplicable(
+        id,
+        'the target serves Streamable HTTP; give the URL of the HTTP+SSE endpoint (e.g. /sse) to check that transport',
+      );
+    }
     try {
-      if (isModernRevision(revision)) await modern(http, verdicts, revision, servedMethod(capabilities));
-      else if (revision !== '2024-11-05') await legacy(http, verdicts, revision);
+      if (isModernRevision(revision)) {
+        const older = spoken.map((s) => s.revision).filter((r) => !isModernRevision(r));
+        await modern(http, verdicts, revision, servedMethod(capabilities), older);
+      } else if (revision !== '2024-11-05') await legacy(http, verdicts, revision);
     } catch (error) {
       // A request that fails at the network level leaves its rules untested, and says why.
-      for (const id of [
-        'http.content-type',
-        'http.get-stream',
-        'http.delete-session',
-        'http.delete-405',
-        'http.session-id-entropy',
-        'security.host',
-        'security.body-limit',
-        'authorization.challenge',
-        'authorization.metadata-location',
-        'authorization.metadata',
-        'http.unknown-method-404',
-        'http.unsupported-version-400',
-        'http.header-mismatch',
-        'http.get-405',
-        'http.notification-202',
-        'http.session-id',
-        'http.unknown-session',
-        'http.missing-session',
-        'security.origin',
-      ]) {
-        verdicts.notTested(id, `an HTTP request failed: ${errorMessage(error)}`);
-      }
+      for (const id of judged) verdicts.notTested(id, `an HTTP request failed: ${errorMessage(error)}`);
     }
   }
 }
@@ -85,8 +90,8 @@ export class HttpProbe {
   readonly url: string;
   readonly local: boolean;
   constructor(
-    private readonly target: Target,
-    private readonly timeoutMs: number,
+    readonly target: Target,
+    readonly timeoutMs: number,
   ) {
     this.url = String(target.url);
     const host = new URL(this.url).hostname;
@@ -130,6 +135,33 @@ export class HttpProbe {
   }
 }
 
+/** A GET that opens an event stream: its response, read by the caller, until `close` (or `timeoutMs`). */
+export async function openStream(
+  http: HttpProbe,
+  headers: Record<string, string>,
+): Promise<{ response: ResponseLike; close(): void }> {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new Error(`the event stream did not deliver within ${http.timeoutMs} ms`)),
+    http.timeoutMs,
+  );
+  const close = () => {
+    clearTimeout(timer);
+    controller.abort();
+  };
+  try {
+    const response = await nodeFetch(http.url, {
+      method: 'GET',
+      headers: { ...http.target.headers, accept: 'text/event-stream', ...headers },
+      signal: controller.signal,
+    });
+    return { response, close };
+  } catch (error) {
+    close();
+    throw error;
+  }
+}
+
 function withoutAuthorization(headers: Readonly<Record<string, string>> = {}): Record<string, string> {
   return Object.fromEntries(
     Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'authorization'),
@@ -162,7 +194,7 @@ async function readMessage(response: ResponseLike, contentType: string): Promise
   return stream ? undefined : parse(text);
 }
 
-function parse(text: string): Json | undefined {
+export function parse(text: string): Json | undefined {
   try {
     const value: unknown = JSON.parse(text);
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
@@ -177,8 +209,17 @@ const errorCode = (answer: Answer) => (answer.message?.error as Json | undefined
 const isJsonOrStream = (answer: Answer) =>
   answer.contentType.startsWith('application/json') || answer.contentType.startsWith('text/event-stream');
 
-/** `served`: a method the server serves, for the version refusal (see servedMethod). */
-async function modern(http: HttpProbe, v: Verdicts, revision: Revision, served: string): Promise<void> {
+/**
+ * `served`: a method the server serves, for the version refusal (see servedMethod). `older`: the
+ * legacy revisions the server was seen to speak in this check.
+ */
+async function modern(
+  http: HttpProbe,
+  v: Verdicts,
+  revision: Revision,
+  served: string,
+  older: readonly Revision[],
+): Promise<void> {
   const envelope = {
     [META.protocolVersion]: revision,
     [META.clientCapabilities]: checkerCapabilities(revision),
@@ -245,7 +286,8 @@ async function modern(http: HttpProbe, v: Verdicts, revision: Revision, served: 
   // Only a server that speaks 2026-07-28 alone should refuse GET and DELETE: the others serve the
   // GET stream and the DELETE of their legacy sessions.
   const supported = (discover.message?.result as Json | undefined)?.supportedVersions;
-  const legacyToo = Array.isArray(supported) ? supported.filter((r) => r !== revision) : [];
+  const listed = Array.isArray(supported) ? supported.filter((r) => r !== revision).map(String) : [];
+  const legacyToo = [...new Set([...listed, ...older])];
   const del =
     legacyToo.length > 0 ? undefined : await http.send('DELETE', { 'mcp-protocol-version': revision });
   if (del) {

@@ -5,7 +5,12 @@
  * its events. After a revision's probes, {@link judgeStreams} gives the SSE verdicts: framing, event
  * ids unique within the session, and resumption with `Last-Event-ID` of a stream that had ids.
  */
-import type { FetchLike, ResponseLike } from '../../transports/http/client/fetch-like.js';
+import type {
+  ByteReaderLike,
+  ByteStreamLike,
+  FetchLike,
+  ResponseLike,
+} from '../../transports/http/client/fetch-like.js';
 import { clip } from '../../util/clip.js';
 import { errorMessage } from '../../util/guards.js';
 import type { Verdicts } from '../results.js';
@@ -88,6 +93,36 @@ class Framing {
   }
 }
 
+/** The events of a response body, one at a time, strictly framed; undefined once the body ends. */
+export class EventReader {
+  readonly framing = new Framing();
+  readonly #reader: ByteReaderLike;
+  readonly #decoder = new TextDecoder();
+  #taken = 0;
+  #done = false;
+
+  constructor(body: ByteStreamLike) {
+    this.#reader = body.getReader();
+  }
+
+  async next(): Promise<SseEvent | undefined> {
+    while (this.#taken >= this.framing.events.length) {
+      if (this.#done) return undefined;
+      const chunk = await this.#reader.read();
+      if (chunk.value) this.framing.feed(this.#decoder.decode(chunk.value, { stream: true }));
+      if (chunk.done) {
+        this.framing.feed(`${this.#decoder.decode()}\n`);
+        this.#done = true;
+      }
+    }
+    return this.framing.events[this.#taken++];
+  }
+
+  close(): Promise<void> {
+    return this.#reader.cancel().catch(() => undefined);
+  }
+}
+
 /** One event stream the server sent. */
 export interface TappedStream {
   readonly method: string;
@@ -160,7 +195,13 @@ function tapped(response: ResponseLike, stream: TappedStream): ResponseLike {
   };
 }
 
-const SSE_IDS = ['http.sse-framing', 'http.event-ids-unique', 'http.resume', 'http.resume-same-stream'];
+/** The rules judged on the event streams the tap saw. */
+export const SSE_IDS: readonly string[] = [
+  'http.sse-framing',
+  'http.event-ids-unique',
+  'http.resume',
+  'http.resume-same-stream',
+];
 
 const label = (stream: TappedStream) =>
   `${stream.method}${stream.opener ? ` ${stream.opener}` : ''}${stream.headers['last-event-id'] ? ` (Last-Event-ID ${stream.headers['last-event-id']})` : ''}`;
@@ -245,26 +286,21 @@ async function resume(
   const headers = { ...kept, accept: 'text/event-stream', 'last-event-id': id };
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error(`no replay within ${timeoutMs} ms`)), timeoutMs);
-  const framing = new Framing();
+  let framing = new Framing();
   let status = '';
   try {
     const response = await tap.inner(stream.url, { method: 'GET', headers, signal: controller.signal });
     const type = response.headers.get('content-type') ?? '';
     status = `HTTP ${response.status} (${type || 'no Content-Type'})`;
     if (response.status === 200 && type.toLowerCase().startsWith('text/event-stream') && response.body) {
-      const reader = response.body.getReader();
-      const decoder = new TextDecoder();
+      const reader = new EventReader(response.body);
+      framing = reader.framing;
       try {
-        while (messages(framing.events).length < expected.length) {
-          const chunk = await reader.read();
-          if (chunk.value) framing.feed(decoder.decode(chunk.value, { stream: true }));
-          if (chunk.done) {
-            framing.feed(`${decoder.decode()}\n`);
-            break;
-          }
+        while (messages(framing.events).length < expected.length && (await reader.next())) {
+          // Read on until every expected message came, or the stream ended.
         }
       } finally {
-        await reader.cancel().catch(() => undefined);
+        await reader.close();
       }
     }
   } catch (error) {
