@@ -2,7 +2,8 @@
  * The console in a real browser (see browser.test.ts), for what a server asks of the person and
  * what it pushes, in both eras against one server: a 2026-07-28 connection (`input_required`
  * rounds, `subscriptions/listen`) and a legacy one (server→client requests, `resources/subscribe`).
- * The person writes a sampling reply, answers URL-mode elicitations (a question during a call, and
+ * The person writes a sampling reply, fills an elicitation form with every field kind, sets the
+ * roots the server reads, answers URL-mode elicitations (a question during a call, and
  * a call that needs a link followed first), and follows a resource whose updates arrive live.
  */
 import assert from 'node:assert/strict';
@@ -14,6 +15,43 @@ import type { SamplingContent } from '../../src/protocol/types.js';
 import { type Bench, connectFrom, startBench } from './page.js';
 
 const COUNTER = 'counter://clicks';
+
+/** Every field kind of the spec's elicitation schema (2025-11-25): strings and their formats, numbers, booleans, single and multiple choices. */
+const EVERY_FIELD_KIND = {
+  type: 'object',
+  properties: {
+    name: { type: 'string', title: 'Name', minLength: 2 },
+    email: { type: 'string', title: 'Email', format: 'email' },
+    website: { type: 'string', title: 'Website', format: 'uri' },
+    birthday: { type: 'string', title: 'Birthday', format: 'date' },
+    meeting: { type: 'string', title: 'Meeting', format: 'date-time' },
+    age: { type: 'integer', title: 'Age', minimum: 0, maximum: 150 },
+    height: { type: 'number', title: 'Height', description: 'in metres' },
+    newsletter: { type: 'boolean', title: 'Newsletter', default: false },
+    colour: { type: 'string', title: 'Colour', enum: ['red', 'green'] },
+    size: {
+      type: 'string',
+      title: 'Size',
+      oneOf: [
+        { const: 's', title: 'Small' },
+        { const: 'l', title: 'Large' },
+      ],
+    },
+    plan: { type: 'string', title: 'Plan', enum: ['basic', 'pro'], enumNames: ['Basic plan', 'Pro plan'] },
+    days: { type: 'array', title: 'Days', items: { type: 'string', enum: ['mon', 'tue', 'wed'] } },
+    toppings: {
+      type: 'array',
+      title: 'Toppings',
+      items: {
+        anyOf: [
+          { const: 'ham', title: 'Ham' },
+          { const: 'egg', title: 'Egg' },
+        ],
+      },
+    },
+  },
+  required: ['name', 'email'],
+} as const;
 
 /** A server that asks the person things and has one resource that changes. */
 function questioningServer() {
@@ -59,6 +97,19 @@ function questioningServer() {
       }
       return 'linked';
     },
+  );
+  server.registerTool(
+    'profile',
+    { title: 'Profile', description: 'Asks for one field of every kind an elicitation can have.' },
+    async (_a, ctx) => {
+      const answer = await ctx.elicit({ message: 'Tell us about you.', requestedSchema: EVERY_FIELD_KIND });
+      return JSON.stringify(answer.content);
+    },
+  );
+  server.registerTool(
+    'where',
+    { title: 'Where', description: 'Lists the roots the client offers.' },
+    async (_a, ctx) => `roots: ${(await ctx.listRoots()).map((root) => root.uri).join(' ')}`,
   );
   server.registerResource(
     'clicks',
@@ -116,6 +167,67 @@ for (const era of ['modern', 'legacy'] as const) {
       await dialog().getByRole('button', { name: 'Send reply' }).click();
       await result().getByText('ada-by-hand wrote: Every call finds its line.', { exact: true }).waitFor();
       await dialog().waitFor({ state: 'hidden' });
+    });
+
+    test('an elicitation with every field kind: checked before sending, answered with typed values', async () => {
+      await callTool('profile', 'Profile');
+      const form = dialog();
+      await form.getByText('Tell us about you.').waitFor();
+      await form.getByRole('textbox', { name: /^Name/ }).fill('A');
+      await form.getByRole('textbox', { name: /^Email/ }).fill('not an address');
+      await form.getByRole('textbox', { name: /^Meeting/ }).fill('tomorrow');
+      await form.getByRole('button', { name: 'Submit' }).click();
+      // Checked in the page: nothing is sent until every field is right.
+      await form.getByRole('alert').filter({ hasText: 'At least 2 characters.' }).waitFor();
+      await form.getByRole('alert').filter({ hasText: 'Enter an email address.' }).waitFor();
+      await form.getByRole('alert').filter({ hasText: 'like 2026-11-28T09:30:00Z' }).waitFor();
+      await form.getByRole('textbox', { name: /^Name/ }).fill('Ada');
+      await form.getByRole('textbox', { name: /^Email/ }).fill('ada@example.com');
+      await form.getByRole('textbox', { name: /^Website/ }).fill('https://ada.example');
+      await form.getByLabel(/^Birthday/).fill('1815-12-10');
+      await form.getByRole('textbox', { name: /^Meeting/ }).fill('2026-11-28T09:30:00Z');
+      await form.getByRole('spinbutton', { name: /^Age/ }).fill('36');
+      await form.getByRole('spinbutton', { name: /^Height/ }).fill('1.65');
+      await form.getByRole('checkbox', { name: /^Newsletter/ }).check();
+      await form.getByRole('combobox', { name: /^Colour/ }).selectOption({ label: 'green' });
+      await form.getByRole('combobox', { name: /^Size/ }).selectOption({ label: 'Large' });
+      await form.getByRole('combobox', { name: /^Plan/ }).selectOption({ label: 'Pro plan' });
+      const days = form.getByRole('group', { name: /^Days/ });
+      await days.getByRole('checkbox', { name: 'tue' }).check();
+      await days.getByRole('checkbox', { name: 'wed' }).check();
+      await form
+        .getByRole('group', { name: /^Toppings/ })
+        .getByRole('checkbox', { name: 'Egg' })
+        .check();
+      await form.getByRole('button', { name: 'Submit' }).click();
+      const answer = result().locator('pre.text');
+      await answer.waitFor();
+      assert.deepEqual(JSON.parse((await answer.textContent()) ?? ''), {
+        name: 'Ada',
+        email: 'ada@example.com',
+        website: 'https://ada.example',
+        birthday: '1815-12-10',
+        meeting: '2026-11-28T09:30:00Z',
+        age: 36,
+        height: 1.65,
+        newsletter: true,
+        colour: 'green',
+        size: 'l',
+        plan: 'pro',
+        days: ['tue', 'wed'],
+        toppings: ['egg'],
+      });
+      await dialog().waitFor({ state: 'hidden' });
+    });
+
+    test('roots set in the page are what the server gets when it asks', async () => {
+      const server = page.getByRole('region', { name: 'Server' });
+      await server.getByText('Capabilities and roots').click();
+      const root = `file:///work/${era}`;
+      await server.getByRole('textbox', { name: /^Roots offered/ }).fill(`${root}\nfile:///tmp/shared`);
+      await server.getByRole('button', { name: 'Set roots' }).click();
+      await callTool('where', 'Where');
+      await result().getByText(`roots: ${root} file:///tmp/shared`, { exact: true }).waitFor();
     });
 
     test('URL-mode elicitation during a call: the link shows, the person accepts', async () => {

@@ -1,9 +1,10 @@
 /**
- * Results as a person reads them: each content block by its type (text, image, audio, resource
- * links that open, embedded resources), structured content, and errors shown as errors. Server
+ * Results as a person reads them: each content block by its type (text, markdown contents, image,
+ * audio, resource links that open, embedded resources), structured content, and errors shown as errors. Server
  * text is always rendered as text: nothing it sends becomes markup or script.
  */
 import type { ContentBlock, ResourceContents } from '../../protocol/types.js';
+import { Markdown } from './markdown.js';
 
 export function JsonView({ value, label }: { value: unknown; label?: string }) {
   const text = JSON.stringify(value, null, 2);
@@ -77,7 +78,17 @@ export function ResourceContentsView({ contents }: { contents: ResourceContents 
     return (
       <div class="contents">
         {head}
-        <pre class="text">{contents.text}</pre>
+        {/^text\/markdown\b/i.test(contents.mimeType ?? '') ? (
+          <>
+            <Markdown text={contents.text} />
+            <details>
+              <summary>Markdown source</summary>
+              <pre class="text">{contents.text}</pre>
+            </details>
+          </>
+        ) : (
+          <pre class="text">{contents.text}</pre>
+        )}
       </div>
     );
   }

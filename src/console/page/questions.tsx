@@ -49,7 +49,9 @@ function Elicitation({ pending, params }: { pending: PendingQuestion; params: El
   const [value, setValue] = useState(() => defaultsOf(schema));
   const [problems, setProblems] = useState(new Map<string, string>());
   return (
+    // The page's own checks speak (as alerts next to each field); the browser's would block the submit.
     <form
+      noValidate
       onSubmit={(e) => {
         e.preventDefault();
         if (url) return void answer(pending, { action: 'accept' });

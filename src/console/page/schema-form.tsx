@@ -99,6 +99,8 @@ function checkValue(schema: Schema, value: unknown): string | undefined {
     }
     if (schema.format === 'email' && !/^[^@\s]+@[^@\s]+$/.test(value)) return 'Enter an email address.';
     if (schema.format === 'uri' && !URL.canParse(value)) return 'Enter a full URI.';
+    if (schema.format === 'date-time' && !DATE_TIME.test(value))
+      return 'Enter a date and time with its offset, like 2026-11-28T09:30:00Z.';
   }
   if (Array.isArray(value)) {
     if (typeof schema.minItems === 'number' && value.length < schema.minItems)
@@ -108,6 +110,9 @@ function checkValue(schema: Schema, value: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** RFC 3339 date-time, as JSON Schema's `date-time` format asks. */
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 const join = (path: string, name: string) => (path ? `${path}.${name}` : name);
 

@@ -136,7 +136,8 @@ function ToolView({
 
   const hints = HINTS.filter(([key]) => tool.annotations?.[key] === true);
   return (
-    <form onSubmit={call} class="tool" aria-label={`Call ${tool.name}`} ref={form}>
+    // noValidate: the page's own checks speak (as alerts next to each field), not the browser's bubbles.
+    <form onSubmit={call} noValidate class="tool" aria-label={`Call ${tool.name}`} ref={form}>
       <h2 tabIndex={-1}>
         <Icon item={tool} /> {tool.title ?? tool.annotations?.title ?? tool.name}{' '}
         <code class="muted">{tool.name}</code>
