@@ -138,7 +138,11 @@ describe('legacy sessions on three Redis nodes behind nginx round-robin', () => 
     await cluster.redis.start();
     // This Redis keeps nothing across a restart: the session is gone (404, initialize again), and
     // the nodes, reconnected on their own, serve a new one.
-    await until(async () => (await post(echo, session)).status === 404, 'the nodes reach Redis again');
+    await until(async () => {
+      // Three requests in a row: one per node (round-robin).
+      for (let i = 0; i < 3; i++) if ((await post(echo, session)).status !== 404) return false;
+      return true;
+    }, 'the three nodes reach Redis again');
     const again = await initialize();
     const served = new Set<string>();
     for (let i = 0; i < 3; i++) {
