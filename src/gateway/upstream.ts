@@ -5,14 +5,21 @@
  * roots), logs and progress go to that client's request and nobody else's.
  */
 import type { CallOptions } from '../client/client.js';
+import type { InputContext } from '../client/input-handlers.js';
 import type { Channel, ChannelSink } from '../engine/channel.js';
 import { Client } from '../extensions/client.js';
 import { nodeFetch } from '../node/fetch.js';
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import type { Era } from '../protocol/revisions.js';
-import type { ClientCapabilities, ElicitResult, ServerCapabilities } from '../protocol/types.js';
+import type {
+  ClientCapabilities,
+  CreateMessageResult,
+  ElicitResult,
+  LoggingLevel,
+  ServerCapabilities,
+} from '../protocol/types.js';
 import type { RequestContext } from '../server/context.js';
-import { InputRequiredError } from '../server/input.js';
+import { type InputCallOptions, InputRequiredError } from '../server/input.js';
 import type { FetchLike } from '../transports/http/client/fetch-like.js';
 import { StreamableHttpClientChannel } from '../transports/http/client/streamable-channel.js';
 import { StdioClientChannel } from '../transports/stdio/client-channel.js';
@@ -184,7 +191,8 @@ export class Upstream {
   async session(capabilities: ClientCapabilities, onClosed: () => void): Promise<UpstreamSession> {
     if (this.stopped || this.state === 'failing' || this.state === 'circuit-open') throw this.unavailable();
     const router = new CallRouter(false);
-    const client = this.client(router, capabilities);
+    // Every log message comes to the gateway, which passes on what the client's level lets through.
+    const client = this.client(router, capabilities, 'debug');
     await this.connect(client, onClosed);
     return { client, router };
   }
@@ -254,12 +262,25 @@ export class Upstream {
     );
   }
 
-  private client(router: CallRouter, capabilities: ClientCapabilities): Client {
+  private client(router: CallRouter, capabilities: ClientCapabilities, logLevel?: LoggingLevel): Client {
     const client = new Client(
       { name: 'switchboard-gateway', version: this.hooks.version },
-      { timeoutMs: this.config.timeoutMs, cache: false, logger: this.hooks.logger },
+      {
+        timeoutMs: this.config.timeoutMs,
+        cache: false,
+        // A tool that runs as a task upstream is followed to its end (the gateway's own task, if any,
+        // is what its client holds).
+        tasks: true,
+        logger: this.hooks.logger,
+        ...(logLevel === undefined ? {} : { logLevel }),
+      },
     );
-    const ask = async <T>(question: (ctx: RequestContext) => Promise<T>): Promise<T> => {
+    const ask = async <T>(
+      question: (ctx: RequestContext, options: InputCallOptions) => Promise<T>,
+      input: InputContext,
+      /** What the upstream is told while its question goes to the downstream client (never sent: see below). */
+      unsent: T,
+    ): Promise<T> => {
       const call = router.target();
       if (call === undefined) {
         throw new ProtocolError(
@@ -270,25 +291,31 @@ export class Upstream {
         );
       }
       try {
-        return await question(call.ctx);
+        // The upstream's key for the question is the downstream client's too (2026-07-28).
+        return await question(call.ctx, input.key === undefined ? {} : { key: input.key });
       } catch (error) {
-        // 2026-07-28 downstream: the downstream request answers input_required and runs again with
-        // the answer; stop the upstream call, which will be made again on the retry.
-        if (error instanceof InputRequiredError) {
-          call.inputRequired = error;
-          call.controller?.abort(error);
-        }
+        if (!(error instanceof InputRequiredError)) throw error;
+        // 2026-07-28 downstream: the downstream request answers input_required (with every question
+        // of the upstream's input_required: the client goes on to the next one) and runs again with
+        // the answers. The upstream call is stopped before its retry leaves, so `unsent` never does.
+        call.inputRequired ??= error;
+        call.controller?.abort(error);
+        if (input.era === 'modern' && call.controller) return unsent;
         throw error;
       }
     };
     const elicitation = capabilities.elicitation as { form?: object; url?: object } | undefined;
     if (elicitation) {
       client.onElicitation(
-        (params) =>
-          ask(async (ctx) => {
-            const outcome = await ctx.elicit(params as Parameters<RequestContext['elicit']>[0]);
-            return outcome as unknown as ElicitResult;
-          }),
+        (params, input) =>
+          ask(
+            async (ctx, options) => {
+              const outcome = await ctx.elicit(params as Parameters<RequestContext['elicit']>[0], options);
+              return outcome as unknown as ElicitResult;
+            },
+            input,
+            { action: 'cancel' },
+          ),
         // A legacy `elicitation: {}` means form.
         {
           form: elicitation.form !== undefined || elicitation.url === undefined,
@@ -296,8 +323,14 @@ export class Upstream {
         },
       );
     }
-    if (capabilities.sampling) client.onSampling((params) => ask((ctx) => ctx.sample(params)));
-    if (capabilities.roots) client.setRoots(() => ask((ctx) => ctx.listRoots()));
+    if (capabilities.sampling) {
+      client.onSampling((params, input) =>
+        ask((ctx, options) => ctx.sample(params, options), input, UNSENT_SAMPLE),
+      );
+    }
+    if (capabilities.roots) {
+      client.setRoots((input) => ask((ctx, options) => ctx.listRoots(options), input, []));
+    }
     client.onLog((message) => {
       router.target()?.ctx.log(message.level, message.data, message.logger);
     });
@@ -352,6 +385,12 @@ export class Upstream {
     });
   }
 }
+
+const UNSENT_SAMPLE: CreateMessageResult = {
+  role: 'assistant',
+  content: { type: 'text', text: '' },
+  model: 'switchboard-gateway',
+};
 
 /** A channel that also tells `onClosed` when it closes, for whatever reason. */
 function watchClose(channel: Channel, onClosed: () => void): Channel {

@@ -37,7 +37,7 @@ describe('switchboard check --client', () => {
   test('exit 2: a client that never connects, and options that concern a server', async () => {
     const silent = await runCli(['check', '--quiet', '--client', `${JSON.stringify(process.execPath)} -e 0`]);
     assert.equal(silent.code, 2);
-    assert.match(silent.stderr, /sent no HTTP request to any scripted server/);
+    assert.match(silent.stderr, /sent nothing to any scripted server/);
     const mixed = await runCli(['check', '--client', raw(), '--call-tools']);
     assert.equal(mixed.code, 2);
     assert.match(mixed.stderr, /--call-tools: for a server check only, not with --client/);

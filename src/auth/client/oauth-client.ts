@@ -137,6 +137,11 @@ function describe(error: unknown): string {
   if (error instanceof oauth.ResponseBodyError) {
     return `${error.error}${error.error_description ? `: ${error.error_description}` : ''} (HTTP ${error.status})`;
   }
+  if (error instanceof oauth.WWWAuthenticateChallengeError) {
+    // A 401 from the token endpoint (a client it does not accept): its challenge says why.
+    const { error: code, error_description: text } = error.cause[0]?.parameters ?? {};
+    if (code) return `${code}${text ? `: ${text}` : ''} (HTTP ${error.status})`;
+  }
   if (error instanceof oauth.AuthorizationResponseError) {
     return `${error.error}${error.error_description ? `: ${error.error_description}` : ''}`;
   }
@@ -554,7 +559,16 @@ export class OAuthClient {
     // RFC 9449 §10: the code is bound to the DPoP key too.
     if (signed.dpop) params.dpop_jkt = signed.dpop.jkt;
     for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
-    const redirected = new URL(await this.#options.authorize!(url));
+    let redirected: URL;
+    try {
+      redirected = new URL(await this.#options.authorize!(url));
+    } catch (error) {
+      throw new SwitchboardError(
+        'AUTHORIZATION',
+        `The user did not come back from ${auth.issuer}: ${describe(error).replace(/\.$/, '')}.`,
+        { cause: error },
+      );
+    }
     let callback: URLSearchParams;
     try {
       // Checks state, and `iss` (RFC 9207) when present or when the server promises it.

@@ -8,19 +8,34 @@ import { isRevision, LEGACY_REVISIONS, type Revision } from '../../protocol/revi
 import type { MessageSchemaChecker } from '../../testing/message-schema-checker.js';
 import { isPlainObject } from '../../util/guards.js';
 import { compilePeerSchema } from '../peer-schema.js';
+import type { TransportKind } from '../requirements.js';
 import type { Verdicts } from '../results.js';
 import { brief, type Json } from '../wire.js';
 import { ELICIT_SCHEMA } from './scripted-server.js';
-import type { Exchange, TrafficEvent, TrafficRecorder } from './traffic.js';
+import type { Exchange, Traffic, TrafficEvent } from './traffic.js';
 
-export type ScenarioName = 'modern' | 'legacy' | 'older-version' | 'expired-session';
+export type ScenarioName =
+  | 'modern'
+  | 'legacy'
+  | 'older-version'
+  | 'expired-session'
+  | 'resumable'
+  | 'stdio-modern'
+  | 'stdio-legacy';
 
 export interface ScenarioTraffic {
   readonly scenario: ScenarioName;
+  readonly transport: TransportKind;
   /** The revisions the scripted server served. */
   readonly served: readonly Revision[];
-  readonly traffic: TrafficRecorder;
+  readonly traffic: Traffic;
 }
+
+/** The `resumable` scenario's priming event: its id, and the `retry:` it asks the client to wait, in ms. */
+export const PRIMING_EVENT_ID = 'priming-1';
+export const RETRY_MS = 1_000;
+/** Timers may fire a little early against `performance.now()`: a reconnect this much early still counts. */
+const TIMER_SLACK_MS = 20;
 
 /** The verdicts of one revision, made on first use. */
 export type VerdictsOf = (revision: Revision) => Verdicts;
@@ -74,8 +89,145 @@ export async function judgeScenario(
   judgeHeaders(run.traffic.exchanges, events, revisions, verdictsOf);
   judgeCursors(events, revisions, verdictsOf);
   await judgeInputAnswers(events, revisions, verdictsOf);
-  if (run.scenario === 'modern') judgeModern(events, verdictsOf);
+  judgePing(events, revisions, verdictsOf);
+  judgeCancellation(run, events, revisions, verdictsOf);
+  if (run.scenario === 'modern' || run.scenario === 'stdio-modern') judgeModern(events, verdictsOf);
   else judgeLegacy(run, events, revisions, verdictsOf);
+  if (run.scenario === 'resumable') judgeResumption(run, revisions, verdictsOf);
+}
+
+/** Legacy: every ping the server sent is answered with an empty result. */
+function judgePing(
+  events: readonly TrafficEvent[],
+  revisions: Map<TrafficEvent, Revision>,
+  verdictsOf: VerdictsOf,
+): void {
+  events.forEach((ping, index) => {
+    if (ping.from !== 'server' || ping.message.method !== 'ping' || !('id' in ping.message)) return;
+    const answer = events
+      .slice(index + 1)
+      .find(
+        (e) =>
+          e.from === 'client' && typeof e.message.method !== 'string' && e.message.id === ping.message.id,
+      );
+    const request = events.slice(0, index).findLast((e) => e.from === 'client' && revisions.has(e));
+    const revision = (answer && revisions.get(answer)) ?? (request && revisions.get(request));
+    if (!revision) return;
+    verdictsOf(revision).expect(
+      'client.ping',
+      answer !== undefined && isPlainObject(answer.message.result),
+      'pings from the server are answered with a result',
+      () =>
+        answer
+          ? `${describe(answer)} answers the server's ping (id ${brief(ping.message.id)}) with ${brief(answer.message.error ?? answer.message.result)}, not a result`
+          : `the server's ping (id ${brief(ping.message.id)}) was never answered`,
+    );
+  });
+}
+
+/**
+ * The \`slow\` tool runs until cancelled. A client that abandoned its call (no result reached it)
+ * must have said so with notifications/cancelled (on 2026-07-28 over HTTP, closing the stream is
+ * the cancellation: nothing to see). Every cancellation names a request the client sent, not
+ * initialize.
+ */
+function judgeCancellation(
+  run: ScenarioTraffic,
+  events: readonly TrafficEvent[],
+  revisions: Map<TrafficEvent, Revision>,
+  verdictsOf: VerdictsOf,
+): void {
+  const sent = new Map<unknown, TrafficEvent>();
+  for (const e of events) {
+    if (e.from !== 'client') continue;
+    if (isRequest(e.message)) sent.set(e.message.id, e);
+    if (e.message.method !== 'notifications/cancelled') continue;
+    const named = paramsOf(e.message).requestId;
+    const request = sent.get(named);
+    const revision = revisions.get(e) ?? (request && revisions.get(request));
+    if (!revision) continue;
+    verdictsOf(revision).expect(
+      'client.cancel-valid',
+      request !== undefined && request.message.method !== 'initialize',
+      'cancellations name a request the client sent (never initialize)',
+      () =>
+        request
+          ? `${describe(e)} cancels initialize, which a client must never cancel`
+          : `${describe(e)} names request ${brief(named)}, which the client never sent`,
+    );
+  }
+  const modernHttp = run.transport === 'http' && run.scenario === 'modern';
+  events.forEach((call, index) => {
+    if (
+      call.from !== 'client' ||
+      call.message.method !== 'tools/call' ||
+      paramsOf(call.message).name !== 'slow'
+    )
+      return;
+    const revision = revisions.get(call);
+    if (!revision || modernHttp) return;
+    const after = events.slice(index + 1);
+    const id = call.message.id;
+    const cancelled = after.some(
+      (e) =>
+        e.from === 'client' &&
+        e.message.method === 'notifications/cancelled' &&
+        paramsOf(e.message).requestId === id,
+    );
+    const answered = after.some(
+      (e) => e.from === 'server' && typeof e.message.method !== 'string' && e.message.id === id,
+    );
+    const rule = revision === '2026-07-28' ? 'client.cancel-stdio' : 'client.cancel';
+    if (!cancelled && answered) {
+      verdictsOf(revision).notTested(
+        rule,
+        `the client waited for the result of ${describe(call)}: it never abandoned it`,
+      );
+      return;
+    }
+    verdictsOf(revision).expect(
+      rule,
+      cancelled,
+      'an abandoned request is cancelled with notifications/cancelled',
+      () =>
+        `the client abandoned ${describe(call)} (no result reached it) without notifications/cancelled naming it`,
+    );
+  });
+}
+
+/** The \`resumable\` scenario: after the stream closed early, a GET with Last-Event-ID, no sooner than \`retry:\` said. */
+function judgeResumption(
+  run: ScenarioTraffic,
+  revisions: Map<TrafficEvent, Revision>,
+  verdictsOf: VerdictsOf,
+): void {
+  const exchanges = run.traffic.exchanges;
+  const dropped = exchanges.find((x) => x.trick === 'stream closed after its priming event');
+  if (!dropped) return;
+  const request = run.traffic.events.find((e) => e.exchange === dropped && e.from === 'client');
+  const revision = request && revisions.get(request);
+  if (!revision) return;
+  const v = verdictsOf(revision);
+  const resumed = exchanges.find((x) => x.seq > dropped.seq && x.headers['last-event-id'] !== undefined);
+  const later = exchanges.filter((x) => x.seq > dropped.seq);
+  v.expect(
+    'client.sse-resume',
+    resumed?.httpMethod === 'GET' && resumed.headers['last-event-id'] === PRIMING_EVENT_ID,
+    'after a stream closed before its response, the client resumes with GET and Last-Event-ID',
+    () =>
+      resumed
+        ? `after ${describe(request)} ended early, the client sent ${resumed.httpMethod} #${resumed.seq} with Last-Event-ID ${JSON.stringify(resumed.headers['last-event-id'])}; the last event id was ${JSON.stringify(PRIMING_EVENT_ID)}`
+        : `after ${describe(request)} ended early (its stream carried event id ${JSON.stringify(PRIMING_EVENT_ID)}), the client sent ${later.length === 0 ? 'nothing more' : later.map((x) => `${x.httpMethod} #${x.seq} ${brief(x.message)}`).join(', ')}, and no GET with Last-Event-ID`,
+  );
+  if (!resumed || dropped.answeredAt === undefined) return;
+  const waited = resumed.at - dropped.answeredAt;
+  v.expect(
+    'client.sse-retry',
+    waited >= RETRY_MS - TIMER_SLACK_MS,
+    `the client waited the ${RETRY_MS} ms retry: asked before reconnecting`,
+    () =>
+      `the stream of ${describe(request)} said retry: ${RETRY_MS}; the client reconnected (${resumed.httpMethod} #${resumed.seq}) after ${Math.round(waited)} ms`,
+  );
 }
 
 function judgeSchema(
@@ -352,7 +504,7 @@ function judgeLegacy(
   const requests = events.filter((e) => e.from === 'client' && typeof e.message.method === 'string');
   const modernAttempts = requests.filter((e) => isRequest(e.message) && isModernAttempt(e.message));
   const initializes = requests.filter((e) => e.message.method === 'initialize');
-  if (modernAttempts.length > 0 && run.scenario === 'legacy') {
+  if (modernAttempts.length > 0 && (run.scenario === 'legacy' || run.scenario === 'stdio-legacy')) {
     verdictsOf('2026-07-28').expect(
       'client.legacy-fallback',
       initializes.length > 0,

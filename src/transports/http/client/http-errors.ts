@@ -4,7 +4,7 @@
  * caller's promise rejects with a ProtocolError whose `data.httpStatus` says what happened, and the
  * client's era negotiation can tell "not a modern server" from a modern JSON-RPC error.
  */
-import { ErrorCode } from '../../../protocol/errors.js';
+import { ErrorCode, SwitchboardError } from '../../../protocol/errors.js';
 import type { JsonRpcErrorObject, RequestId } from '../../../protocol/jsonrpc.js';
 import { errorMessage, isPlainObject } from '../../../util/guards.js';
 import type { Json } from './frame-info.js';
@@ -73,6 +73,14 @@ export function httpStatusError(failure: HttpFailure): JsonRpcErrorObject {
 
 /** An error for a request that never got an HTTP response (refused, reset, DNS...). */
 export function networkError(method: string, url: URL, error: unknown): JsonRpcErrorObject {
+  // Signing in failed inside the fetch (an OAuthClient): the server was reached, the sign-in was not.
+  if (error instanceof SwitchboardError && error.code === 'AUTHORIZATION') {
+    return {
+      code: ErrorCode.InternalError,
+      message: `Could not sign in to ${displayUrl(url)}: ${error.message}`,
+      data: { url: displayUrl(url) },
+    };
+  }
   return {
     code: ErrorCode.InternalError,
     message: `Could not ${method} ${displayUrl(url)}: ${describeCause(error)}. Check that the server is running and the URL is right.`,
