@@ -182,6 +182,7 @@ test('a prompt with completed arguments, rendered as the messages a model would 
   await messages.nth(0).getByText('user', { exact: true }).waitFor();
   await messages.nth(1).getByText('user', { exact: true }).waitFor();
   await messages.nth(1).getByText('notes://groceries').waitFor();
+  await bench.shot('prompt');
 });
 
 test('logs arrive at the level chosen', async () => {
