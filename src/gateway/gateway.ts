@@ -71,6 +71,9 @@ interface ClientSession {
   open?: UpstreamSession;
 }
 
+/** Requests during which an upstream may ask the client something (elicitation, sampling, roots). */
+const MAY_ASK = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
 /** Requests that change nothing upstream: repeated once when their connection is lost mid-way. */
 const SAFE_TO_REPEAT = new Set(['resources/read', 'prompts/get', 'completion/complete']);
 
@@ -685,7 +688,10 @@ export class Gateway {
     } catch (error) {
       if (error instanceof ProtocolError || error instanceof InputRequiredError) throw error;
       // A tool that cannot run is the model's business: it reads the reason as the tool's result.
-      return { content: [{ type: 'text', text: errorMessage(error) }], isError: true };
+      return {
+        content: [{ type: 'text', text: `Upstream "${upstream.name}": ${errorMessage(error)}` }],
+        isError: true,
+      };
     }
   }
 
@@ -864,6 +870,22 @@ export class Gateway {
     const record = this.telemetry.upstreamCall(upstream.name, method, ctx);
     const id = ctx.link.legacy?.session.id;
     const open = id === undefined ? upstream.openCatalog() : this.sessions.get(id)?.get(upstream.name)?.open;
+    if (open && id === undefined && open.client.era === 'legacy' && MAY_ASK.has(method)) {
+      // A 2026-07-28 client's call to a legacy upstream, which asks its questions with requests of
+      // its own: on a session held by this call alone, so every question is this client's.
+      return upstream.lease().then(
+        (leased) => {
+          const done = this.run(upstream, leased, ctx, send, record);
+          const back = () => upstream.giveBack(leased);
+          done.then(back, back);
+          return done;
+        },
+        (error: unknown) => {
+          record.end(error);
+          throw error;
+        },
+      );
+    }
     if (open) return this.run(upstream, open, ctx, send, record);
     return this.sessionFor(upstream, ctx, id).then(
       (session) => this.run(upstream, session, ctx, send, record),

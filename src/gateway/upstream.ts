@@ -44,6 +44,11 @@ export interface UpstreamHealth {
   readonly sessions: number;
 }
 
+/** What the catalog and leased sessions declare: they answer for any client. */
+const EVERY_INPUT: ClientCapabilities = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
+/** Leased sessions kept open while idle, per upstream (stdio: processes). */
+const MAX_IDLE_LEASES = 4;
+
 /** After this many failures in a row the circuit opens: calls fail at once until the next attempt. */
 const CIRCUIT_FAILURES = 3;
 const FIRST_BACKOFF_MS = 500;
@@ -94,7 +99,8 @@ export class CallRouter {
   constructor(readonly shared: boolean) {}
 
   begin(ctx: RequestContext): ForwardedCall {
-    const call = new ForwardedCall(ctx, this.shared);
+    // A 2026-07-28 request's upstream call stops when the request needs input first (see `ask`).
+    const call = new ForwardedCall(ctx, this.shared || ctx.era === 'modern');
     this.calls.add(call);
     return call;
   }
@@ -103,7 +109,14 @@ export class CallRouter {
     this.calls.delete(call);
   }
 
-  target(): ForwardedCall | undefined {
+  /**
+   * `signal`: the one an upstream's 2026-07-28 question came with, the signal of the call it
+   * answers (on the shared session each call has its own), which names the call even among many.
+   */
+  target(signal?: AbortSignal): ForwardedCall | undefined {
+    if (signal !== undefined && this.shared) {
+      for (const call of this.calls) if (call.controller?.signal === signal) return call;
+    }
     if (this.shared && this.calls.size !== 1) return undefined;
     let last: ForwardedCall | undefined;
     for (const call of this.calls) last = call;
@@ -145,6 +158,8 @@ export class Upstream {
   /** What the server spoke last, so later sessions skip the probe of the other era. */
   private era: Era | undefined;
   private readonly open = new Set<Client>();
+  /** Leased sessions not in use (see {@link lease}). */
+  private readonly idle: UpstreamSession[] = [];
   private stopped = false;
 
   constructor(
@@ -197,9 +212,32 @@ export class Upstream {
     return { client, router };
   }
 
+  /**
+   * A session for one call alone (a 2026-07-28 client's call to a legacy upstream, whose questions
+   * come as requests on the session): an idle one, or a new one. Give it back with {@link giveBack}.
+   */
+  async lease(): Promise<UpstreamSession> {
+    const idle = this.idle.pop();
+    if (idle) return idle;
+    let made: UpstreamSession | undefined;
+    made = await this.session(EVERY_INPUT, () => {
+      const at = made ? this.idle.indexOf(made) : -1;
+      if (at !== -1) this.idle.splice(at, 1);
+    });
+    return made;
+  }
+
+  /** A leased session is free again: kept for the next call, or closed when enough are idle. */
+  giveBack(session: UpstreamSession): void {
+    if (this.stopped || !this.open.has(session.client)) return;
+    if (this.idle.length < MAX_IDLE_LEASES) this.idle.push(session);
+    else void session.client.close();
+  }
+
   /** Closes every session (stdio servers get stdin → SIGTERM → SIGKILL) and stops reconnecting. */
   async close(): Promise<void> {
     this.stopped = true;
+    this.idle.length = 0;
     this.state = 'stopped';
     clearTimeout(this.retryTimer);
     await Promise.allSettled([...this.open].map((client) => client.close()));
@@ -209,7 +247,7 @@ export class Upstream {
     this.state = 'starting';
     const router = new CallRouter(true);
     // The catalog answers for any client: it declares every kind of input and routes each question.
-    const client = this.client(router, { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} });
+    const client = this.client(router, EVERY_INPUT);
     try {
       await this.connect(client, () => {
         if (this.catalogClient !== client) return;
@@ -281,7 +319,7 @@ export class Upstream {
       /** What the upstream is told while its question goes to the downstream client (never sent: see below). */
       unsent: T,
     ): Promise<T> => {
-      const call = router.target();
+      const call = router.target(input.signal);
       if (call === undefined) {
         throw new ProtocolError(
           ErrorCode.InvalidRequest,
