@@ -688,7 +688,10 @@ export class Gateway {
     } catch (error) {
       if (error instanceof ProtocolError || error instanceof InputRequiredError) throw error;
       // A tool that cannot run is the model's business: it reads the reason as the tool's result.
-      return { content: [{ type: 'text', text: errorMessage(error) }], isError: true };
+      return {
+        content: [{ type: 'text', text: `Upstream "${upstream.name}": ${errorMessage(error)}` }],
+        isError: true,
+      };
     }
   }
 
