@@ -368,7 +368,12 @@ async function legacy(http: HttpProbe, v: Verdicts, revision: Revision): Promise
       `POST notifications/initialized was answered with ${describe(initialized)}; the spec requires 202 Accepted`,
   );
   if (session === null) {
-    for (const id of ['http.session-id', 'http.unknown-session', 'http.missing-session']) {
+    for (const id of [
+      'http.session-id',
+      'http.session-id-entropy',
+      'http.unknown-session',
+      'http.missing-session',
+    ]) {
       v.notApplicable(id, 'the server assigns no session id (stateless)');
     }
   } else {
