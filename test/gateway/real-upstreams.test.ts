@@ -198,8 +198,10 @@ describe('gateway: real upstreams, official and Switchboard clients of both eras
     exampleHttp = await serve(createHttpHandler(createExampleServer()), { port: 0 });
     started = await startGateway({
       example: { command: process.execPath, args: [EXAMPLE, '--stdio'] },
-      examplehttp: { url: exampleHttp.url },
-      everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] },
+      // Only the tools the `include` globs name.
+      examplehttp: { url: exampleHttp.url, include: ['add', 'div?de'] },
+      // Its environment-printing tool is hidden (an `exclude` glob).
+      everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], exclude: ['get-env*'] },
       v2: { url: v2.url },
     });
     const url = started.url;
@@ -239,6 +241,12 @@ describe('gateway: real upstreams, official and Switchboard clients of both eras
         for (const tool of ['example__add', 'examplehttp__add', 'everything__echo', 'v2__echo']) {
           assert.ok(tools.includes(tool), `${client.name}: ${tool} in ${tools.join(', ')}`);
         }
+        assert.ok(!tools.includes('everything__get-env'), 'excluded');
+        assert.deepEqual(
+          tools.filter((t) => t.startsWith('examplehttp__')).sort(),
+          ['examplehttp__add', 'examplehttp__divide'],
+          'included',
+        );
         // A 2026-07-28 client gets the example's structured sum as text ({"sum":5}), a legacy one 5.
         assert.match(await client.call('example__add', { a: 2, b: 3 }), /^(5|\{"sum":5\})$/, client.name);
         assert.match(await client.call('examplehttp__add', { a: 4, b: 5 }), /^(9|\{"sum":9\})$/, client.name);
