@@ -5,6 +5,10 @@
  * skips. Prints a summary and exits 1 on any failure or unaccepted warning.
  *
  *   node build/conformance/run.js [--suite 0.1|0.2] [--scenario <name>|<prefix/>] [--jobs <n>] [--keep]
+ *                                 [--through gateway]
+ *
+ * `--through gateway` runs the server scenarios against `switchboard gateway` fronting the fixture
+ * server (./gateway.ts) instead of the fixture itself: the results must be the same.
  *
  * Results (the suite's checks.json files) go to a temporary directory, kept with --keep or when
  * something failed.
@@ -26,15 +30,21 @@ const { values: options } = parseArgs({
     scenario: { type: 'string' },
     jobs: { type: 'string', default: '4' },
     keep: { type: 'boolean', default: false },
+    through: { type: 'string' },
   },
 });
+if (options.through !== undefined && options.through !== 'gateway') {
+  console.error(`--through ${JSON.stringify(options.through)}: the only intermediary is "gateway".`);
+  process.exit(2);
+}
+const throughGateway = options.through === 'gateway';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const cwd = fileURLToPath(new URL('../..', import.meta.url));
 const paths: Paths = {
   cwd,
   preload: join(here, 'node20', 'preload.js'),
-  server: relative(cwd, join(here, 'server.js')),
+  server: relative(cwd, join(here, throughGateway ? 'gateway.js' : 'server.js')),
   client: relative(cwd, join(here, 'client.js')),
 };
 if (/\s/.test(process.execPath) || /\s/.test(paths.client)) {
@@ -61,7 +71,8 @@ for (const suite of suites) {
       : listed.filter((s) => (wanted.endsWith('/') ? s.name.startsWith(wanted) : s.name === wanted));
   plans.push(planSuite(suite, selected, options.scenario === undefined));
 }
-const jobs = plans.flatMap((plan) => plan.jobs);
+// Through the gateway, the server scenarios: the client ones test the fixture client, not a server.
+const jobs = plans.flatMap((plan) => plan.jobs).filter((job) => !throughGateway || job.role === 'server');
 const root = mkdtempSync(join(tmpdir(), 'switchboard-conformance-'));
 console.log(
   `Running ${jobs.length} conformance jobs (${suites.map((s) => s.version).join(', ')}), ${options.jobs} at a time...`,

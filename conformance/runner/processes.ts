@@ -46,7 +46,7 @@ export interface FixtureServer {
 }
 
 /** Starts `node <script> --port 0` and waits for the URL it prints once it listens. */
-export function startFixtureServer(script: string, cwd: string, timeoutMs = 10_000): Promise<FixtureServer> {
+export function startFixtureServer(script: string, cwd: string, timeoutMs = 60_000): Promise<FixtureServer> {
   const child = spawn(process.execPath, [script, '--port', '0'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {

@@ -28,6 +28,7 @@ import {
   probeUndeclared,
 } from './probes/protocol.js';
 import { probeResources } from './probes/resources.js';
+import { type HttpTap, judgeStreams } from './probes/sse.js';
 import { probeSubscriptions } from './probes/subscriptions.js';
 import { probeTools } from './probes/tools.js';
 import { idsOf, type TransportKind } from './requirements.js';
@@ -62,6 +63,8 @@ export async function checkRevision(
   checkers: { readonly published: MessageSchemaChecker; readonly strict: MessageSchemaChecker },
   options: ProbeOptions,
   progress: (line: string) => void,
+  /** Over HTTP: the event streams the connection read (the SSE rules are judged on them). */
+  tap?: HttpTap,
 ): Promise<RevisionOutcome> {
   const verdicts = new Verdicts(revision, transport);
   const wire = new ProbeWire(channel, revision, checkers, {
@@ -86,6 +89,10 @@ export async function checkRevision(
     }
     progress(`${revision}: ${handshake.note}`);
     await runProbes(ctx, progress);
+    if (tap) {
+      progress(`${revision}: event streams`);
+      await judgeStreams(verdicts, tap, options.timeoutMs);
+    }
     judgeObserved(ctx);
     return {
       revision,

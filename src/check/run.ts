@@ -11,7 +11,9 @@ import { MessageSchemaChecker } from '../testing/message-schema-checker.js';
 import { StreamableHttpClientChannel } from '../transports/http/client/streamable-channel.js';
 import { StdioClientChannel } from '../transports/stdio/client-channel.js';
 import type { ProbeOptions } from './probes/context.js';
-import { probeHttp } from './probes/http.js';
+import { HttpProbe, probeHttp } from './probes/http.js';
+import { isSseEndpoint } from './probes/legacy-sse.js';
+import { HttpTap } from './probes/sse.js';
 import { AREAS, REQUIREMENTS, type TransportKind } from './requirements.js';
 import { type CheckEntry, type CheckSummary, summarize } from './results.js';
 import { checkRevision, type RevisionOutcome, STDIO_SHUTDOWN_MS } from './revision-run.js';
@@ -93,12 +95,12 @@ export function describeTarget(target: CheckTarget): string {
     .join(' ');
 }
 
-function openChannel(target: CheckTarget): Channel {
+function openChannel(target: CheckTarget, tap: HttpTap | undefined, sse: boolean): Channel {
   if (target.kind === 'http') {
     return new StreamableHttpClientChannel(target.url, {
-      fetch: nodeFetch,
+      fetch: tap?.fetch ?? nodeFetch,
       headers: target.headers,
-      transport: 'streamable',
+      transport: sse ? 'sse' : 'streamable',
       rememberEra: false,
     });
   }
@@ -126,14 +128,19 @@ export async function checkServer(target: CheckTarget, options: CheckOptions = {
   const catalog = await loadSchemaCatalog();
   const outcomes: RevisionOutcome[] = [];
   let lastTail = '';
+  // A URL may be the endpoint of the HTTP+SSE transport (2024-11-05): then every revision goes over it.
+  const sse = target.kind === 'http' && (await isSseEndpoint(new HttpProbe(target, timeoutMs)));
+  if (sse) progress(`${describeTarget(target)} serves the HTTP+SSE transport (2024-11-05)`);
   for (const revision of options.revisions ?? REVISIONS) {
     progress(`${revision}: connecting to ${describeTarget(target)}`);
-    const channel = openChannel(target);
+    // Over HTTP, the event streams the server sends are read as they pass, for the SSE rules.
+    const tap = target.kind === 'http' && !sse ? new HttpTap(nodeFetch) : undefined;
+    const channel = openChannel(target, tap, sse);
     const checkers = {
       published: new MessageSchemaChecker(catalog, { strict: false }),
       strict: new MessageSchemaChecker(catalog, { strict: true }),
     };
-    const outcome = await checkRevision(revision, channel, transport, checkers, probeOptions, progress);
+    const outcome = await checkRevision(revision, channel, transport, checkers, probeOptions, progress, tap);
     if (channel instanceof StdioClientChannel) lastTail = channel.stderrTail();
     if (!outcome.supported) progress(`${revision}: not spoken (${outcome.note})`);
     // A server that left one handshake unanswered will likely leave the others too: do not wait
@@ -151,7 +158,7 @@ export async function checkServer(target: CheckTarget, options: CheckOptions = {
   }
   if (target.kind === 'http') {
     progress('HTTP: status codes and headers');
-    await probeHttp(target, spoken, probeOptions);
+    await probeHttp(target, spoken, probeOptions, sse);
   }
   const checks = outcomes
     .flatMap((o) =>

@@ -7,7 +7,6 @@
  * could not be checked (did not start, speaks no MCP) or the command line is wrong.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { type ClientCheckTarget, checkClient } from '../check/client/run.js';
 import { formatHtml } from '../check/report/html.js';
 import { formatJunit } from '../check/report/junit.js';
@@ -31,7 +30,7 @@ import { errorMessage } from '../util/guards.js';
 import type { CliIo } from './io.js';
 import { parseTarget } from './target.js';
 import { escapeControls } from './terminal-text.js';
-import { UsageError } from './usage-error.js';
+import { parseCommandLine, UsageError } from './usage-error.js';
 
 export const CHECK_HELP = `Usage:
   switchboard check [options] <target>
@@ -185,22 +184,11 @@ export async function runCheckCli(argv: readonly string[], io: CliIo): Promise<n
   return unexpected.length > 0 || drifted.length > 0 ? 1 : 0;
 }
 
-function parse(argv: readonly string[]) {
-  try {
-    return parseArgs({
-      args: [...argv],
-      options: OPTIONS,
-      allowPositionals: true,
-      strict: true,
-      tokens: true,
-    });
-  } catch (error) {
-    throw new UsageError(
-      errorMessage(error).replace(/\. To specify a positional argument.*$/s, '.'),
-      'check',
-    );
-  }
-}
+/** node's own message, without its advice about positional arguments. */
+const parse = (argv: readonly string[]) =>
+  parseCommandLine(argv, OPTIONS, 'check', (error) =>
+    errorMessage(error).replace(/\. To specify a positional argument.*$/s, '.'),
+  );
 
 function parseCheckArgs(argv: readonly string[]) {
   const result = parse(argv);

@@ -3,14 +3,13 @@
  * included), connected to the target when one is given; runs until Ctrl-C. Unlike the other
  * commands it holds no single connection of its own, so it has its own small argv reading.
  */
-import { parseArgs } from 'node:util';
 import type { ConnectRequest } from '../console/api-types.js';
 import { serveConsole } from '../console/serve.js';
 import { isRevision, REVISIONS } from '../protocol/revisions.js';
 import { errorMessage } from '../util/guards.js';
 import type { CliIo } from './io.js';
 import { parseTarget } from './target.js';
-import { UsageError } from './usage-error.js';
+import { parseCommandLine, UsageError } from './usage-error.js';
 
 export const CONSOLE_DEFAULT_PORT = 7420;
 
@@ -82,37 +81,16 @@ export async function runConsole(argv: readonly string[], io: ConsoleIo): Promis
 }
 
 function parse(argv: readonly string[]): { port: number; connect: ConnectRequest[] } | 'help' {
-  let result: ReturnType<
-    typeof parseArgs<{
-      args: string[];
-      options: {
-        port: { type: 'string' };
-        protocol: { type: 'string' };
-        legacy: { type: 'boolean' };
-        help: { type: 'boolean'; short: 'h' };
-      };
-      allowPositionals: true;
-      strict: true;
-      tokens: true;
-    }>
-  >;
-  try {
-    result = parseArgs({
-      args: [...argv],
-      options: {
-        port: { type: 'string' },
-        protocol: { type: 'string' },
-        legacy: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      allowPositionals: true,
-      strict: true,
-      tokens: true,
-    });
-  } catch (error) {
-    throw new UsageError(errorMessage(error), 'console');
-  }
-  const { values, tokens } = result;
+  const { values, tokens } = parseCommandLine(
+    argv,
+    {
+      port: { type: 'string' },
+      protocol: { type: 'string' },
+      legacy: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    'console',
+  );
   if (values.help) return 'help';
   const port = values.port === undefined ? CONSOLE_DEFAULT_PORT : Number(values.port);
   if (values.port !== undefined && (!/^\d+$/.test(values.port) || port > 65535))

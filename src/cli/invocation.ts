@@ -2,11 +2,10 @@
  * Reads argv into an invocation: which command, its options, its own arguments and the target.
  * Options may appear anywhere before `--`; everything after `--` is the server's command line.
  */
-import { parseArgs } from 'node:util';
 import { isRevision, REVISIONS, type Revision } from '../protocol/revisions.js';
 import { errorMessage } from '../util/guards.js';
 import { parseTarget, type Target } from './target.js';
-import { UsageError } from './usage-error.js';
+import { parseCommandLine, UsageError } from './usage-error.js';
 
 export interface CliOptions {
   /** Print raw result JSON instead of the readable rendering. */
@@ -64,7 +63,9 @@ export function parseInvocation(
   argv: readonly string[],
   isKnownCommand: (name: string) => boolean,
 ): Invocation {
-  const { values, tokens } = parse(argv);
+  const { values, tokens } = parseCommandLine(argv, OPTIONS, undefined, (error) =>
+    explainParseError(error, argv[0]),
+  );
   const terminator = tokens.find((t) => t.kind === 'option-terminator');
   const before: string[] = [];
   const after: string[] = [];
@@ -95,20 +96,6 @@ export function parseInvocation(
   }
   const target = parseTarget(targetWords, terminator !== undefined);
   return { kind: 'run', command, options: readOptions(values, command), operands, target };
-}
-
-function parse(argv: readonly string[]) {
-  try {
-    return parseArgs({
-      args: [...argv],
-      options: OPTIONS,
-      allowPositionals: true,
-      strict: true,
-      tokens: true,
-    });
-  } catch (error) {
-    throw new UsageError(explainParseError(error, argv[0]));
-  }
 }
 
 function readOptions(

@@ -134,6 +134,11 @@ export interface CallOptions {
   meta?: Meta;
   /** Skip the 2026-07-28 result cache for this call. */
   fresh?: boolean;
+  /**
+   * 2026-07-28: the call is made for another client (a gateway forwarding that client's request):
+   * its capabilities and log level go in the request's `_meta` instead of this client's.
+   */
+  onBehalfOf?: { capabilities: ClientCapabilities; logLevel: LoggingLevel | undefined };
 }
 
 export interface ListOptions extends CallOptions {
@@ -464,6 +469,22 @@ export class ClientCore {
     return Object.freeze(envelope);
   }
 
+  /** The envelope of one call: this client's, or the one of the client it is made for. */
+  private envelopeFor(options: CallOptions): Meta | undefined {
+    const other = options.onBehalfOf;
+    if (other === undefined || this.envelope === undefined) return this.envelope;
+    const envelope: Meta = {
+      ...this.envelope,
+      [META.clientCapabilities]: encodeClientCapabilities(
+        other.capabilities,
+        featuresOf(this.facts.revision),
+      ),
+    };
+    if (other.logLevel === undefined) delete envelope[META.logLevel];
+    else envelope[META.logLevel] = other.logLevel;
+    return envelope;
+  }
+
   /** The options' capabilities merged with those the registered input handlers (and extensions) imply. */
   protected declaredCapabilities(): ClientCapabilities {
     const declared: Record<string, unknown> = { ...this.inputs.capabilities() };
@@ -738,9 +759,9 @@ export class ClientCore {
       // Most calls add nothing to the envelope: they share its frozen object rather than copying it
       // into a fresh `_meta` (with its computed keys) per call.
       const meta =
-        extra === undefined && params._meta === undefined
+        extra === undefined && params._meta === undefined && options.onBehalfOf === undefined
           ? this.envelope
-          : { ...(params._meta as Meta | undefined), ...extra, ...this.envelope };
+          : { ...(params._meta as Meta | undefined), ...extra, ...this.envelopeFor(options) };
       wire = { ...params, _meta: meta };
     } else if (extra !== undefined) {
       wire = { ...params, _meta: { ...(params._meta as Meta | undefined), ...extra } };
@@ -795,7 +816,7 @@ export class ClientCore {
     const { inputResponses: _responses, requestState: _state, ...original } = wire;
     const retry: Params = {
       ...original,
-      _meta: { ...(original._meta as Meta | undefined), ...this.envelope },
+      _meta: { ...(original._meta as Meta | undefined), ...this.envelopeFor(options) },
     };
     if (inputRequests !== undefined) {
       const revision = this.facts.revision;

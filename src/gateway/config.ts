@@ -35,6 +35,11 @@ interface UpstreamCommon {
   readonly timeoutMs: number;
   /** Connect at start-up (`eager`) or at the first request that needs it (`lazy`). */
   readonly startup: Startup;
+  /**
+   * `false`: its tools and prompts keep their own names and its resources their own URIs (at most
+   * one such server per config; methods and URIs no other server claims go to it).
+   */
+  readonly namespace: boolean;
 }
 
 export interface StdioUpstreamConfig extends UpstreamCommon {
@@ -134,6 +139,7 @@ const SERVER_KEYS = new Set([
   'timeoutMs',
   'startup',
   'disabled',
+  'namespace',
 ]);
 /** Keys other tools write into server entries: not ours, not wrong. */
 const FOREIGN_SERVER_KEYS = new Set([
@@ -204,6 +210,7 @@ class ConfigReader {
       );
     } else {
       const seen = new Map<string, string>();
+      let bare: string | undefined;
       for (const { key, keyNode, value } of properties(serversNode)) {
         if (!NAME_CHARS.test(key) || key.length > 32) {
           source.reportAt(
@@ -225,6 +232,16 @@ class ConfigReader {
         }
         seen.set(lower, key);
         const upstream = this.server(key, value, options);
+        if (upstream && !upstream.namespace) {
+          if (bare !== undefined) {
+            source.reportAt(
+              member(value, 'namespace'),
+              `The servers "${bare}" and "${key}" both have "namespace": false.`,
+              'Keep "namespace": false on one server at most: the others need their namespace to be told apart.',
+            );
+          }
+          bare ??= key;
+        }
         if (upstream) upstreams.push(upstream);
       }
     }
@@ -315,17 +332,14 @@ class ConfigReader {
       return undefined;
     }
     this.unknownKeys(node, SERVER_KEYS, FOREIGN_SERVER_KEYS, `the server "${name}"`);
-    const disabled = member(node, 'disabled');
-    if (disabled?.type === 'boolean' && disabled.value === true) return undefined;
-    if (disabled !== undefined && disabled.type !== 'boolean') {
-      source.reportAt(disabled, `"disabled" must be true or false, not ${jsonType(disabled)}.`);
-    }
+    if (this.boolean(member(node, 'disabled'), 'disabled') === true) return undefined;
     const common: UpstreamCommon = {
       name,
       include: this.strings(member(node, 'include'), 'include') ?? [],
       exclude: this.strings(member(node, 'exclude'), 'exclude') ?? [],
       timeoutMs: this.integer(member(node, 'timeoutMs'), 'timeoutMs', 1, 86_400_000) ?? options.timeoutMs,
       startup: this.oneOf(member(node, 'startup'), 'startup', ['eager', 'lazy']) ?? options.startup,
+      namespace: this.boolean(member(node, 'namespace'), 'namespace') ?? true,
     };
     const typeNode = member(node, 'type');
     const type = this.string(typeNode, 'type');
@@ -539,6 +553,19 @@ class ConfigReader {
       return undefined;
     }
     return value as number;
+  }
+
+  private boolean(node: Node | undefined, key: string): boolean | undefined {
+    if (node === undefined) return undefined;
+    if (node.type === 'boolean') return node.value as boolean;
+    this.source.reportAt(
+      node,
+      `"${key}" must be true or false, not ${jsonType(node)}.`,
+      node.type === 'string' && /^(true|false)$/.test(node.value)
+        ? `Remove the quotes: ${node.value}.`
+        : undefined,
+    );
+    return undefined;
   }
 
   private oneOf<T extends string>(node: Node | undefined, key: string, allowed: readonly T[]): T | undefined {

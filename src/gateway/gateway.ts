@@ -14,11 +14,14 @@ import type { Subscription } from '../client/subscriptions.js';
 import type { Channel } from '../engine/channel.js';
 import type { Client } from '../extensions/client.js';
 import { Server } from '../extensions/server.js';
+import { declaresTasks, TASKS_EXTENSION } from '../extensions/tasks/types.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import type { Params } from '../protocol/jsonrpc.js';
+import { META } from '../protocol/meta.js';
 import type {
   CallToolResult,
   CompleteParams,
+  LoggingLevel,
   Prompt,
   Resource,
   ResourceTemplate,
@@ -68,6 +71,9 @@ interface ClientSession {
   open?: UpstreamSession;
 }
 
+/** Requests during which an upstream may ask the client something (elicitation, sampling, roots). */
+const MAY_ASK = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
 /** Requests that change nothing upstream: repeated once when their connection is lost mid-way. */
 const SAFE_TO_REPEAT = new Set(['resources/read', 'prompts/get', 'completion/complete']);
 
@@ -89,7 +95,8 @@ const RESERVED_META = 'io.modelcontextprotocol/';
 function passDown<T>(result: T): T {
   const record = result as Record<string, unknown>;
   if (record === null || typeof record !== 'object') return result;
-  if (record.resultType !== undefined) delete record.resultType;
+  // `complete` is the gateway's to say; an extension's (tasks: `task`) is passed on.
+  if (record.resultType === 'complete' || record.resultType === 'input_required') delete record.resultType;
   const meta = record._meta as Record<string, unknown> | undefined;
   if (meta !== undefined && meta !== null && typeof meta === 'object') {
     let left = 0;
@@ -117,6 +124,9 @@ interface Route {
   readonly name: string;
 }
 
+/** Task ids remembered to route `tasks/*` back to the upstream that made the task (oldest dropped first). */
+const MAX_TASK_ROUTES = 10_000;
+
 type Kind = 'tool' | 'prompt' | 'resource' | 'template';
 
 /** What is registered downstream for one upstream item, and the definition it came from. */
@@ -129,6 +139,10 @@ const GLOB_SPECIALS = /[.+^${}()|[\]\\]/g;
 
 function glob(pattern: string): RegExp {
   return new RegExp(`^${pattern.replace(GLOB_SPECIALS, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+}
+
+function bareOf(config: GatewayConfig): string | undefined {
+  return config.upstreams.find((upstream) => !upstream.namespace)?.name;
 }
 
 export class Gateway {
@@ -153,12 +167,17 @@ export class Gateway {
   /** Per legacy downstream session: the gateway URIs it subscribed to. */
   private readonly subscribedBy = new Map<string, Set<string>>();
   private readonly refreshing = new Map<Upstream, Promise<void>>();
+  /** 2026-07-28 tasks passed through: task id → the upstream that runs it. */
+  private readonly taskRoutes = new Map<string, Upstream>();
   private readonly hooks: UpstreamHooks;
   private current: GatewayConfig;
+  /** The upstream shown without a namespace (`"namespace": false`), if one is. */
+  private bare: string | undefined;
   private closed = false;
 
   constructor(config: GatewayConfig, options: GatewayRuntimeOptions = {}) {
     this.current = config;
+    this.bare = bareOf(config);
     this.logger = options.logger ?? silentLogger;
     this.pins = options.lock === undefined ? undefined : ToolPins.load(options.lock);
     const version = options.version ?? '0.0.0';
@@ -210,6 +229,7 @@ export class Gateway {
       (name) => before.has(name) && JSON.stringify(before.get(name)) !== JSON.stringify(after.get(name)),
     );
     this.current = { ...next, options: this.current.options };
+    this.bare = bareOf(next);
     await Promise.all([...removed, ...restarted].map((name) => this.remove(name)));
     const started = [...restarted, ...added].map((name) => this.add(after.get(name)!));
     await this.connect(started.filter((upstream) => upstream.config.startup === 'eager'));
@@ -242,7 +262,7 @@ export class Gateway {
     this.refreshing.delete(upstream);
     this.server.capabilitiesChanged();
     for (const [uri, followed] of this.followed) {
-      if (parseExposedUri(uri)?.namespace !== name) continue;
+      if (this.owner(uri)?.namespace !== name) continue;
       // A restarted entry's upstream is new: a subscription still held is opened there on next need.
       followed.subscription = undefined;
       followed.client = undefined;
@@ -325,7 +345,7 @@ export class Gateway {
     await this.listen(upstream, client);
     // Subscriptions held through a reconnection are opened again on the new session.
     for (const [uri, followed] of this.followed) {
-      if (parseExposedUri(uri)?.namespace === upstream.name) void this.follow(uri, followed);
+      if (this.owner(uri)?.namespace === upstream.name) void this.follow(uri, followed);
     }
     const caps = client.serverCapabilities;
     const [tools, prompts, resources, templates] = await Promise.all([
@@ -423,9 +443,11 @@ export class Gateway {
 
   /** The downstream name (tools, prompts) or URI (resources, templates) of an upstream item. */
   private downstreamKey(upstream: Upstream, kind: Kind, original: string): string | undefined {
-    if (kind === 'resource' || kind === 'template') return exposedUri(upstream.name, original);
+    if (kind === 'resource' || kind === 'template') return this.shownUri(upstream, original);
     const { separator, collisions } = this.config.options;
-    const name = exposedName(upstream.name, separator, original);
+    const name = upstream.config.namespace
+      ? exposedName(upstream.name, separator, original)
+      : exposedName('', '', original);
     const taken = this.routes[kind].get(name);
     if (taken === undefined || (taken.upstream === upstream && taken.name === original)) return name;
     if (collisions === 'skip') {
@@ -515,6 +537,10 @@ export class Gateway {
       some((c) => c.logging),
       {},
     );
+    // The tasks extension (2026-07-28): a tool call that runs as a task upstream is passed on as one.
+    if (known.some((caps) => caps?.extensions?.[TASKS_EXTENSION] !== undefined)) {
+      capabilities.extensions = { ...capabilities.extensions, [TASKS_EXTENSION]: {} };
+    }
   }
 
   // --- forwarding ---------------------------------------------------------------------------------
@@ -536,7 +562,7 @@ export class Gateway {
       const result = await next(params);
       const id = ctx.link.legacy?.session.id;
       const uri = params.uri;
-      if (id === undefined || typeof uri !== 'string' || !parseExposedUri(uri)) return result;
+      if (id === undefined || typeof uri !== 'string' || !this.owner(uri)) return result;
       let uris = this.subscribedBy.get(id);
       if (!uris) {
         uris = new Set();
@@ -560,7 +586,7 @@ export class Gateway {
       const notifications = params.notifications as { resourceSubscriptions?: unknown } | undefined;
       const named = notifications?.resourceSubscriptions;
       const uris = Array.isArray(named)
-        ? [...new Set(named.filter((u): u is string => typeof u === 'string' && !!parseExposedUri(u)))]
+        ? [...new Set(named.filter((u): u is string => typeof u === 'string' && !!this.owner(u)))]
         : [];
       await Promise.all(uris.map((uri) => this.hold(uri)));
       try {
@@ -594,7 +620,7 @@ export class Gateway {
       [
         'resources/read',
         (params, ctx, next) =>
-          parseExposedUri(params.uri as string) ? this.readResource(params.uri as string, ctx) : next(params),
+          this.owner(params.uri as string) ? this.readResource(params.uri as string, ctx) : next(params),
       ],
       [
         'completion/complete',
@@ -639,14 +665,33 @@ export class Gateway {
     ctx: RequestContext,
   ): Promise<CallToolResult> {
     const route = this.routes.tool.get(name)!;
+    const { upstream } = route;
+    // A 2026-07-28 client that declared the tasks extension gets the upstream's task as it is.
+    const asTask =
+      ctx.era === 'modern' &&
+      declaresTasks(ctx.client.capabilities) &&
+      upstream.capabilities?.extensions?.[TASKS_EXTENSION] !== undefined;
     try {
-      return await this.forward(route.upstream, 'tools/call', ctx, (client, options) =>
+      if (asTask) {
+        const params: Params =
+          args === undefined ? { name: route.name } : { name: route.name, arguments: args };
+        const result = (await this.forward(upstream, 'tools/call', ctx, (client, options) =>
+          client.request('tools/call', params as never, { ...options, unchecked: true }),
+        )) as unknown as Record<string, unknown>;
+        if (result.resultType === 'task' && typeof result.taskId === 'string')
+          this.taskMade(result.taskId, upstream);
+        return result as unknown as CallToolResult;
+      }
+      return await this.forward(upstream, 'tools/call', ctx, (client, options) =>
         client.callTool(route.name, args, options),
       );
     } catch (error) {
       if (error instanceof ProtocolError || error instanceof InputRequiredError) throw error;
       // A tool that cannot run is the model's business: it reads the reason as the tool's result.
-      return { content: [{ type: 'text', text: errorMessage(error) }], isError: true };
+      return {
+        content: [{ type: 'text', text: `Upstream "${upstream.name}": ${errorMessage(error)}` }],
+        isError: true,
+      };
     }
   }
 
@@ -666,7 +711,7 @@ export class Gateway {
       ...result,
       contents: result.contents.map((content) => ({
         ...content,
-        uri: exposedUri(target.upstream.name, content.uri),
+        uri: this.shownUri(target.upstream, content.uri),
       })),
     };
   }
@@ -679,7 +724,7 @@ export class Gateway {
       const route = this.routes.prompt.get(ref.name)!;
       upstream = route.upstream;
       upstreamRef = { ...ref, name: route.name };
-    } else if (ref.type === 'ref/resource' && ref.uri !== undefined && parseExposedUri(ref.uri)) {
+    } else if (ref.type === 'ref/resource' && ref.uri !== undefined && this.owner(ref.uri)) {
       const target = this.target(ref.uri);
       upstream = target.upstream;
       upstreamRef = { ...ref, uri: target.uri };
@@ -716,7 +761,7 @@ export class Gateway {
 
   /** Opens the upstream subscription of `uri` on the upstream's current catalog session, if not open there. */
   private async follow(uri: string, followed: Followed): Promise<void> {
-    const parsed = parseExposedUri(uri);
+    const parsed = this.owner(uri);
     const upstream = parsed && this.upstreams.get(parsed.namespace);
     if (!parsed || !upstream) return;
     const { client } = await upstream.catalog().catch(() => ({ client: undefined }));
@@ -727,7 +772,7 @@ export class Gateway {
     followed.subscription = client.listen(
       { resourceSubscriptions: [parsed.uri] },
       {
-        onResourceUpdated: (updated) => this.server.notifyResourceUpdated(exposedUri(upstream.name, updated)),
+        onResourceUpdated: (updated) => this.server.notifyResourceUpdated(this.shownUri(upstream, updated)),
       },
     );
     await followed.subscription.acknowledged.catch((error: unknown) => {
@@ -737,13 +782,21 @@ export class Gateway {
 
   /**
    * A method the gateway does not know: `<server><separator><method>` goes to that server as
-   * `<method>`; with a single upstream, any such method goes to it.
+   * `<method>`; any other goes to the single upstream, or to the one without a namespace.
    */
   private forwardUnknown(method: string, params: Params, ctx: RequestContext): Promise<unknown> {
     const { separator } = this.config.options;
     const at = method.indexOf(separator);
-    const named = at > 0 ? this.upstreams.get(method.slice(0, at)) : undefined;
-    const only = this.upstreams.size === 1 ? [...this.upstreams.values()][0] : undefined;
+    const taskOf = method.startsWith('tasks/') && typeof params.taskId === 'string';
+    const named =
+      (taskOf ? this.taskRoutes.get(params.taskId as string) : undefined) ??
+      (at > 0 ? this.upstreams.get(method.slice(0, at)) : undefined);
+    const only =
+      this.upstreams.size === 1
+        ? [...this.upstreams.values()][0]
+        : this.bare === undefined
+          ? undefined
+          : this.upstreams.get(this.bare);
     const upstream = named ?? only;
     if (upstream === undefined) {
       throw new ProtocolError(
@@ -751,14 +804,32 @@ export class Gateway {
         `Method not found: ${method}. Through this gateway, a method of one server is called as <server>${separator}<method>.`,
       );
     }
-    const upstreamMethod = named ? method.slice(at + separator.length) : method;
+    const upstreamMethod = named && !taskOf ? method.slice(at + separator.length) : method;
     return this.forward(upstream, upstreamMethod, ctx, (client, options) =>
       client.request(upstreamMethod as 'ping', params as never, { ...options, unchecked: true }),
     );
   }
 
+  /** Remembers which upstream made a task, for its `tasks/*` requests. */
+  private taskMade(taskId: string, upstream: Upstream): void {
+    this.taskRoutes.set(taskId, upstream);
+    if (this.taskRoutes.size > MAX_TASK_ROUTES) {
+      this.taskRoutes.delete(this.taskRoutes.keys().next().value as string);
+    }
+  }
+
+  /** The upstream a downstream URI belongs to (by name) and its URI there. */
+  private owner(uri: string): { namespace: string; uri: string } | undefined {
+    return parseExposedUri(uri) ?? (this.bare === undefined ? undefined : { namespace: this.bare, uri });
+  }
+
+  /** An upstream's URI as clients see it: under `gateway://<server>/`, or as it is without a namespace. */
+  private shownUri(upstream: Upstream, uri: string): string {
+    return upstream.config.namespace ? exposedUri(upstream.name, uri) : uri;
+  }
+
   private target(uri: string): { upstream: Upstream; uri: string } {
-    const parsed = parseExposedUri(uri);
+    const parsed = this.owner(uri);
     const upstream = parsed && this.upstreams.get(parsed.namespace);
     if (!parsed || !upstream) {
       throw new ProtocolError(
@@ -799,6 +870,22 @@ export class Gateway {
     const record = this.telemetry.upstreamCall(upstream.name, method, ctx);
     const id = ctx.link.legacy?.session.id;
     const open = id === undefined ? upstream.openCatalog() : this.sessions.get(id)?.get(upstream.name)?.open;
+    if (open && id === undefined && open.client.era === 'legacy' && MAY_ASK.has(method)) {
+      // A 2026-07-28 client's call to a legacy upstream, which asks its questions with requests of
+      // its own: on a session held by this call alone, so every question is this client's.
+      return upstream.lease().then(
+        (leased) => {
+          const done = this.run(upstream, leased, ctx, send, record);
+          const back = () => upstream.giveBack(leased);
+          done.then(back, back);
+          return done;
+        },
+        (error: unknown) => {
+          record.end(error);
+          throw error;
+        },
+      );
+    }
     if (open) return this.run(upstream, open, ctx, send, record);
     return this.sessionFor(upstream, ctx, id).then(
       (session) => this.run(upstream, session, ctx, send, record),
@@ -819,6 +906,13 @@ export class Gateway {
     const call: ForwardedCall = session.router.begin(ctx);
     const options: CallOptions = call.cancellation();
     options.timeoutMs = upstream.config.timeoutMs;
+    if (ctx.era === 'modern') {
+      // The shared session asks for what this client can answer and the logs it wants.
+      options.onBehalfOf = {
+        capabilities: ctx.client.capabilities,
+        logLevel: ctx.meta?.[META.logLevel] as LoggingLevel | undefined,
+      };
+    }
     if (ctx.meta?.progressToken !== undefined) {
       options.onprogress = (update) => {
         try {

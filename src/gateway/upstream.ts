@@ -5,14 +5,21 @@
  * roots), logs and progress go to that client's request and nobody else's.
  */
 import type { CallOptions } from '../client/client.js';
+import type { InputContext } from '../client/input-handlers.js';
 import type { Channel, ChannelSink } from '../engine/channel.js';
 import { Client } from '../extensions/client.js';
 import { nodeFetch } from '../node/fetch.js';
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import type { Era } from '../protocol/revisions.js';
-import type { ClientCapabilities, ElicitResult, ServerCapabilities } from '../protocol/types.js';
+import type {
+  ClientCapabilities,
+  CreateMessageResult,
+  ElicitResult,
+  LoggingLevel,
+  ServerCapabilities,
+} from '../protocol/types.js';
 import type { RequestContext } from '../server/context.js';
-import { InputRequiredError } from '../server/input.js';
+import { type InputCallOptions, InputRequiredError } from '../server/input.js';
 import type { FetchLike } from '../transports/http/client/fetch-like.js';
 import { StreamableHttpClientChannel } from '../transports/http/client/streamable-channel.js';
 import { StdioClientChannel } from '../transports/stdio/client-channel.js';
@@ -36,6 +43,11 @@ export interface UpstreamHealth {
   /** Sessions open for downstream clients. */
   readonly sessions: number;
 }
+
+/** What the catalog and leased sessions declare: they answer for any client. */
+const EVERY_INPUT: ClientCapabilities = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
+/** Leased sessions kept open while idle, per upstream (stdio: processes). */
+const MAX_IDLE_LEASES = 4;
 
 /** After this many failures in a row the circuit opens: calls fail at once until the next attempt. */
 const CIRCUIT_FAILURES = 3;
@@ -87,7 +99,8 @@ export class CallRouter {
   constructor(readonly shared: boolean) {}
 
   begin(ctx: RequestContext): ForwardedCall {
-    const call = new ForwardedCall(ctx, this.shared);
+    // A 2026-07-28 request's upstream call stops when the request needs input first (see `ask`).
+    const call = new ForwardedCall(ctx, this.shared || ctx.era === 'modern');
     this.calls.add(call);
     return call;
   }
@@ -96,7 +109,14 @@ export class CallRouter {
     this.calls.delete(call);
   }
 
-  target(): ForwardedCall | undefined {
+  /**
+   * `signal`: the one an upstream's 2026-07-28 question came with, the signal of the call it
+   * answers (on the shared session each call has its own), which names the call even among many.
+   */
+  target(signal?: AbortSignal): ForwardedCall | undefined {
+    if (signal !== undefined && this.shared) {
+      for (const call of this.calls) if (call.controller?.signal === signal) return call;
+    }
     if (this.shared && this.calls.size !== 1) return undefined;
     let last: ForwardedCall | undefined;
     for (const call of this.calls) last = call;
@@ -138,6 +158,8 @@ export class Upstream {
   /** What the server spoke last, so later sessions skip the probe of the other era. */
   private era: Era | undefined;
   private readonly open = new Set<Client>();
+  /** Leased sessions not in use (see {@link lease}). */
+  private readonly idle: UpstreamSession[] = [];
   private stopped = false;
 
   constructor(
@@ -184,14 +206,38 @@ export class Upstream {
   async session(capabilities: ClientCapabilities, onClosed: () => void): Promise<UpstreamSession> {
     if (this.stopped || this.state === 'failing' || this.state === 'circuit-open') throw this.unavailable();
     const router = new CallRouter(false);
-    const client = this.client(router, capabilities);
+    // Every log message comes to the gateway, which passes on what the client's level lets through.
+    const client = this.client(router, capabilities, 'debug');
     await this.connect(client, onClosed);
     return { client, router };
+  }
+
+  /**
+   * A session for one call alone (a 2026-07-28 client's call to a legacy upstream, whose questions
+   * come as requests on the session): an idle one, or a new one. Give it back with {@link giveBack}.
+   */
+  async lease(): Promise<UpstreamSession> {
+    const idle = this.idle.pop();
+    if (idle) return idle;
+    let made: UpstreamSession | undefined;
+    made = await this.session(EVERY_INPUT, () => {
+      const at = made ? this.idle.indexOf(made) : -1;
+      if (at !== -1) this.idle.splice(at, 1);
+    });
+    return made;
+  }
+
+  /** A leased session is free again: kept for the next call, or closed when enough are idle. */
+  giveBack(session: UpstreamSession): void {
+    if (this.stopped || !this.open.has(session.client)) return;
+    if (this.idle.length < MAX_IDLE_LEASES) this.idle.push(session);
+    else void session.client.close();
   }
 
   /** Closes every session (stdio servers get stdin → SIGTERM → SIGKILL) and stops reconnecting. */
   async close(): Promise<void> {
     this.stopped = true;
+    this.idle.length = 0;
     this.state = 'stopped';
     clearTimeout(this.retryTimer);
     await Promise.allSettled([...this.open].map((client) => client.close()));
@@ -201,7 +247,7 @@ export class Upstream {
     this.state = 'starting';
     const router = new CallRouter(true);
     // The catalog answers for any client: it declares every kind of input and routes each question.
-    const client = this.client(router, { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} });
+    const client = this.client(router, EVERY_INPUT);
     try {
       await this.connect(client, () => {
         if (this.catalogClient !== client) return;
@@ -254,13 +300,26 @@ export class Upstream {
     );
   }
 
-  private client(router: CallRouter, capabilities: ClientCapabilities): Client {
+  private client(router: CallRouter, capabilities: ClientCapabilities, logLevel?: LoggingLevel): Client {
     const client = new Client(
       { name: 'switchboard-gateway', version: this.hooks.version },
-      { timeoutMs: this.config.timeoutMs, cache: false, logger: this.hooks.logger },
+      {
+        timeoutMs: this.config.timeoutMs,
+        cache: false,
+        // A tool that runs as a task upstream is followed to its end (the gateway's own task, if any,
+        // is what its client holds).
+        tasks: true,
+        logger: this.hooks.logger,
+        ...(logLevel === undefined ? {} : { logLevel }),
+      },
     );
-    const ask = async <T>(question: (ctx: RequestContext) => Promise<T>): Promise<T> => {
-      const call = router.target();
+    const ask = async <T>(
+      question: (ctx: RequestContext, options: InputCallOptions) => Promise<T>,
+      input: InputContext,
+      /** What the upstream is told while its question goes to the downstream client (never sent: see below). */
+      unsent: T,
+    ): Promise<T> => {
+      const call = router.target(input.signal);
       if (call === undefined) {
         throw new ProtocolError(
           ErrorCode.InvalidRequest,
@@ -270,25 +329,31 @@ export class Upstream {
         );
       }
       try {
-        return await question(call.ctx);
+        // The upstream's key for the question is the downstream client's too (2026-07-28).
+        return await question(call.ctx, input.key === undefined ? {} : { key: input.key });
       } catch (error) {
-        // 2026-07-28 downstream: the downstream request answers input_required and runs again with
-        // the answer; stop the upstream call, which will be made again on the retry.
-        if (error instanceof InputRequiredError) {
-          call.inputRequired = error;
-          call.controller?.abort(error);
-        }
+        if (!(error instanceof InputRequiredError)) throw error;
+        // 2026-07-28 downstream: the downstream request answers input_required (with every question
+        // of the upstream's input_required: the client goes on to the next one) and runs again with
+        // the answers. The upstream call is stopped before its retry leaves, so `unsent` never does.
+        call.inputRequired ??= error;
+        call.controller?.abort(error);
+        if (input.era === 'modern' && call.controller) return unsent;
         throw error;
       }
     };
     const elicitation = capabilities.elicitation as { form?: object; url?: object } | undefined;
     if (elicitation) {
       client.onElicitation(
-        (params) =>
-          ask(async (ctx) => {
-            const outcome = await ctx.elicit(params as Parameters<RequestContext['elicit']>[0]);
-            return outcome as unknown as ElicitResult;
-          }),
+        (params, input) =>
+          ask(
+            async (ctx, options) => {
+              const outcome = await ctx.elicit(params as Parameters<RequestContext['elicit']>[0], options);
+              return outcome as unknown as ElicitResult;
+            },
+            input,
+            { action: 'cancel' },
+          ),
         // A legacy `elicitation: {}` means form.
         {
           form: elicitation.form !== undefined || elicitation.url === undefined,
@@ -296,8 +361,14 @@ export class Upstream {
         },
       );
     }
-    if (capabilities.sampling) client.onSampling((params) => ask((ctx) => ctx.sample(params)));
-    if (capabilities.roots) client.setRoots(() => ask((ctx) => ctx.listRoots()));
+    if (capabilities.sampling) {
+      client.onSampling((params, input) =>
+        ask((ctx, options) => ctx.sample(params, options), input, UNSENT_SAMPLE),
+      );
+    }
+    if (capabilities.roots) {
+      client.setRoots((input) => ask((ctx, options) => ctx.listRoots(options), input, []));
+    }
     client.onLog((message) => {
       router.target()?.ctx.log(message.level, message.data, message.logger);
     });
@@ -352,6 +423,12 @@ export class Upstream {
     });
   }
 }
+
+const UNSENT_SAMPLE: CreateMessageResult = {
+  role: 'assistant',
+  content: { type: 'text', text: '' },
+  model: 'switchboard-gateway',
+};
 
 /** A channel that also tells `onClosed` when it closes, for whatever reason. */
 function watchClose(channel: Channel, onClosed: () => void): Channel {

@@ -4,8 +4,10 @@
  * (`$XDG_CONFIG_HOME/switchboard`, else `~/.config/switchboard`; `~/Library/Application
  * Support/switchboard` on macOS, `%APPDATA%\switchboard` on Windows). The CLI signs in with it.
  * Written whole to a temporary file (created 0600) and renamed, so a crash never leaves half a file.
+ * Read once and kept: the file is read again only when it changed (another process signed in), which
+ * a `stat` tells, so a client that looks up its token on every request does not parse it every time.
  */
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, type Stats, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DataTokenStore, type TokenStoreData } from '../auth/client/store.js';
@@ -19,8 +21,13 @@ export function configDirectory(env: NodeJS.ProcessEnv = process.env): string {
   return join(homedir(), '.config');
 }
 
+/** Which version of the file a read saw: a rename (every save) changes the inode. */
+const versionOf = (stats: Stats) => `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+
 export class FileTokenStore extends DataTokenStore {
   readonly file: string;
+  /** What the file held when last read or written, and its version then. */
+  #cached: { data: TokenStoreData; version: string } | undefined;
 
   /** `file`: where to keep them. Default: `tokens.json` in the user's configuration directory. */
   constructor(file: string = join(configDirectory(), 'switchboard', 'tokens.json')) {
@@ -30,9 +37,13 @@ export class FileTokenStore extends DataTokenStore {
 
   protected async load(): Promise<TokenStoreData> {
     let text: string;
+    let version: string;
     try {
+      version = versionOf(statSync(this.file));
+      if (this.#cached?.version === version) return this.#cached.data;
       text = readFileSync(this.file, 'utf8');
     } catch (error) {
+      this.#cached = undefined;
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { clients: {}, tokens: {} };
       throw new SwitchboardError(
         'CONFIG',
@@ -52,14 +63,18 @@ export class FileTokenStore extends DataTokenStore {
       typeof value === 'object' && value !== null && !Array.isArray(value)
         ? Object.assign(Object.create(null), value)
         : Object.create(null);
-    return { clients: object(data.clients), tokens: object(data.tokens) };
+    const loaded = { clients: object(data.clients), tokens: object(data.tokens) };
+    this.#cached = { data: loaded, version };
+    return loaded;
   }
 
   protected async save(data: TokenStoreData): Promise<void> {
+    this.#cached = undefined;
     mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
     const temporary = `${this.file}.${process.pid}.tmp`;
     writeFileSync(temporary, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
     chmodSync(temporary, 0o600); // an existing temporary file keeps its mode otherwise
     renameSync(temporary, this.file);
+    this.#cached = { data, version: versionOf(statSync(this.file)) };
   }
 }

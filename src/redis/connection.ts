@@ -6,7 +6,7 @@
  *
  * Both connections fail fast while Redis is down (no offline queue: a request that needs shared state
  * gets a clear error at once instead of waiting) and reconnect on their own; the subscriber
- * re-subscribes when it is back.
+ * re-subscribes each time it is ready.
  */
 import { Redis, type RedisOptions } from 'ioredis';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
@@ -60,7 +60,19 @@ export class RedisConnection {
       ...options.redisOptions,
     };
     this.command = new Redis(options.url, redisOptions);
-    this.#subscriber = new Redis(options.url, { ...redisOptions, enableAutoPipelining: false });
+    // ioredis's own re-subscription on reconnect leaves a failure unhandled (a connection lost again
+    // at once), which would end the process: this one reports it and tries again.
+    this.#subscriber = new Redis(options.url, {
+      ...redisOptions,
+      enableAutoPipelining: false,
+      autoResubscribe: false,
+    });
+    this.#subscriber.on('ready', () => {
+      this.#subscriber.subscribe(this.channel).catch((error: Error) => {
+        this.#reportOutage(error);
+        this.#subscriber.disconnect(true);
+      });
+    });
     for (const client of [this.command, this.#subscriber]) {
       // ioredis reports each failed reconnection; one line per outage is enough.
       client.on('error', (error: Error) => this.#reportOutage(error));
@@ -90,6 +102,7 @@ export class RedisConnection {
     const connection = new RedisConnection(options);
     try {
       await Promise.all([connection.command.connect(), connection.#subscriber.connect()]);
+      // Subscribed on 'ready' too; this says when it is done (a second SUBSCRIBE changes nothing).
       await connection.#subscriber.subscribe(connection.channel);
     } catch (error) {
       connection.close();

@@ -143,7 +143,7 @@ describe('OAuthClient against a protected Switchboard server and oidc-provider',
       const client = new Client({ name: 'test', version: '1.0.0' });
       await assert.rejects(
         client.connect(new StreamableHttpClientChannel(other.url, { fetch: oauthClient().fetch(nodeFetch) })),
-        /no dynamic client registration.*pass its credentials as `client`/,
+        /no dynamic client registration.*pass its credentials as OAuthClient's `client` option/,
       );
     } finally {
       await other.close();

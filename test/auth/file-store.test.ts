@@ -1,6 +1,6 @@
 /** FileTokenStore: owner-only file, round trip, replaced whole, a corrupt file named in the error. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -40,6 +40,28 @@ describe('FileTokenStore', () => {
       { client_id: 'c1' },
       'logout keeps the client',
     );
+  });
+
+  test('read once and kept; read again when another process wrote the file', async () => {
+    const file = join(dir, 'kept.json');
+    const resource = 'https://mcp.example/mcp';
+    const token = async (store: FileTokenStore) =>
+      (await store.getTokens('https://as', resource))?.access_token;
+    const store = new FileTokenStore(file);
+    await store.setTokens('https://as', resource, { access_token: 'aaaa', token_type: 'bearer' });
+    // Whole-second times, which utimes can give back exactly.
+    utimesSync(file, 1_700_000_000, 1_700_000_000);
+    assert.equal(await token(store), 'aaaa');
+    // Changed in place to the same size and given its old times back: to a stat, the same file.
+    writeFileSync(file, readFileSync(file, 'utf8').replace('aaaa', 'bbbb'));
+    utimesSync(file, 1_700_000_000, 1_700_000_000);
+    assert.equal(await token(store), 'aaaa', 'served from memory, not read again');
+    // Another process signs in: its save replaces the file (a new inode), which is read again.
+    await new FileTokenStore(file).setTokens('https://as', resource, {
+      access_token: 'cccc',
+      token_type: 'bearer',
+    });
+    assert.equal(await token(store), 'cccc');
   });
 
   test('a corrupt file is named, with what to do', async () => {

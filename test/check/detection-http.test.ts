@@ -18,7 +18,22 @@ const EXPECTED: Record<HttpBug, readonly [string, Revision]> = {
   'unsupported-version-200': ['http.unsupported-version-400', '2026-07-28'],
   'header-mismatch-unchecked': ['http.header-mismatch', '2026-07-28'],
   'get-200': ['http.get-405', '2026-07-28'],
+  'delete-405-missing': ['http.delete-405', '2026-07-28'],
+  'delete-keeps-session': ['http.delete-session', '2025-06-18'],
+  'get-stream-json': ['http.get-stream', '2025-03-26'],
+  'host-unchecked': ['security.host', '2025-11-25'],
+  'sequential-session-ids': ['http.session-id-entropy', '2025-11-25'],
+  'no-body-limit': ['security.body-limit', '2026-07-28'],
+  'sse-stray-line': ['http.sse-framing', '2025-11-25'],
+  'event-ids-repeated': ['http.event-ids-unique', '2025-11-25'],
+  'resume-ignored': ['http.resume', '2025-06-18'],
+  'resume-foreign': ['http.resume-same-stream', '2025-11-25'],
+  'sse-endpoint-not-first': ['http.sse-endpoint-event', '2024-11-05'],
 };
+
+/** The bugs of the HTTP+SSE transport are seen at its endpoint, /sse. */
+const urlFor = (bug: HttpBug, url: string) =>
+  bug.startsWith('sse-endpoint') ? url.replace(/\/mcp$/, '/sse') : url;
 
 test('switchboard check flags every seeded HTTP bug with its requirement', async () => {
   const missed: string[] = [];
@@ -27,7 +42,7 @@ test('switchboard check flags every seeded HTTP bug with its requirement', async
     const server = await startBrokenHttp(bug);
     try {
       const report = await checkServer(
-        { kind: 'http', url: server.url },
+        { kind: 'http', url: urlFor(bug, server.url) },
         { revisions: [revision], timeoutMs: 5_000 },
       );
       const entry = report.checks.find((c) => c.id === id && c.revision === revision);
@@ -40,4 +55,17 @@ test('switchboard check flags every seeded HTTP bug with its requirement', async
     }
   }
   assert.deepEqual(missed, []);
+});
+
+test('a server that speaks only 2026-07-28 refuses GET and DELETE with 405: passed, not flagged', async () => {
+  const server = await startBrokenHttp('modern-only');
+  try {
+    const report = await checkServer({ kind: 'http', url: server.url }, { timeoutMs: 5_000 });
+    const status = (id: string) =>
+      report.checks.find((c) => c.id === id && c.revision === '2026-07-28')?.status;
+    assert.deepEqual([status('http.get-405'), status('http.delete-405')], ['passed', 'passed']);
+    assert.equal(report.summary.failed, 0);
+  } finally {
+    await server.close();
+  }
 });

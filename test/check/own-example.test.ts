@@ -26,4 +26,17 @@ describe('switchboard check on the example server', () => {
       );
     });
   });
+  test('the example server over its HTTP+SSE endpoint (2024-11-05 transport): the transport rules pass', async () => {
+    await overHttp(createExampleServer(), async (target) => {
+      assert.equal(target.kind, 'http');
+      const url = String(target.kind === 'http' && target.url).replace(/\/mcp$/, '/sse');
+      const report = await checkServer({ kind: 'http', url }, { revisions: ['2024-11-05'] });
+      assertChecked(report);
+      const status = (id: string) => report.checks.find((c) => c.id === id)?.status;
+      assert.deepEqual(
+        ['http.sse-endpoint-event', 'http.sse-post-accepted', 'http.sse-messages-on-stream'].map(status),
+        ['passed', 'passed', 'passed'],
+      );
+    });
+  });
 });

@@ -29,11 +29,14 @@ test('tmcp over HTTP: the findings docs/check.md reports, no more', async () => 
     const failed = findings(report).filter((f) => f.endsWith(' failed'));
     assert.deepEqual(failed, [
       '2026-07-28 schema.server-messages failed',
+      '2026-07-28 security.origin failed',
       '2025-06-18 schema.server-messages failed',
       '2025-06-18 http.unknown-session failed',
+      '2025-06-18 http.delete-session failed',
       '2025-06-18 security.origin failed',
       '2025-03-26 schema.server-messages failed',
       '2025-03-26 http.unknown-session failed',
+      '2025-03-26 http.delete-session failed',
     ]);
     const warned = new Set(
       findings(report)
@@ -46,6 +49,8 @@ test('tmcp over HTTP: the findings docs/check.md reports, no more', async () => 
       'pagination.invalid-cursor',
       'resources.not-found',
       'schema.revision-fields',
+      'security.body-limit',
+      'security.host',
       'tools.unknown-tool',
     ]);
   } finally {

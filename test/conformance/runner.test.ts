@@ -166,4 +166,30 @@ describe('end to end', () => {
       assert.ok(result.counts.SUCCESS >= 2, `${result.scenario}: ${JSON.stringify(result.counts)}`);
     }
   });
+
+  // The whole suite through the gateway is `node build/conformance/run.js --through gateway` (CI).
+  test('server scenarios through switchboard gateway fronting the fixture: logs, several questions, a task', async () => {
+    const through = { ...paths, server: 'build/conformance/gateway.js' };
+    const scenario = (wire: string, name: string) =>
+      execute(
+        {
+          suite,
+          role: 'server',
+          wire,
+          args: ['--scenario', name, ...(wire === EXTENSION_WIRE ? [] : ['--spec-version', wire])],
+          expected: [name],
+        },
+        join(results, `gateway-${name}`),
+        through,
+      );
+    const outcomes = await Promise.all([
+      scenario('2025-11-25', 'tools-call-with-logging'),
+      scenario('2026-07-28', 'input-required-result-multiple-input-requests'),
+      scenario('2026-07-28', 'input-required-result-capability-check'),
+      scenario(EXTENSION_WIRE, 'tasks-capability-negotiation'),
+    ]);
+    for (const { result } of outcomes.flat()) {
+      assert.equal(result.verdict, 'pass', `${result.scenario}: ${result.problems.join('\n')}`);
+    }
+  });
 });

@@ -226,6 +226,7 @@ for (const era of ['modern', 'legacy'] as const) {
       const root = `file:///work/${era}`;
       await server.getByRole('textbox', { name: /^Roots offered/ }).fill(`${root}\nfile:///tmp/shared`);
       await server.getByRole('button', { name: 'Set roots' }).click();
+      await server.getByText('Capabilities and roots').click();
       await callTool('where', 'Where');
       await result().getByText(`roots: ${root} file:///tmp/shared`, { exact: true }).waitFor();
     });

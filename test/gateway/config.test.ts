@@ -150,6 +150,32 @@ describe('gateway config', () => {
     ]);
   });
 
+  test('"namespace": false shows one server bare; a second one, or a quoted boolean, is refused', () => {
+    const one = parseGatewayConfig(
+      'mcp.json',
+      '{ "mcpServers": { "a": { "command": "x", "namespace": false }, "b": { "command": "y" } } }',
+      { env: {} },
+    );
+    assert.ok(one.ok);
+    assert.deepEqual(
+      one.config.upstreams.map((u) => [u.name, u.namespace]),
+      [
+        ['a', false],
+        ['b', true],
+      ],
+    );
+    const two = parseGatewayConfig(
+      'mcp.json',
+      '{ "mcpServers": {\n "a": { "command": "x", "namespace": false },\n "b": { "command": "y", "namespace": "false" },\n "c": { "command": "z", "namespace": false } } }',
+      { env: {} },
+    );
+    assert.ok(!two.ok);
+    assert.deepEqual(two.problems.map(formatProblem), [
+      'mcp.json:3:38: "namespace" must be true or false, not string. Remove the quotes: false.',
+      'mcp.json:4:38: The servers "a" and "c" both have "namespace": false. Keep "namespace": false on one server at most: the others need their namespace to be told apart.',
+    ]);
+  });
+
   test('expansion: defaults, env: prefix, escapes, and a missing variable named', () => {
     const scope = {
       env: { A: 'a', EMPTY: '' },

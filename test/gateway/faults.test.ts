@@ -1,9 +1,10 @@
 /**
  * The gateway with a legacy HTTP+SSE upstream, and when upstreams fail: never start, crash mid-call,
- * and whether every process it started is gone after close().
+ * hang, speak garbage, answer too slowly; and whether every process it started is gone after
+ * close() (no child of this process is left, zombie or not).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -11,6 +12,27 @@ import { startV1Sse } from '../fixtures/http-official.js';
 import { until } from '../helpers/wait.js';
 import { assertExited } from '../interop/helpers/processes.js';
 import { pidOf, startGateway, switchboardClient, textOf, UPSTREAM } from './helpers.js';
+
+/** Processes whose parent is this one (Linux /proc), zombies included: what the gateway spawned. */
+function children(): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid === process.pid) found.push(Number(entry));
+  }
+  return found;
+}
+
+/** Waits until no child of this process is left (each is reaped once it exits). */
+const noChildren = (label: string) => until(() => children().length === 0, `${label}: no child left`);
 
 describe('gateway: a legacy HTTP+SSE upstream', () => {
   test('serves its tools, and a cancelled downstream call cancels the upstream call', async () => {
@@ -99,6 +121,34 @@ describe('gateway: faults', () => {
     } finally {
       await started.close();
     }
+    await noChildren('after a hung and a garbage upstream');
+  });
+
+  test('a slow upstream: its call ends at its timeout, the others serve meanwhile, it serves again', async () => {
+    const started = await startGateway({
+      slow: { command: process.execPath, args: [UPSTREAM], env: { UPSTREAM_LABEL: 'slow' }, timeoutMs: 5000 },
+      local: { command: process.execPath, args: [UPSTREAM], env: { UPSTREAM_LABEL: 'local' } },
+    });
+    try {
+      // A 2026-07-28 client: its calls go through the gateway's (already open) session with each.
+      const { client } = await switchboardClient(started.url, 'jo');
+      let slowEnded = false;
+      // `slow` answers only when cancelled: the gateway's per-call timeout is what ends it.
+      const slow = client.callTool('slow__slow').finally(() => {
+        slowEnded = true;
+      });
+      assert.match(textOf(await client.callTool('local__whoami')), /^local pid \d+$/);
+      assert.equal(slowEnded, false, 'the other upstream answered while the slow call ran');
+      const timedOut = await slow;
+      assert.equal(timedOut.isError, true);
+      assert.match(textOf(timedOut), /^Upstream "slow": .*got no response within \d+ ms/);
+      assert.equal(started.gateway.health().find((h) => h.name === 'slow')?.state, 'up');
+      assert.match(textOf(await client.callTool('slow__whoami')), /^slow pid \d+$/);
+      await client.close();
+    } finally {
+      await started.close();
+    }
+    await noChildren('after a slow upstream');
   });
 
   test('close() stops every upstream process it started, the catalog and the per-client ones', async () => {
@@ -114,6 +164,7 @@ describe('gateway: faults', () => {
     assert.equal(new Set(pids).size, 3);
     await started.close();
     await assertExited(pids, 'gateway close');
+    await noChildren('after close()');
     await Promise.allSettled([a.client.close(), b.client.close(), modern.client.close()]);
   });
 });

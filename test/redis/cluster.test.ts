@@ -170,12 +170,14 @@ describe('a cluster of three nodes on Redis', () => {
     assert.match(retry.error?.message ?? '', /Shared state is unavailable/);
 
     await cluster.redis.start();
-    // The nodes reconnect by themselves (no restart); the first call that needs Redis tells when.
+    // The nodes reconnect by themselves (no restart), each in its own time; a call that needs Redis
+    // tells when, on each node.
+    const consumedOn = async (node: TestNode) =>
+      (await pay(node, { requestState: (await pay(A)).result!.requestState, inputResponses: ANSWER }))
+        .result !== undefined;
     await until(
-      async () =>
-        (await pay(C, { requestState: (await pay(A)).result!.requestState, inputResponses: ANSWER }))
-          .result !== undefined,
-      'requestState works again',
+      async () => (await consumedOn(A)) && (await consumedOn(B)) && (await consumedOn(C)),
+      'requestState works again on every node',
     );
     const task = await a.client.callToolAsTask('wait', { gate: 'after' });
     assert.equal((await b.client.getTask(task.taskId!)).status, 'working');

@@ -4,7 +4,8 @@
  * the session is initialized on one node, its calls served by the others, its GET stream held by a
  * third node that sends the changes made on the other two, and an elicitation asked by one node is
  * answered through another. Each node logs the HTTP requests it served and the session messages it
- * forwarded, so the test cannot pass with all the traffic on one node.
+ * forwarded, so the test cannot pass with all the traffic on one node. And Redis stopped under a
+ * session, then started again: the nodes refuse its requests clearly meanwhile and recover alone.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -70,4 +71,86 @@ describe('legacy sessions on three Redis nodes behind nginx round-robin', () => 
       await client.close();
     });
   }
+
+  test('Redis down: legacy session requests fail with a clear 503 while 2026-07-28 calls go on; back without restarting a node', async () => {
+    const post = (body: object, headers: Record<string, string> = {}) =>
+      fetch(cluster.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', ...body }),
+      });
+    const initialize = async () => {
+      const response = await post({
+        id: 0,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
+        },
+      });
+      assert.equal(response.status, 200);
+      const session = {
+        'mcp-session-id': response.headers.get('mcp-session-id')!,
+        'mcp-protocol-version': '2025-11-25',
+      };
+      await post({ method: 'notifications/initialized' }, session);
+      return session;
+    };
+    const echo = { id: 1, method: 'tools/call', params: { name: 'echo', arguments: {} } };
+    const modern = {
+      id: 2,
+      method: 'tools/call',
+      params: {
+        name: 'echo',
+        arguments: {},
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    };
+    const modernHeaders = {
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'echo',
+    };
+    const session = await initialize();
+    assert.equal((await post(echo, session)).status, 200);
+
+    await cluster.redis.stop();
+    for (let i = 0; i < 3; i++) {
+      const failed = await post(echo, session);
+      assert.equal(failed.status, 503, 'each node refuses: it cannot reach the shared session');
+      assert.equal(failed.headers.get('retry-after'), '1');
+      const { error } = (await failed.json()) as { error: { message: string } };
+      assert.match(error.message, /the shared session store failed .*Try again shortly/);
+      const served = (await (await post(modern, modernHeaders)).json()) as {
+        result?: { content: { text: string }[] };
+      };
+      assert.match(served.result?.content[0]?.text ?? '', /^[ABC]: /, '2026-07-28 needs nothing shared');
+    }
+
+    await cluster.redis.start();
+    // This Redis keeps nothing across a restart: the session is gone (404, initialize again), and
+    // the nodes, reconnected on their own, serve a new one.
+    await until(async () => {
+      // Three requests in a row: one per node (round-robin).
+      for (let i = 0; i < 3; i++) if ((await post(echo, session)).status !== 404) return false;
+      return true;
+    }, 'the three nodes reach Redis again');
+    const again = await initialize();
+    const served = new Set<string>();
+    for (let i = 0; i < 3; i++) {
+      const response = await post(echo, again);
+      assert.equal(response.status, 200);
+      const text = await response.text();
+      served.add(/"text":"([ABC]):/.exec(text)?.[1] ?? text);
+    }
+    assert.deepEqual([...served].sort(), ['A', 'B', 'C']);
+  });
 });

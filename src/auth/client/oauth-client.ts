@@ -442,7 +442,7 @@ export class OAuthClient {
     if (!as.registration_endpoint) {
       throw new SwitchboardError(
         'AUTHORIZATION',
-        `Cannot register with the authorization server ${issuer}: it offers no dynamic client registration${this.#options.clientMetadataUrl ? '' : ' and no client ID metadata documents'}. Register a client there and pass its credentials as \`client\` (the CLI: --client-id/--client-secret).`,
+        `Cannot register with the authorization server ${issuer}: it offers no dynamic client registration${this.#options.clientMetadataUrl ? '' : ' and no client ID metadata documents'}. Register a client there and pass its credentials as OAuthClient's \`client\` option.`,
       );
     }
     const methods = as.token_endpoint_auth_methods_supported;

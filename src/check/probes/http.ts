@@ -8,17 +8,27 @@ import { META } from '../../protocol/meta.js';
 import { isModernRevision, type Revision } from '../../protocol/revisions.js';
 import type { ResponseLike } from '../../transports/http/client/fetch-like.js';
 import { errorMessage } from '../../util/guards.js';
+import { REQUIREMENTS, roleOf } from '../requirements.js';
 import type { Verdicts } from '../results.js';
 import { brief, type Json } from '../wire.js';
+import { probeAuthorization } from './authorization.js';
 import { CHECKER_INFO, checkerCapabilities } from './context.js';
+import { LEGACY_SSE_IDS, probeSseTransport } from './legacy-sse.js';
 import { servedMethod } from './protocol.js';
+import { SSE_IDS } from './sse.js';
 
 const ACCEPT = 'application/json, text/event-stream';
 const FOREIGN_ORIGIN = 'https://switchboard-check.invalid';
+/** The Host a DNS-rebinding page's requests carry: its own name, resolved to the local server. */
+const FOREIGN_HOST = 'switchboard-check.invalid';
+/** The body of the body-limit probe: far beyond any message a server needs to take. */
+const HUGE_BODY_BYTES = 16 * 1024 * 1024;
+/** Characters in which two session ids must differ at least (a counter differs in one or two). */
+const MIN_SESSION_ID_DIFFERENCE = 16;
 /** Largest body read from one answer. */
 const MAX_BODY = 256 * 1024;
 
-interface Answer {
+export interface Answer {
   readonly status: number;
   readonly contentType: string;
   readonly headers: ResponseLike['headers'];
@@ -39,38 +49,49 @@ export async function probeHttp(
     readonly verdicts: Verdicts;
   }[],
   options: { readonly timeoutMs: number },
+  /** The target serves the HTTP+SSE transport of 2024-11-05 (see isSseEndpoint), not Streamable HTTP. */
+  sse = false,
 ): Promise<void> {
   const http = new HttpProbe(target, options.timeoutMs);
+  // The rules judged here: every server rule about HTTP but those judged on the tapped streams.
+  const judged = REQUIREMENTS.filter(
+    (r) => r.transport === 'http' && roleOf(r) === 'server' && !SSE_IDS.includes(r.id),
+  ).map((r) => r.id);
   for (const { revision, capabilities, verdicts } of spoken) {
+    if (sse) {
+      for (const id of [...judged, ...SSE_IDS].filter((id) => !LEGACY_SSE_IDS.includes(id))) {
+        verdicts.notApplicable(
+          id,
+          'the target serves the HTTP+SSE transport of 2024-11-05; this is a rule of Streamable HTTP',
+        );
+      }
+      if (revision === '2024-11-05') await probeSseTransport(http, verdicts);
+      continue;
+    }
+    for (const id of LEGACY_SSE_IDS) {
+      verdicts.notApplicable(
+        id,
+        'the target serves Streamable HTTP; give the URL of the HTTP+SSE endpoint (e.g. /sse) to check that transport',
+      );
+    }
     try {
-      if (isModernRevision(revision)) await modern(http, verdicts, revision, servedMethod(capabilities));
-      else if (revision !== '2024-11-05') await legacy(http, verdicts, revision);
+      if (isModernRevision(revision)) {
+        const older = spoken.map((s) => s.revision).filter((r) => !isModernRevision(r));
+        await modern(http, verdicts, revision, servedMethod(capabilities), older);
+      } else if (revision !== '2024-11-05') await legacy(http, verdicts, revision);
     } catch (error) {
       // A request that fails at the network level leaves its rules untested, and says why.
-      for (const id of [
-        'http.content-type',
-        'http.unknown-method-404',
-        'http.unsupported-version-400',
-        'http.header-mismatch',
-        'http.get-405',
-        'http.notification-202',
-        'http.session-id',
-        'http.unknown-session',
-        'http.missing-session',
-        'security.origin',
-      ]) {
-        verdicts.notTested(id, `an HTTP request failed: ${errorMessage(error)}`);
-      }
+      for (const id of judged) verdicts.notTested(id, `an HTTP request failed: ${errorMessage(error)}`);
     }
   }
 }
 
-class HttpProbe {
+export class HttpProbe {
   readonly url: string;
   readonly local: boolean;
   constructor(
-    private readonly target: Target,
-    private readonly timeoutMs: number,
+    readonly target: Target,
+    readonly timeoutMs: number,
   ) {
     this.url = String(target.url);
     const host = new URL(this.url).hostname;
@@ -78,27 +99,73 @@ class HttpProbe {
       host === 'localhost' || host === '127.0.0.1' || host === '[::1]' || host.endsWith('.localhost');
   }
 
-  async send(method: string, headers: Record<string, string>, body?: unknown): Promise<Answer> {
+  /**
+   * One request. `body`: a value sent as JSON, or a string sent as is. `read: false` takes the
+   * status and headers only (an event stream that stays open is not waited for); `anonymous`
+   * leaves out the target's Authorization header; `url` asks another address (a metadata document).
+   */
+  async send(
+    method: string,
+    headers: Record<string, string>,
+    body?: unknown,
+    options: { readonly read?: boolean; readonly anonymous?: boolean; readonly url?: string } = {},
+  ): Promise<Answer> {
     const controller = new AbortController();
     const timer = setTimeout(
       () => controller.abort(new Error(`no answer within ${this.timeoutMs} ms`)),
       this.timeoutMs,
     );
     try {
-      const response = await nodeFetch(this.url, {
+      const response = await nodeFetch(options.url ?? this.url, {
         method,
-        headers: { ...this.target.headers, ...headers },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        headers: {
+          ...(options.anonymous ? withoutAuthorization(this.target.headers) : this.target.headers),
+          ...headers,
+        },
+        ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
         signal: controller.signal,
       });
       const contentType = (response.headers.get('content-type') ?? '').toLowerCase();
-      const message = await readMessage(response, contentType);
+      const message = options.read === false ? undefined : await readMessage(response, contentType);
       return { status: response.status, contentType, headers: response.headers, message };
     } finally {
       clearTimeout(timer);
       controller.abort();
     }
   }
+}
+
+/** A GET that opens an event stream: its response, read by the caller, until `close` (or `timeoutMs`). */
+export async function openStream(
+  http: HttpProbe,
+  headers: Record<string, string>,
+): Promise<{ response: ResponseLike; close(): void }> {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new Error(`the event stream did not deliver within ${http.timeoutMs} ms`)),
+    http.timeoutMs,
+  );
+  const close = () => {
+    clearTimeout(timer);
+    controller.abort();
+  };
+  try {
+    const response = await nodeFetch(http.url, {
+      method: 'GET',
+      headers: { ...http.target.headers, accept: 'text/event-stream', ...headers },
+      signal: controller.signal,
+    });
+    return { response, close };
+  } catch (error) {
+    close();
+    throw error;
+  }
+}
+
+function withoutAuthorization(headers: Readonly<Record<string, string>> = {}): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'authorization'),
+  );
 }
 
 /** The body's JSON-RPC message: the JSON of a JSON body, the first `data:` message of an event stream. */
@@ -127,7 +194,7 @@ async function readMessage(response: ResponseLike, contentType: string): Promise
   return stream ? undefined : parse(text);
 }
 
-function parse(text: string): Json | undefined {
+export function parse(text: string): Json | undefined {
   try {
     const value: unknown = JSON.parse(text);
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
@@ -136,14 +203,23 @@ function parse(text: string): Json | undefined {
   }
 }
 
-const describe = (answer: Answer) =>
+export const describe = (answer: Answer) =>
   `HTTP ${answer.status} (${answer.contentType || 'no Content-Type'})${answer.message ? ` ${brief(answer.message, 200)}` : ''}`;
 const errorCode = (answer: Answer) => (answer.message?.error as Json | undefined)?.code;
 const isJsonOrStream = (answer: Answer) =>
   answer.contentType.startsWith('application/json') || answer.contentType.startsWith('text/event-stream');
 
-/** `served`: a method the server serves, for the version refusal (see servedMethod). */
-async function modern(http: HttpProbe, v: Verdicts, revision: Revision, served: string): Promise<void> {
+/**
+ * `served`: a method the server serves, for the version refusal (see servedMethod). `older`: the
+ * legacy revisions the server was seen to speak in this check.
+ */
+async function modern(
+  http: HttpProbe,
+  v: Verdicts,
+  revision: Revision,
+  served: string,
+  older: readonly Revision[],
+): Promise<void> {
   const envelope = {
     [META.protocolVersion]: revision,
     [META.clientCapabilities]: checkerCapabilities(revision),
@@ -168,6 +244,10 @@ async function modern(http: HttpProbe, v: Verdicts, revision: Revision, served: 
     discover.status === 200 && isJsonOrStream(discover),
     'answers are JSON or an event stream',
     () => `POST server/discover was answered with ${describe(discover)}`,
+  );
+
+  await probeAuthorization(http, v, revision, () =>
+    http.send('POST', headers('server/discover'), request('server/discover'), { anonymous: true }),
   );
 
   const unknown = 'switchboard-check/no-such-method';
@@ -203,16 +283,49 @@ async function modern(http: HttpProbe, v: Verdicts, revision: Revision, served: 
       `POST server/discover with Mcp-Method: tools/list was answered with ${describe(mismatch)}; the spec requires 400 with a JSON-RPC -32020 body`,
   );
 
-  const get = await http.send('GET', { accept: 'text/event-stream' });
+  // Only a server that speaks 2026-07-28 alone should refuse GET and DELETE: the others serve the
+  // GET stream and the DELETE of their legacy sessions.
+  const supported = (discover.message?.result as Json | undefined)?.supportedVersions;
+  const listed = Array.isArray(supported) ? supported.filter((r) => r !== revision).map(String) : [];
+  const legacyToo = [...new Set([...listed, ...older])];
+  const del =
+    legacyToo.length > 0 ? undefined : await http.send('DELETE', { 'mcp-protocol-version': revision });
+  if (del) {
+    v.expect(
+      'http.delete-405',
+      del.status === 405,
+      'DELETE is 405',
+      () => `DELETE on the endpoint was answered with ${describe(del)}; the spec asks for 405`,
+    );
+  }
+
+  await origin(http, v, () =>
+    http.send('POST', { ...headers('server/discover'), origin: FOREIGN_ORIGIN }, request('server/discover')),
+  );
+  await host(http, v, () =>
+    http.send('POST', { ...headers('server/discover'), host: FOREIGN_HOST }, request('server/discover')),
+  );
+  await bodyLimit(
+    v,
+    (body) => http.send('POST', headers('server/discover'), body),
+    request('server/discover'),
+  );
+  // Last: some servers never answer a GET (the connection stays open until the timeout).
+  if (legacyToo.length > 0) {
+    for (const id of ['http.get-405', 'http.delete-405']) {
+      v.notApplicable(
+        id,
+        `the server also speaks ${legacyToo.join(', ')}, whose GET streams and session DELETEs it may serve`,
+      );
+    }
+    return;
+  }
+  const get = await http.send('GET', { accept: 'text/event-stream' }, undefined, { read: false });
   v.expect(
     'http.get-405',
     get.status === 405,
     'GET is 405',
     () => `GET on the endpoint was answered with ${describe(get)}; the spec asks for 405`,
-  );
-
-  await origin(http, v, () =>
-    http.send('POST', { ...headers('server/discover'), origin: FOREIGN_ORIGIN }, request('server/discover')),
   );
 }
 
@@ -235,6 +348,7 @@ async function legacy(http: HttpProbe, v: Verdicts, revision: Revision): Promise
     'answers are JSON or an event stream',
     () => `POST initialize was answered with ${describe(init)}`,
   );
+  await probeAuthorization(http, v, revision, () => http.send('POST', base, initialize, { anonymous: true }));
   if (init.status !== 200) return;
   const session = init.headers.get('mcp-session-id');
   const sessionHeaders: Record<string, string> = {
@@ -286,9 +400,102 @@ async function legacy(http: HttpProbe, v: Verdicts, revision: Revision): Promise
       'a request without a session id is 400',
       () => `POST ping without Mcp-Session-Id was answered with ${describe(missing)}; the spec asks for 400`,
     );
-    await http.send('DELETE', { 'mcp-session-id': session }).catch(() => undefined);
+    await sessionIds(http, v, session, base, initialize);
   }
+  const { 'content-type': _type, ...streamHeaders } = sessionHeaders;
+  const get = await http.send('GET', { ...streamHeaders, accept: 'text/event-stream' }, undefined, {
+    read: false,
+  });
+  v.expect(
+    'http.get-stream',
+    get.status === 405 || (get.status === 200 && get.contentType.startsWith('text/event-stream')),
+    'GET opens an event stream or is refused with 405',
+    () =>
+      `GET on the endpoint${session ? ' with the session id' : ''} was answered with ${describe(get)}; the spec requires text/event-stream or 405`,
+  );
   await origin(http, v, () => http.send('POST', { ...base, origin: FOREIGN_ORIGIN }, initialize));
+  await host(http, v, () => http.send('POST', { ...base, host: FOREIGN_HOST }, initialize));
+  if (session !== null) {
+    const ping = { jsonrpc: '2.0', id: 3, method: 'ping' };
+    await bodyLimit(v, (body) => http.send('POST', sessionHeaders, body), ping);
+    await deleteSession(http, v, streamHeaders, ping);
+  } else {
+    await bodyLimit(v, (body) => http.send('POST', base, body), initialize);
+    v.notApplicable('http.delete-session', 'the server assigns no session id (stateless)');
+  }
+}
+
+/** Two more sessions: their ids must not be guessable from the first one's. */
+async function sessionIds(
+  http: HttpProbe,
+  v: Verdicts,
+  first: string,
+  headers: Record<string, string>,
+  initialize: Json,
+): Promise<void> {
+  const ids = [first];
+  for (let i = 0; i < 2; i++) {
+    const answer = await http.send('POST', headers, initialize);
+    const id = answer.headers.get('mcp-session-id');
+    if (id === null) {
+      v.notTested('http.session-id-entropy', `a second initialize was answered with ${describe(answer)}`);
+      return;
+    }
+    ids.push(id);
+  }
+  const close = ids
+    .slice(1)
+    .map((id) => http.send('DELETE', { 'mcp-session-id': id }).catch(() => undefined));
+  await Promise.all(close);
+  const pairs = [
+    [ids[0]!, ids[1]!],
+    [ids[0]!, ids[2]!],
+    [ids[1]!, ids[2]!],
+  ] as const;
+  const weak = pairs.filter(([a, b]) => difference(a, b) < MIN_SESSION_ID_DIFFERENCE);
+  v.expect(
+    'http.session-id-entropy',
+    weak.length === 0,
+    'three sessions got ids that differ in many characters',
+    () =>
+      `three initializes got the session ids ${ids.map((id) => JSON.stringify(id)).join(', ')}: ${weak.map(([a, b]) => `${JSON.stringify(a)} and ${JSON.stringify(b)} differ in ${difference(a, b)} characters`).join('; ')}; the spec asks for ids that are globally unique and cryptographically secure (a counter or a short id can be guessed)`,
+  );
+}
+
+/** Characters in which two strings differ, position by position (a length difference counts in full). */
+function difference(a: string, b: string): number {
+  let count = Math.abs(a.length - b.length);
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) count++;
+  return count;
+}
+
+/** DELETE of the session: ended (then 404) or refused with 405. */
+async function deleteSession(
+  http: HttpProbe,
+  v: Verdicts,
+  sessionHeaders: Record<string, string>,
+  ping: Json,
+): Promise<void> {
+  const del = await http.send('DELETE', sessionHeaders);
+  if (del.status === 405) {
+    v.pass('http.delete-session', 'DELETE of the session is refused with 405 (clients cannot end sessions)');
+    return;
+  }
+  if (del.status < 200 || del.status > 299) {
+    v.fail(
+      'http.delete-session',
+      `DELETE naming the session was answered with ${describe(del)}; the spec allows a success (the session ends) or 405`,
+    );
+    return;
+  }
+  const after = await http.send('POST', { ...sessionHeaders, 'content-type': 'application/json' }, ping);
+  v.expect(
+    'http.delete-session',
+    after.status === 404,
+    'a deleted session is gone: requests naming it get 404',
+    () =>
+      `DELETE naming the session was answered with HTTP ${del.status}, then POST ping naming it was answered with ${describe(after)}; a terminated session's id must get 404 Not Found`,
+  );
 }
 
 async function origin(http: HttpProbe, v: Verdicts, send: () => Promise<Answer>): Promise<void> {
@@ -303,5 +510,60 @@ async function origin(http: HttpProbe, v: Verdicts, send: () => Promise<Answer>)
     'a foreign Origin is refused with 403',
     () =>
       `a request with Origin: ${FOREIGN_ORIGIN} to a local server was answered with ${describe(answer)}; the spec requires 403`,
+  );
+}
+
+async function host(http: HttpProbe, v: Verdicts, send: () => Promise<Answer>): Promise<void> {
+  if (!http.local) {
+    v.notApplicable('security.host', 'the server is not on a loopback address');
+    return;
+  }
+  const answer = await send();
+  v.expect(
+    'security.host',
+    answer.status === 403,
+    'a foreign Host is refused with 403',
+    () =>
+      `a request with Host: ${FOREIGN_HOST} to a local server was answered with ${describe(answer)}; a DNS-rebinding page reaches a local server under its own name, and only the Host shows it`,
+  );
+}
+
+/**
+ * A 16 MiB request: refused with a 4xx (or the connection closed on it), and the server still
+ * serves `after` (a request it answers with 200) afterwards.
+ */
+async function bodyLimit(
+  v: Verdicts,
+  send: (body: unknown) => Promise<Answer>,
+  message: Json,
+): Promise<void> {
+  const params =
+    typeof message.params === 'object' && message.params !== null ? (message.params as Json) : {};
+  const huge = JSON.stringify({ ...message, params: { ...params, padding: 'x'.repeat(HUGE_BODY_BYTES) } });
+  let seen: string;
+  let refused: boolean;
+  try {
+    const answer = await send(huge);
+    refused = answer.status >= 400 && answer.status < 500;
+    seen = describe(answer);
+  } catch (error) {
+    refused = true;
+    seen = `the connection closed (${errorMessage(error)})`;
+  }
+  let alive: Answer | string;
+  try {
+    alive = await send(message);
+  } catch (error) {
+    alive = errorMessage(error);
+  }
+  const serving = typeof alive !== 'string' && alive.status >= 200 && alive.status < 300;
+  v.expect(
+    'security.body-limit',
+    refused && serving,
+    'a 16 MiB body is refused and the server goes on serving',
+    () =>
+      !refused
+        ? `a POST of ${HUGE_BODY_BYTES} bytes was answered with ${seen}; a body that large should be refused (413 Payload Too Large)`
+        : `after a POST of ${HUGE_BODY_BYTES} bytes (${seen}), the next request was answered with ${typeof alive === 'string' ? alive : describe(alive)}: the server stopped serving`,
   );
 }

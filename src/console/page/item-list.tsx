@@ -46,6 +46,7 @@ export function ItemList({
       </div>
       {error ? <ErrorView message={error} /> : null}
       {items === undefined ? <p class="muted">Loading…</p> : null}
+      {items?.length === 0 && !error ? <p class="muted">None.</p> : null}
       {groupsOf(items ?? []).map(([group, members]) => (
         <Fragment key={group ?? ''}>
           {group === undefined ? null : <h3 class="group">{group}</h3>}

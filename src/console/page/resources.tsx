@@ -255,6 +255,8 @@ export function CompletedInput({
       current = false;
     };
   }, [value, completes]);
+  // A value already chosen needs no button to choose it again.
+  const chips = suggestions.filter((s) => s !== value).slice(0, 8);
   return (
     <div class="field">
       <label for={id}>
@@ -275,10 +277,10 @@ export function CompletedInput({
           <option key={s} value={s} />
         ))}
       </datalist>
-      {suggestions.length > 0 ? (
+      {chips.length > 0 ? (
         <fieldset class="suggestions">
           <legend class="sr-only">Suggestions for {label ?? name}</legend>
-          {suggestions.slice(0, 8).map((s) => (
+          {chips.map((s) => (
             <button key={s} type="button" class="small chip" onClick={() => onChange(s)}>
               {s}
             </button>

@@ -687,8 +687,7 @@ export class StreamableSession implements Channel {
     // A POST stream missing from the map has sent its response (or runs on another node, or ran on
     // one that died): replay its tail, then end.
     if (parsed.streamId === 0) this.#hold();
-    else if (this.#replica && !this.#streams?.has(parsed.streamId))
-      await this.#answerOrphans(parsed.streamId);
+    else if (this.#replica && !this.#streams?.has(parsed.streamId)) await this.#answerOrphans(parsed);
     const stream =
       parsed.streamId === 0 ? this.#standalone : (this.#streams?.get(parsed.streamId) ?? parsed.streamId);
     return this.#replayInto(stream, parsed.seq, new SseStream(this.scope.streams), true);
@@ -697,9 +696,11 @@ export class StreamableSession implements Channel {
   /**
    * A POST stream of another node: if that node died before answering every request of it, each
    * unanswered one gets an error, kept with the stream's events, which the resumption then replays.
-   * Failures leave the stream as it is (the replay reports a failing store).
+   * Failures leave the stream as it is (the replay reports a failing store). The errors follow the
+   * last event stored or the client's last one, whichever is later (the dead node may have sent
+   * events it never stored).
    */
-  async #answerOrphans(streamId: number): Promise<void> {
+  async #answerOrphans({ streamId, seq: clientSeq }: { streamId: number; seq: number }): Promise<void> {
     const replica = this.#replica!;
     const owner = nodeOfStreamId(streamId);
     const store = this.scope.options.eventStore!;
@@ -711,7 +712,7 @@ export class StreamableSession implements Channel {
       const pending = new Set(opening.filter(isRequestId));
       for (const event of events.slice(1)) for (const id of answeredIds(event.data)) pending.delete(id);
       if (pending.size === 0 || (await replica.store.isAlive(owner))) return;
-      let seq = events.at(-1)!.seq;
+      let seq = Math.max(events.at(-1)!.seq, clientSeq);
       for (const id of pending) {
         const error = {
           code: ErrorCode.InternalError,
