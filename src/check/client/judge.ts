@@ -217,7 +217,14 @@ function judgeResumption(
     () =>
       resumed
         ? `after ${describe(request)} ended early, the client sent ${resumed.httpMethod} #${resumed.seq} with Last-Event-ID ${JSON.stringify(resumed.headers['last-event-id'])}; the last event id was ${JSON.stringify(PRIMING_EVENT_ID)}`
-        : `after ${describe(request)} ended early (its stream carried event id ${JSON.stringify(PRIMING_EVENT_ID)}), the client sent ${later.length === 0 ? 'nothing more' : later.map((x) => `${x.httpMethod} #${x.seq} ${brief(x.message)}`).join(', ')}, and no GET with Last-Event-ID`,
+        : `after ${describe(request)} ended early (its stream carried event id ${JSON.stringify(PRIMING_EVENT_ID)}), the client sent ${
+            later.length === 0
+              ? 'nothing more'
+              : `${later
+                  .slice(0, 2)
+                  .map((x) => `${x.httpMethod} #${x.seq} ${brief(x.message)}`)
+                  .join(', ')}${later.length > 2 ? ` and ${later.length - 2} more` : ''}`
+          }, and no GET with Last-Event-ID`,
   );
   if (!resumed || dropped.answeredAt === undefined) return;
   const waited = resumed.at - dropped.answeredAt;
