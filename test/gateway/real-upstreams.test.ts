@@ -35,6 +35,12 @@ type Content = { type: string; text?: string };
 const textOf = (result: unknown): string =>
   ((result as { content: Content[] }).content ?? []).map((c) => c.text ?? `[${c.type}]`).join('');
 
+/** `completion/complete` params for a prompt argument: the same in every SDK. */
+const promptCompletion = (prompt: string, argument: string, value: string) => ({
+  ref: { type: 'ref/prompt' as const, name: prompt },
+  argument: { name: argument, value },
+});
+
 /** One downstream client, whichever SDK: what the test does with it, and the questions it was asked. */
 interface Driver {
   readonly name: string;
@@ -85,12 +91,7 @@ async function switchboard(url: string, name: string, era: 'legacy' | 'auto'): P
     call: async (tool, args) => textOf(await client.callTool(tool, args)),
     read: async (uri) => textOf({ content: (await client.readResource(uri)).contents }),
     completePrompt: async (prompt, argument, value) =>
-      (
-        await client.complete({
-          ref: { type: 'ref/prompt', name: prompt },
-          argument: { name: argument, value },
-        })
-      ).completion.values,
+      (await client.complete(promptCompletion(prompt, argument, value))).completion.values,
     resources: async () => (await client.listResources()).resources.map((r) => r.uri),
     subscribe: async (uri) => {
       const subscription = client.listen({ resourceSubscriptions: [uri] }, {});
@@ -127,12 +128,7 @@ function official(client: OfficialClient, name: string, era: Driver['era'], aske
     call: async (tool, args) => textOf(await client.callTool({ name: tool, arguments: args })),
     read: async (uri) => textOf({ content: (await client.readResource({ uri })).contents }),
     completePrompt: async (prompt, argument, value) =>
-      (
-        await client.complete({
-          ref: { type: 'ref/prompt', name: prompt },
-          argument: { name: argument, value },
-        })
-      ).completion.values,
+      (await client.complete(promptCompletion(prompt, argument, value))).completion.values,
     resources: async () => (await client.listResources()).resources.map((r) => r.uri),
     subscribe: async (uri) => {
       if (era === 'legacy') await client.subscribeResource({ uri });
