@@ -28,7 +28,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   testing: ['engine', 'protocol', 'util'],
   // OAuth: the resource server plugs into the HTTP handler and reads the scopes items declare.
   auth: ['engine', 'protocol', 'server', 'transports', 'util'],
-  check: ['engine', 'node', 'protocol', 'schema', 'server', 'testing', 'transports', 'util'],
+  // The checker reads a protected server's challenge and metadata addresses with auth/'s own parsers.
+  check: ['auth', 'engine', 'node', 'protocol', 'schema', 'server', 'testing', 'transports', 'util'],
   // The gateway sits above everything but the CLI, whose `gateway` command imports it.
   gateway: ['client', 'engine', 'extensions', 'node', 'protocol', 'schema', 'server', 'transports', 'util'],
   // Redis-backed stores implement the interfaces of server/, extensions/tasks and the HTTP event store.

@@ -11,7 +11,7 @@ import type { Revision } from '../../protocol/revisions.js';
 import { errorMessage } from '../../util/guards.js';
 import type { Verdicts } from '../results.js';
 import type { Json } from '../wire.js';
-import { type Answer, describe, type HttpProbe } from './http.js';
+import { type Answer, describe, type HttpProbe } from './http-probe.js';
 
 const IDS = ['authorization.challenge', 'authorization.metadata-location', 'authorization.metadata'];
 

@@ -3,16 +3,15 @@
  * Content-Type of answers, sessions (legacy), the 2026-07-28 status table and header checks, and
  * the Origin check of a local server.
  */
-import { nodeFetch } from '../../node/fetch.js';
 import { META } from '../../protocol/meta.js';
 import { isModernRevision, type Revision } from '../../protocol/revisions.js';
-import type { ResponseLike } from '../../transports/http/client/fetch-like.js';
 import { errorMessage } from '../../util/guards.js';
 import { REQUIREMENTS, roleOf } from '../requirements.js';
 import type { Verdicts } from '../results.js';
-import { brief, type Json } from '../wire.js';
+import type { Json } from '../wire.js';
 import { probeAuthorization } from './authorization.js';
 import { CHECKER_INFO, checkerCapabilities } from './context.js';
+import { type Answer, describe, HttpProbe, type Target } from './http-probe.js';
 import { LEGACY_SSE_IDS, probeSseTransport } from './legacy-sse.js';
 import { servedMethod } from './protocol.js';
 import { SSE_IDS } from './sse.js';
@@ -25,21 +24,6 @@ const FOREIGN_HOST = 'switchboard-check.invalid';
 const HUGE_BODY_BYTES = 16 * 1024 * 1024;
 /** Characters in which two session ids must differ at least (a counter differs in one or two). */
 const MIN_SESSION_ID_DIFFERENCE = 16;
-/** Largest body read from one answer. */
-const MAX_BODY = 256 * 1024;
-
-export interface Answer {
-  readonly status: number;
-  readonly contentType: string;
-  readonly headers: ResponseLike['headers'];
-  /** The JSON-RPC message in the body (the first one of an event stream), if any. */
-  readonly message?: Json;
-}
-
-interface Target {
-  readonly url: string | URL;
-  readonly headers?: Readonly<Record<string, string>>;
-}
 
 export async function probeHttp(
   target: Target,
@@ -86,125 +70,6 @@ export async function probeHttp(
   }
 }
 
-export class HttpProbe {
-  readonly url: string;
-  readonly local: boolean;
-  constructor(
-    readonly target: Target,
-    readonly timeoutMs: number,
-  ) {
-    this.url = String(target.url);
-    const host = new URL(this.url).hostname;
-    this.local =
-      host === 'localhost' || host === '127.0.0.1' || host === '[::1]' || host.endsWith('.localhost');
-  }
-
-  /**
-   * One request. `body`: a value sent as JSON, or a string sent as is. `read: false` takes the
-   * status and headers only (an event stream that stays open is not waited for); `anonymous`
-   * leaves out the target's Authorization header; `url` asks another address (a metadata document).
-   */
-  async send(
-    method: string,
-    headers: Record<string, string>,
-    body?: unknown,
-    options: { readonly read?: boolean; readonly anonymous?: boolean; readonly url?: string } = {},
-  ): Promise<Answer> {
-    const controller = new AbortController();
-    const timer = setTimeout(
-      () => controller.abort(new Error(`no answer within ${this.timeoutMs} ms`)),
-      this.timeoutMs,
-    );
-    try {
-      const response = await nodeFetch(options.url ?? this.url, {
-        method,
-        headers: {
-          ...(options.anonymous ? withoutAuthorization(this.target.headers) : this.target.headers),
-          ...headers,
-        },
-        ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-        signal: controller.signal,
-      });
-      const contentType = (response.headers.get('content-type') ?? '').toLowerCase();
-      const message = options.read === false ? undefined : await readMessage(response, contentType);
-      return { status: response.status, contentType, headers: response.headers, message };
-    } finally {
-      clearTimeout(timer);
-      controller.abort();
-    }
-  }
-}
-
-/** A GET that opens an event stream: its response, read by the caller, until `close` (or `timeoutMs`). */
-export async function openStream(
-  http: HttpProbe,
-  headers: Record<string, string>,
-): Promise<{ response: ResponseLike; close(): void }> {
-  const controller = new AbortController();
-  const timer = setTimeout(
-    () => controller.abort(new Error(`the event stream did not deliver within ${http.timeoutMs} ms`)),
-    http.timeoutMs,
-  );
-  const close = () => {
-    clearTimeout(timer);
-    controller.abort();
-  };
-  try {
-    const response = await nodeFetch(http.url, {
-      method: 'GET',
-      headers: { ...http.target.headers, accept: 'text/event-stream', ...headers },
-      signal: controller.signal,
-    });
-    return { response, close };
-  } catch (error) {
-    close();
-    throw error;
-  }
-}
-
-function withoutAuthorization(headers: Readonly<Record<string, string>> = {}): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'authorization'),
-  );
-}
-
-/** The body's JSON-RPC message: the JSON of a JSON body, the first `data:` message of an event stream. */
-async function readMessage(response: ResponseLike, contentType: string): Promise<Json | undefined> {
-  if (!response.body) return undefined;
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  const stream = contentType.startsWith('text/event-stream');
-  try {
-    while (text.length < MAX_BODY) {
-      const { done, value } = await reader.read();
-      if (value) text += decoder.decode(value, { stream: true });
-      if (stream) {
-        for (const line of text.split('\n')) {
-          if (!line.startsWith('data:')) continue;
-          const parsed = parse(line.slice(5).trim());
-          if (parsed && ('result' in parsed || 'error' in parsed)) return parsed;
-        }
-      }
-      if (done) break;
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  return stream ? undefined : parse(text);
-}
-
-export function parse(text: string): Json | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-export const describe = (answer: Answer) =>
-  `HTTP ${answer.status} (${answer.contentType || 'no Content-Type'})${answer.message ? ` ${brief(answer.message, 200)}` : ''}`;
 const errorCode = (answer: Answer) => (answer.message?.error as Json | undefined)?.code;
 const isJsonOrStream = (answer: Answer) =>
   answer.contentType.startsWith('application/json') || answer.contentType.startsWith('text/event-stream');

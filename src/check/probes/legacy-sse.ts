@@ -10,7 +10,7 @@ import { errorMessage } from '../../util/guards.js';
 import type { Verdicts } from '../results.js';
 import { brief, type Json } from '../wire.js';
 import { CHECKER_INFO, checkerCapabilities } from './context.js';
-import { describe, type HttpProbe, openStream, parse } from './http.js';
+import { describe, type HttpProbe, openStream, parse } from './http-probe.js';
 import { EventReader } from './sse.js';
 
 /** The rules of the HTTP+SSE transport. */
