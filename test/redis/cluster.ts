@@ -7,7 +7,8 @@
  * - `wait` (task support optional) waits until the test opens its gate on the node running it, or
  *   the task is cancelled;
  * - `ticks` tells followers of `tick://<from>` .. `tick://<from + count - 1>` that they changed, one
- *   every 10 ms.
+ *   every 10 ms; with `hold` it then runs until cancelled, so a test that stops its node mid-call
+ *   finds it running however slow the machine is.
  */
 
 import { fork } from 'node:child_process';
@@ -128,7 +129,12 @@ export async function startNode(
     {
       inputSchema: {
         type: 'object',
-        properties: { from: { type: 'number' }, count: { type: 'number' }, log: { type: 'boolean' } },
+        properties: {
+          from: { type: 'number' },
+          count: { type: 'number' },
+          log: { type: 'boolean' },
+          hold: { type: 'boolean' },
+        },
       },
     },
     async (args, ctx) => {
@@ -136,9 +142,11 @@ export async function startNode(
       for (let k = from; k < from + Number(args.count) && !ctx.signal.aborted; k++) {
         server.notifyResourceUpdated(`tick://${k}`);
         if (args.log) await ctx.log('info', `tick ${k}`);
-        // Paced, so that the stream is still flowing when a test stops the node.
+        // A throttle, not an ordering: it spreads the ticks so that some are sent after the test
+        // cuts the client's stream off (the test waits for those, see node-loss.test.ts).
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
+      if (args.hold) await aborted(ctx);
       return `${name} ticked`;
     },
   );

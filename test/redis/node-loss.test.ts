@@ -68,7 +68,7 @@ for (const [label, open] of LEGACY_CLIENTS)
           async () => (await client.callTool('echo')).startsWith(`${previous.name}:`),
           `a call served by ${previous.name}`,
         );
-        const running = client.callTool('ticks', { from: 0, count: 50, log }).then(
+        const running = client.callTool('ticks', { from: 0, count: 50, log, hold: true }).then(
           (text) => text,
           (error: unknown) => error,
         );
