@@ -164,11 +164,8 @@ async function modern(
     );
   }
 
-  await origin(http, v, () =>
-    http.send('POST', { ...headers('server/discover'), origin: FOREIGN_ORIGIN }, request('server/discover')),
-  );
-  await host(http, v, () =>
-    http.send('POST', { ...headers('server/discover'), host: FOREIGN_HOST }, request('server/discover')),
+  await foreignCallers(http, v, (foreign) =>
+    http.send('POST', { ...headers('server/discover'), ...foreign }, request('server/discover')),
   );
   await bodyLimit(
     v,
@@ -283,8 +280,7 @@ async function legacy(http: HttpProbe, v: Verdicts, revision: Revision): Promise
     () =>
       `GET on the endpoint${session ? ' with the session id' : ''} was answered with ${describe(get)}; the spec requires text/event-stream or 405`,
   );
-  await origin(http, v, () => http.send('POST', { ...base, origin: FOREIGN_ORIGIN }, initialize));
-  await host(http, v, () => http.send('POST', { ...base, host: FOREIGN_HOST }, initialize));
+  await foreignCallers(http, v, (foreign) => http.send('POST', { ...base, ...foreign }, initialize));
   if (session !== null) {
     const ping = { jsonrpc: '2.0', id: 3, method: 'ping' };
     await bodyLimit(v, (body) => http.send('POST', sessionHeaders, body), ping);
@@ -368,40 +364,44 @@ async function deleteSession(
   );
 }
 
-async function origin(http: HttpProbe, v: Verdicts, send: () => Promise<Answer>): Promise<void> {
-  if (!http.local) {
-    v.notApplicable('security.origin', 'the server is not on a loopback address');
-    return;
+/** The foreign callers a local server must refuse: another site's page (Origin), DNS rebinding (Host). */
+const FOREIGN_CALLERS = [
+  {
+    id: 'security.origin',
+    header: 'Origin',
+    value: FOREIGN_ORIGIN,
+    why: 'the spec requires 403',
+  },
+  {
+    id: 'security.host',
+    header: 'Host',
+    value: FOREIGN_HOST,
+    why: 'a DNS-rebinding page reaches a local server under its own name, and only the Host shows it',
+  },
+] as const;
+
+/** `send`: the probe's request with the foreign header added. */
+async function foreignCallers(
+  http: HttpProbe,
+  v: Verdicts,
+  send: (foreign: Record<string, string>) => Promise<Answer>,
+): Promise<void> {
+  for (const { id, header, value, why } of FOREIGN_CALLERS) {
+    if (!http.local) {
+      v.notApplicable(id, 'the server is not on a loopback address');
+      continue;
+    }
+    const answer = await send({ [header.toLowerCase()]: value });
+    v.expect(
+      id,
+      answer.status === 403,
+      `a foreign ${header} is refused with 403`,
+      () =>
+        `a request with ${header}: ${value} to a local server was answered with ${describe(answer)}; ${why}`,
+    );
   }
-  const answer = await send();
-  v.expect(
-    'security.origin',
-    answer.status === 403,
-    'a foreign Origin is refused with 403',
-    () =>
-      `a request with Origin: ${FOREIGN_ORIGIN} to a local server was answered with ${describe(answer)}; the spec requires 403`,
-  );
 }
 
-async function host(http: HttpProbe, v: Verdicts, send: () => Promise<Answer>): Promise<void> {
-  if (!http.local) {
-    v.notApplicable('security.host', 'the server is not on a loopback address');
-    return;
-  }
-  const answer = await send();
-  v.expect(
-    'security.host',
-    answer.status === 403,
-    'a foreign Host is refused with 403',
-    () =>
-      `a request with Host: ${FOREIGN_HOST} to a local server was answered with ${describe(answer)}; a DNS-rebinding page reaches a local server under its own name, and only the Host shows it`,
-  );
-}
-
-/**
- * A 16 MiB request: refused with a 4xx (or the connection closed on it), and the server still
- * serves `after` (a request it answers with 200) afterwards.
- */
 async function bodyLimit(
   v: Verdicts,
   send: (body: unknown) => Promise<Answer>,
