@@ -11,10 +11,10 @@ import type { Channel } from '../../src/engine/channel.js';
 import { Server } from '../../src/extensions/server.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { serve } from '../../src/node/serve.js';
-import { ProtocolError } from '../../src/protocol/errors.js';
 import { LEGACY_REVISIONS } from '../../src/protocol/revisions.js';
 import type { CallToolResult } from '../../src/protocol/types.js';
 import { createHttpHandler } from '../../src/transports/http/server/handler.js';
+import { protocolFailure } from '../helpers/rejects.js';
 import { counter, gate, until } from '../helpers/wait.js';
 import { configOf, switchboardClient, textOf } from './helpers.js';
 
@@ -55,16 +55,6 @@ async function gatewayOver(
       await gateway.close();
     },
   };
-}
-
-async function failure(run: () => Promise<unknown>): Promise<ProtocolError> {
-  try {
-    await run();
-  } catch (error) {
-    assert.ok(error instanceof ProtocolError, String(error));
-    return error;
-  }
-  assert.fail('expected the request to fail');
 }
 
 describe('gateway: one pipeline', () => {
@@ -110,8 +100,8 @@ describe('gateway: one pipeline', () => {
       const { client, assertClean } = await switchboardClient(started.url, `pipeline-${era}`, era);
       const names = (await client.listTools()).tools.map((tool) => tool.name).sort();
       assert.deepEqual(names, ['up__odd', 'up__visible']);
-      const hidden = await failure(() => client.callTool('up__write_secret'));
-      const unknown = await failure(() => client.callTool('up__no_such_tool'));
+      const hidden = await protocolFailure(() => client.callTool('up__write_secret'));
+      const unknown = await protocolFailure(() => client.callTool('up__no_such_tool'));
       assert.equal(hidden.code, unknown.code);
       assert.equal(
         hidden.message.replace('up__write_secret', 'NAME'),

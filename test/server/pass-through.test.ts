@@ -6,21 +6,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Server } from '../../src/extensions/server.js';
-import { ProtocolError } from '../../src/protocol/errors.js';
 import type { Params } from '../../src/protocol/jsonrpc.js';
 import type { Tool } from '../../src/protocol/types.js';
 import { connectPair } from '../helpers/pair.js';
-
-/** The protocol error `run` fails with. */
-async function rejectsWith(run: () => Promise<unknown>): Promise<ProtocolError> {
-  try {
-    await run();
-  } catch (error) {
-    assert.ok(error instanceof ProtocolError, String(error));
-    return error;
-  }
-  assert.fail('expected the request to fail');
-}
+import { protocolFailure } from '../helpers/rejects.js';
 
 /** An inputSchema the local tool builder refuses (a header name HTTP cannot carry). */
 const UNCOMPILABLE: Tool['inputSchema'] = {
@@ -108,20 +97,20 @@ for (const version of ['auto', 'legacy'] as const) {
       server.filterList('resourceTemplates', (t) => t.name !== 'items');
       const pair = await connectPair(server, { version });
       assert.ok(!(await pair.client.listTools()).tools.some((t) => t.name === 'remote_echo'));
-      const hidden = await rejectsWith(() => pair.client.callTool('remote_echo', { n: 1 }));
-      const unknown = await rejectsWith(() => pair.client.callTool('no_such_tool', { n: 1 }));
+      const hidden = await protocolFailure(() => pair.client.callTool('remote_echo', { n: 1 }));
+      const unknown = await protocolFailure(() => pair.client.callTool('no_such_tool', { n: 1 }));
       assert.equal(hidden.code, unknown.code);
       assert.equal(hidden.message.replace('remote_echo', 'X'), unknown.message.replace('no_such_tool', 'X'));
       assert.equal(forwarded.length, 0, 'the forward never ran');
-      await rejectsWith(() => pair.client.getPrompt('remote_prompt', {}));
-      await rejectsWith(() =>
+      await protocolFailure(() => pair.client.getPrompt('remote_prompt', {}));
+      await protocolFailure(() =>
         pair.client.complete({
           ref: { type: 'ref/prompt', name: 'remote_prompt' },
           argument: { name: 'who', value: 'a' },
         }),
       );
-      await rejectsWith(() => pair.client.readResource('remote://a'));
-      await rejectsWith(() => pair.client.readResource('remote://items/1'));
+      await protocolFailure(() => pair.client.readResource('remote://a'));
+      await protocolFailure(() => pair.client.readResource('remote://items/1'));
       await pair.close();
     });
 
