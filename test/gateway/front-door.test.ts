@@ -18,6 +18,7 @@ import { ProtocolError } from '../../src/protocol/errors.js';
 import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
 import { CLI, CLI_ENV, runCli } from '../cli/run-cli.js';
 import { spawnOwned } from '../helpers/owned-children.js';
+import { ENVELOPE } from '../http/server/helpers.js';
 import { UPSTREAM } from './helpers.js';
 
 const ALICE = randomBytes(32).toString('base64url');
@@ -75,6 +76,18 @@ async function startCli(file: string, extra: string[] = []): Promise<Running> {
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
+/** One raw JSON-RPC POST, as a proxy or balancer in front of the gateway sees the exchange. */
+const rawPost = (url: string, headers: Record<string, string>, message: unknown) =>
+  fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body: JSON.stringify(message),
+  });
+
 async function switchboard(url: string, key: string, era: 'auto' | 'legacy', name = 'switchboard-test') {
   const client = new Client({ name, version: '1.0.0' }, { version: era });
   await client.connect(
@@ -106,15 +119,7 @@ describe('switchboard gateway: the front door', () => {
 
   test('no key: 401 with a Bearer challenge; a wrong key: 401 invalid_token', async () => {
     const post = (headers: Record<string, string>) =>
-      fetch(gateway.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...headers,
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: {} }),
-      });
+      rawPost(gateway.url, headers, { jsonrpc: '2.0', id: 1, method: 'server/discover', params: {} });
     const none = await post({});
     assert.equal(none.status, 401);
     assert.match(none.headers.get('www-authenticate') ?? '', /^Bearer realm=/);
@@ -184,31 +189,25 @@ describe('switchboard gateway: the front door', () => {
       assert.equal(data.limit, 2);
       assert.ok((await alice.callTool('local__whoami', {})).content.length > 0, 'alice has no such rule');
       // The HTTP reply itself, as a balancer or proxy sees it.
-      const raw = await fetch(gateway.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
+      const raw = await rawPost(
+        gateway.url,
+        {
           'mcp-protocol-version': '2026-07-28',
           'mcp-method': 'tools/call',
           'mcp-name': 'local__whoami',
           ...bearer(BOB),
         },
-        body: JSON.stringify({
+        {
           jsonrpc: '2.0',
           id: 7,
           method: 'tools/call',
           params: {
             name: 'local__whoami',
             arguments: {},
-            _meta: {
-              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-              'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-              'io.modelcontextprotocol/clientCapabilities': {},
-            },
+            _meta: ENVELOPE,
           },
-        }),
-      });
+        },
+      );
       const body = (await raw.json()) as { error?: { code: number; data?: { retryAfterMs: number } } };
       assert.equal(raw.status, 429, JSON.stringify(body));
       assert.equal(body.error?.code, -32023);
@@ -246,39 +245,25 @@ describe('switchboard gateway: the front door', () => {
 
   test("a legacy session belongs to the principal that opened it: another's key gets the unknown-session answer", async () => {
     const open = async (key: string) => {
-      const reply = await fetch(gateway.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...bearer(key),
+      const reply = await rawPost(gateway.url, bearer(key), {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
         },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-11-25',
-            capabilities: {},
-            clientInfo: { name: 'raw', version: '1' },
-          },
-        }),
       });
       await reply.text();
       return reply.headers.get('mcp-session-id')!;
     };
     const list = (key: string, session: string) =>
-      fetch(gateway.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-session-id': session,
-          'mcp-protocol-version': '2025-11-25',
-          ...bearer(key),
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }),
-      });
+      rawPost(
+        gateway.url,
+        { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25', ...bearer(key) },
+        { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
+      );
     const session = await open(ALICE);
     assert.ok(session);
     const own = await list(ALICE, session);

@@ -173,7 +173,12 @@ describe('docs/gateway.md, Security', () => {
     assert.ok(result.ok, result.ok ? '' : result.problems.map(formatProblem).join('\n'));
     assert.deepEqual(result.warnings, []);
     const { security } = result.config;
-    assert.ok(security.auth?.oauth && security.access?.length === 3 && security.rateLimits.length === 2 && security.audit);
+    assert.ok(
+      security.auth?.oauth &&
+        security.access?.length === 3 &&
+        security.rateLimits.length === 2 &&
+        security.audit,
+    );
   });
 });
 
