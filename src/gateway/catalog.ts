@@ -14,6 +14,7 @@ import type { PassThroughHandle } from '../server/pass-through.js';
 import { errorMessage } from '../util/guards.js';
 import type { Logger } from '../util/logger.js';
 import type { Forwarding } from './forwarding.js';
+import { glob } from './glob.js';
 import type { ToolPins } from './pins.js';
 import type { Routes } from './routes.js';
 import type { Upstream } from './upstream.js';
@@ -33,12 +34,6 @@ const KINDS_OF: Record<List, readonly Kind[]> = {
 interface Mirrored {
   readonly handle: PassThroughHandle<any>;
   readonly definition: string;
-}
-
-const GLOB_SPECIALS = /[.+^${}()|[\]\\]/g;
-
-function glob(pattern: string): RegExp {
-  return new RegExp(`^${pattern.replace(GLOB_SPECIALS, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
 }
 
 /**

@@ -12,6 +12,7 @@
  */
 
 import type { Channel } from '../engine/channel.js';
+import type { Middleware } from '../engine/middleware.js';
 import { Server } from '../extensions/server.js';
 import type { Params } from '../protocol/jsonrpc.js';
 import type { RequestContext } from '../server/context.js';
@@ -44,6 +45,11 @@ export interface GatewayRuntimeOptions {
    * for servers that need a sign-in; `undefined` for the default.
    */
   fetchFor?: (upstream: HttpUpstreamConfig) => FetchLike | undefined;
+  /**
+   * Checks on the gateway's server before its forwarding (the front door's access filters, rate
+   * limits and audit, see `guard.ts`): may install list filters, returns the middleware to run first.
+   */
+  guard?: (server: Server) => Middleware<RequestContext> | undefined;
 }
 
 type Next = (params: Params) => Promise<unknown>;
@@ -95,6 +101,8 @@ export class Gateway {
       this.followed.sessionClosed(id);
       void this.forwarding.closeSessions(id);
     });
+    const first = options.guard?.(this.server);
+    if (first) this.server.use(first);
     this.wire();
   }
 
