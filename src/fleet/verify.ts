@@ -5,9 +5,7 @@
  * `initialize` (the era is negotiated) and `tools/list`.
  */
 import { Client } from '../extensions/client.js';
-import { nodeFetch } from '../node/fetch.js';
-import { SseClientChannel } from '../transports/http/client/sse-channel.js';
-import { StreamableHttpClientChannel } from '../transports/http/client/streamable-channel.js';
+import { openTarget } from '../node/target.js';
 import { DEFAULT_INHERITED_ENV_VARS } from '../transports/stdio/child-env.js';
 import { StdioClientChannel } from '../transports/stdio/client-channel.js';
 import { errorMessage } from '../util/guards.js';
@@ -68,10 +66,13 @@ export async function verifyLaunch(
   let channel: StdioClientChannel | undefined;
   const open = () => {
     if (expanded.kind === 'url') {
-      return expanded.transport === 'sse'
-        ? new SseClientChannel(expanded.url, { fetch: nodeFetch, headers: expanded.headers })
-        : new StreamableHttpClientChannel(expanded.url, { fetch: nodeFetch, headers: expanded.headers });
+      return openTarget(
+        { kind: 'http', url: expanded.url, headers: expanded.headers },
+        { http: { transport: expanded.transport === 'sse' ? 'sse' : 'streamable', rememberEra: false } },
+      );
     }
+    // Not openTarget: its `env` only adds to the safe subset of ours, and this environment must be
+    // exactly the client's (a desktop app's has no TERM or locale of the shell either).
     const env: Record<string, string | undefined> = Object.fromEntries(
       DEFAULT_INHERITED_ENV_VARS.map((name) => [name, undefined]),
     );

@@ -24,6 +24,20 @@ async function readAll(stream: PassThrough): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** A started channel whose stdout records each write it gets. */
+function recordingChannel() {
+  const written: string[] = [];
+  const stdout = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      written.push(chunk.toString('utf8'));
+      callback();
+    },
+  });
+  const channel = new StdioServerChannel({ stdin: new PassThrough(), stdout });
+  channel.start(recordingSink().sink);
+  return { channel, written };
+}
+
 describe('StdioServerChannel', () => {
   test('decodes stdin and writes newline-terminated frames to stdout', async () => {
     const stdin = new PassThrough();
@@ -62,15 +76,7 @@ describe('StdioServerChannel', () => {
   });
 
   test('coalesces the frames of one tick into one write, in order', async () => {
-    const written: string[] = [];
-    const stdout = new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        written.push(chunk.toString('utf8'));
-        callback();
-      },
-    });
-    const channel = new StdioServerChannel({ stdin: new PassThrough(), stdout });
-    channel.start(recordingSink().sink);
+    const { channel, written } = recordingChannel();
     channel.send('{"id":1}');
     channel.send('{"id":2}');
     assert.equal(written.length, 0, 'nothing is written before the tick ends');
@@ -80,6 +86,31 @@ describe('StdioServerChannel', () => {
     channel.send('{"id":3}');
     await channel.close();
     assert.deepEqual(written, ['{"id":1}\n{"id":2}\n', '{"id":3}\n']);
+  });
+
+  test('a lone frame goes out at once; frames sent later in the same turn go out together at its end', async () => {
+    const { channel, written } = recordingChannel();
+    const tick = () => new Promise((resolve) => process.nextTick(resolve));
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+    channel.send('{"id":1}');
+    await tick();
+    assert.deepEqual(written, ['{"id":1}\n'], 'a lone frame waits for no turn to end');
+    // Two more callbacks of the same turn (as requests arriving on two sockets would be).
+    channel.send('{"id":2}');
+    await tick();
+    channel.send('{"id":3}');
+    await tick();
+    assert.equal(written.length, 1, 'after one flush in a turn, frames wait for the turn to end');
+    await turn();
+    assert.deepEqual(written, ['{"id":1}\n', '{"id":2}\n{"id":3}\n']);
+    // A turn with nothing sent ends the batching: the next lone frame goes out at once again.
+    await turn();
+    await turn();
+    channel.send('{"id":4}');
+    await tick();
+    assert.deepEqual(written, ['{"id":1}\n', '{"id":2}\n{"id":3}\n', '{"id":4}\n']);
+    await channel.close();
   });
 
   test('queues frames while stdout applies backpressure, then flushes them in order', async () => {

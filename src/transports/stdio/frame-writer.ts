@@ -4,10 +4,14 @@
  *
  * Frames sent in the same tick are coalesced into one `write()`: a burst of answers (64 requests in
  * flight arrive in one pipe read and are answered in the same microtask drain) costs one syscall
- * instead of 64 — on a pipe the write syscall, not JSON, is what a message costs. The flush runs on
- * `process.nextTick`, i.e. right after the current callback and its promise continuations, so a lone
- * frame goes out with no added latency. While the stream asks us to wait (`write()` returned false),
- * frames keep queueing, and on 'drain' everything queued goes out as one write.
+ * instead of 64 — on a pipe the write syscall, not JSON, is what a message costs. The first flush of
+ * a turn of the event loop runs on `process.nextTick`, i.e. right after the current callback and its
+ * promise continuations, so a lone frame goes out with no added latency. Frames sent later in the
+ * same turn (from other I/O callbacks of the same poll: a gateway forwarding requests that arrived
+ * on 64 sockets) wait for the turn's end (`setImmediate`) and go out together: one write for the
+ * first frame and one for all the rest, instead of one per callback. While the stream asks us to
+ * wait (`write()` returned false), frames keep queueing, and on 'drain' everything queued goes out as
+ * one write.
  *
  * The queue is bounded twice. Once {@link PAUSE_AT_BYTES} wait for 'drain', the writer reports
  * congestion so its owner stops reading from the peer (a stdio server pauses stdin: the answers to
@@ -60,6 +64,11 @@ export class FrameWriter {
   #queuedBytes = 0;
   #congested = false;
   #flushScheduled = false;
+  /**
+   * A flush went out in this turn of the event loop: further frames wait for its end ({@link #endTurn},
+   * always scheduled while this is set) rather than making one write per I/O callback.
+   */
+  #batching = false;
   #waitingForDrain = false;
   #failed = false;
   #ended = false;
@@ -134,7 +143,8 @@ export class FrameWriter {
     this.#queuedBytes += text.length;
     if (!this.#flushScheduled && !this.#waitingForDrain) {
       this.#flushScheduled = true;
-      process.nextTick(this.#flush);
+      // While batching, the turn's end flushes (#endTurn is pending).
+      if (!this.#batching) process.nextTick(this.#flush);
     }
   }
 
@@ -201,7 +211,17 @@ export class FrameWriter {
     this.#flushScheduled = false;
     // A failed or ended writer has nothing left to write; a full stream flushes on 'drain'.
     if (this.#failed || this.#ended || this.#waitingForDrain) return;
+    if (!this.#batching) {
+      this.#batching = true;
+      setImmediate(this.#endTurn);
+    }
     if (this.#writeQueue()) this.#settleIdle();
+  };
+
+  /** The turn of the event loop that flushed is over: what it queued since goes out now. */
+  readonly #endTurn = (): void => {
+    this.#batching = false;
+    if (this.#flushScheduled) this.#flush();
   };
 
   readonly #onDrain = (): void => {
