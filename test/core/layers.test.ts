@@ -49,6 +49,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   redis: ['extensions', 'protocol', 'server', 'transports', 'util'],
   // The web console (its page included) drives a Client; the CLI's `console` command serves it.
   console: ['check', 'client', 'engine', 'extensions', 'node', 'protocol', 'transports', 'util'],
+  // The fleet (clients' config files, server.json, whole-config checks) drives the checker and a
+  // Client, and reads configs with the gateway's parser.
+  fleet: ['check', 'client', 'engine', 'extensions', 'gateway', 'node', 'protocol', 'transports', 'util'],
   cli: [
     'auth',
     'check',
@@ -56,6 +59,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'console',
     'engine',
     'extensions',
+    'fleet',
     'gateway',
     'node',
     'protocol',
