@@ -21,6 +21,34 @@ export function formatProblem(problem: ConfigProblem): string {
   return `${where}: ${problem.message}${problem.fix ? ` ${problem.fix}` : ''}`;
 }
 
+/** Levels of arrays and objects a config may nest (a real one uses five or six). */
+export const MAX_DEPTH = 64;
+
+/**
+ * The offset of the first `[` or `{` that opens level `max + 1`, outside strings and comments
+ * (JSONC), or undefined when the text nests no deeper than `max`. A scan without recursion.
+ */
+function nestingPast(text: string, max: number): number | undefined {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // A string: up to its closing quote, escapes skipped.
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x2f && text.charCodeAt(i + 1) === 0x2f) {
+      while (i < text.length && text.charCodeAt(i) !== 10) i++;
+    } else if (c === 0x2f && text.charCodeAt(i + 1) === 0x2a) {
+      const end = text.indexOf('*/', i + 2);
+      i = end === -1 ? text.length : end + 1;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return i;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return undefined;
+}
+
 export class ConfigSource {
   /** Offsets where each line starts. */
   private readonly lineStarts: number[] = [0];
@@ -32,6 +60,17 @@ export class ConfigSource {
     readonly text: string,
   ) {
     for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) this.lineStarts.push(i + 1);
+    const tooDeep = nestingPast(text, MAX_DEPTH);
+    if (tooDeep !== undefined) {
+      // The parser and the checks after it recurse once per level: a hostile depth would overflow.
+      this.root = undefined;
+      this.report(
+        tooDeep,
+        `The config nests arrays and objects more than ${MAX_DEPTH} levels deep here; nothing in a gateway config needs that.`,
+        'Remove the extra nesting.',
+      );
+      return;
+    }
     const errors: ParseError[] = [];
     this.root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
     for (const error of errors) {

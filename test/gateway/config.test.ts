@@ -252,6 +252,17 @@ describe('gateway config', () => {
       `${bad}:3:39: "args" must be an array of strings, not string. Write "args": ["..."].\n` +
         `switchboard gateway: 1 problem in ${bad}; nothing started.\n`,
     );
+    // 20 000 levels deep (an attack on the parser): a problem with its place, not a stack overflow.
+    const deep = join(dir, 'deep.json');
+    writeFileSync(deep, `{\n  "mcpServers": ${'['.repeat(20_000)}${']'.repeat(20_000)}\n}\n`);
+    const nested = await runCli(['gateway', '--check', deep]);
+    assert.equal(nested.code, 1, nested.stderr);
+    assert.doesNotMatch(nested.stderr, /RangeError|at /);
+    assert.equal(
+      nested.stderr,
+      `${deep}:2:80: The config nests arrays and objects more than 64 levels deep here; nothing in a gateway config needs that. Remove the extra nesting.\n` +
+        `switchboard gateway: 1 problem in ${deep}; nothing started.\n`,
+    );
     const usage = await runCli(['gateway', '--port', 'x', bad]);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /--port "x" is not a port[\s\S]*switchboard gateway --help/);
