@@ -48,6 +48,26 @@ const SAFE_TO_REPEAT = new Set(['resources/read', 'prompts/get', 'completion/com
 /** Task ids remembered to route `tasks/*` back to the upstream that made the task (oldest dropped first). */
 const MAX_TASK_ROUTES = 10_000;
 
+/** The methods of MCP itself (every revision's, and the namespaces they live in). */
+const MCP_NAMESPACES = [
+  'tools/',
+  'prompts/',
+  'resources/',
+  'completion/',
+  'tasks/',
+  'subscriptions/',
+  'logging/',
+  'server/',
+  'sampling/',
+  'elicitation/',
+  'roots/',
+  'notifications/',
+];
+
+function isMcpMethod(method: string): boolean {
+  return method === 'initialize' || method === 'ping' || MCP_NAMESPACES.some((ns) => method.startsWith(ns));
+}
+
 function lostConnection(error: unknown): boolean {
   return (
     error instanceof SwitchboardError &&
@@ -172,19 +192,28 @@ export class Forwarding {
    */
   forwardUnknown(method: string, params: Params, ctx: RequestContext): Promise<unknown> {
     const { separator } = this.routes.options;
+    // A task the gateway passed on goes back to the upstream that made it.
+    const task = method.startsWith('tasks/') && typeof params.taskId === 'string';
+    const routed = task ? this.taskRoutes.get(params.taskId as string) : undefined;
+    if (routed) return this.forwardAs(routed, method, params, ctx);
     const at = method.indexOf(separator);
-    const taskOf = method.startsWith('tasks/') && typeof params.taskId === 'string';
-    const named =
-      (taskOf ? this.taskRoutes.get(params.taskId as string) : undefined) ??
-      (at > 0 ? this.routes.upstreams.get(method.slice(0, at)) : undefined);
+    const named = at > 0 ? this.routes.upstreams.get(method.slice(0, at)) : undefined;
+    const upstreamMethod = named ? method.slice(at + separator.length) : method;
     const upstream = named ?? this.routes.defaultUpstream();
-    if (upstream === undefined) {
+    if (upstream === undefined || isMcpMethod(upstreamMethod)) {
+      // An MCP method is the gateway's to answer, with its filters and pins: never passed on
+      // unread (`files__tools/call` would run a tool the gateway hides).
       throw new ProtocolError(
         ErrorCode.MethodNotFound,
-        `Method not found: ${method}. Through this gateway, a method of one server is called as <server>${separator}<method>.`,
+        isMcpMethod(upstreamMethod)
+          ? `Method not found: ${method}. The gateway answers MCP methods itself; only a server's own methods are forwarded, as <server>${separator}<method>.`
+          : `Method not found: ${method}. Through this gateway, a method of one server is called as <server>${separator}<method>.`,
       );
     }
-    const upstreamMethod = named && !taskOf ? method.slice(at + separator.length) : method;
+    return this.forwardAs(upstream, upstreamMethod, params, ctx);
+  }
+
+  private forwardAs(upstream: Upstream, upstreamMethod: string, params: Params, ctx: RequestContext) {
     return this.forward(upstream, upstreamMethod, ctx, (client, options) =>
       client.request(upstreamMethod as 'ping', params as never, { ...options, unchecked: true }),
     );
