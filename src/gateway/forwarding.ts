@@ -284,8 +284,13 @@ export class Forwarding {
     return upstream.lease().then(
       (leased) => {
         const done = this.run(upstream, leased, ctx, send, record);
-        const back = () => upstream.giveBack(leased);
-        done.then(back, back);
+        // Reused only once the upstream answered: a call that timed out or was cancelled may
+        // still log, ask or report progress there, which must not reach the next holder.
+        done.then(
+          () => upstream.giveBack(leased),
+          (error: unknown) =>
+            error instanceof ProtocolError ? upstream.giveBack(leased) : upstream.discard(leased),
+        );
         return done;
       },
       (error: unknown) => {

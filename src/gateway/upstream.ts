@@ -233,6 +233,11 @@ export class Upstream {
     else void session.client.close();
   }
 
+  /** A leased session whose call ended without the upstream's answer: closed, never reused. */
+  discard(session: UpstreamSession): void {
+    void session.client.close();
+  }
+
   /** Closes every session (stdio servers get stdin → SIGTERM → SIGKILL) and stops reconnecting. */
   async close(): Promise<void> {
     this.stopped = true;

@@ -8,16 +8,22 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { Client } from '../../src/extensions/client.js';
 import { Server } from '../../src/extensions/server.js';
 import { Gateway } from '../../src/gateway/gateway.js';
+import { nodeFetch } from '../../src/node/fetch.js';
 import { serve } from '../../src/node/serve.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { LEGACY_REVISIONS } from '../../src/protocol/revisions.js';
 import type { CallToolResult } from '../../src/protocol/types.js';
+import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
 import { createHttpHandler } from '../../src/transports/http/server/handler.js';
 import { protocolFailure } from '../helpers/rejects.js';
 import { gate, until } from '../helpers/wait.js';
 import { configOf, switchboardClient, textOf } from './helpers.js';
+
+const RAW_LEGACY = fileURLToPath(new URL('../fixtures/gateway-raw-legacy.js', import.meta.url));
 
 const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });
 
@@ -106,6 +112,32 @@ describe('gateway: defects an outside attack found', () => {
       await client.close();
     }
     assert.deepEqual(runs, [], 'no hidden tool ran upstream');
+  });
+
+  test("2. a lease whose call timed out is not handed on: its upstream's late logs reach nobody else", async () => {
+    const started = await gatewayOver({
+      raw: { command: process.execPath, args: [RAW_LEGACY], timeoutMs: 1000 },
+    });
+    closing.push(started.close);
+    const connect = async (name: string) => {
+      const client = new Client({ name, version: '1.0.0' }, { logLevel: 'debug' });
+      const logs: unknown[] = [];
+      client.onLog((message) => logs.push(message.data));
+      await client.connect(new StreamableHttpClientChannel(started.url, { fetch: nodeFetch }));
+      assert.equal(client.revision, '2026-07-28');
+      return { client, logs };
+    };
+    const first = await connect('first');
+    const second = await connect('second');
+    // The upstream never answers: the call times out, and its leased session must not be reused.
+    const late = await first.client.callTool('raw__late');
+    assert.equal(late.isError, true);
+    assert.match(textOf(late), /Upstream "raw".*no response within/s);
+    const quick = await second.client.callTool('raw__quick');
+    assert.match(textOf(quick), /^quick pid \d+$/);
+    assert.deepEqual(second.logs, ['quick log'], "another client's logs reached this one");
+    await first.client.close();
+    await second.client.close();
   });
 
   test('6. a list_changed storm: at most one refresh running and one waiting per upstream and list', async () => {
