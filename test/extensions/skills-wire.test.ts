@@ -11,7 +11,6 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import {
   DirectoryReadResultSchema,
   SkillsGetResultSchema,
@@ -19,10 +18,8 @@ import {
 } from '@olaservo/ext-skills/server';
 import { Server } from '../../src/extensions/server.js';
 import { openWire, type Wire } from '../helpers/wire.js';
+import { SKILLS_DIR } from './skills-fixture.js';
 
-export const SKILLS_DIR = fileURLToPath(
-  new URL('../../../test/extensions/fixtures/skills/', import.meta.url),
-);
 const EXTENSION = 'io.modelcontextprotocol/skills';
 
 const digest = (path: string) =>

@@ -143,7 +143,7 @@ export function installSkills(server: ServerCore): SkillsPlugin {
     });
   };
 
-  const serve = (set: SkillSet, except: Held | undefined): ResourceHandle[] => {
+  const checkConflicts = (set: SkillSet, except: Held | undefined): void => {
     for (const other of held) {
       if (other === except) continue;
       for (const uri of set.files.keys()) {
@@ -155,6 +155,8 @@ export function installSkills(server: ServerCore): SkillsPlugin {
         }
       }
     }
+  };
+  const serve = (set: SkillSet): ResourceHandle[] => {
     const frontmatter = new Map(set.skills.map((s) => [s.uri, s.frontmatter]));
     return [...set.files.values()].map((file) => register(server, file, frontmatter.get(file.uri)));
   };
@@ -163,7 +165,8 @@ export function installSkills(server: ServerCore): SkillsPlugin {
     add(load, watch) {
       const first = load();
       enable();
-      const entry: Held = { set: first, handles: serve(first, undefined) };
+      checkConflicts(first, undefined);
+      const entry: Held = { set: first, handles: serve(first) };
       held.push(entry);
       let stop: (() => void) | undefined;
       const registration: SkillsRegistration = {
@@ -173,10 +176,10 @@ export function installSkills(server: ServerCore): SkillsPlugin {
         reload() {
           const next = load();
           const before = entry.set;
-          const handles = serve(next, entry);
+          checkConflicts(next, entry);
           for (const handle of entry.handles) handle.remove();
           entry.set = next;
-          entry.handles = handles;
+          entry.handles = serve(next);
           // Subscribers of a file whose bytes changed hear of it (its URI stayed, so no list changed for it).
           for (const [uri, file] of next.files) {
             const old = before.files.get(uri);

@@ -90,7 +90,8 @@ export function checkSkillEntry(value: unknown, method: string, where: string): 
 
 export function checkListSkillsResult(value: Record<string, unknown>, method: string): void {
   if (!Array.isArray(value.skills)) invalid(method, 'skills is not an array');
-  for (const [i, entry] of (value.skills as unknown[]).entries()) checkSkillEntry(entry, method, `skills[${i}]`);
+  for (const [i, entry] of (value.skills as unknown[]).entries())
+    checkSkillEntry(entry, method, `skills[${i}]`);
   if (value.nextCursor !== undefined && typeof value.nextCursor !== 'string') {
     invalid(method, 'nextCursor is not a string');
   }
