@@ -36,6 +36,20 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   redis: ['extensions', 'protocol', 'server', 'transports', 'util'],
   // The web console (its page included) drives a Client; the CLI's `console` command serves it.
   console: ['check', 'client', 'engine', 'extensions', 'node', 'protocol', 'transports', 'util'],
+  // `switchboard test`: drives a Client, reuses the checker's synthesizer and report look and the
+  // gateway's mcpServers reader; the CLI's `test` command is its only user besides its entry point.
+  mcptest: [
+    'check',
+    'client',
+    'engine',
+    'extensions',
+    'gateway',
+    'node',
+    'protocol',
+    'schema',
+    'transports',
+    'util',
+  ],
   cli: [
     'auth',
     'check',
@@ -44,6 +58,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'engine',
     'extensions',
     'gateway',
+    'mcptest',
     'node',
     'protocol',
     'schema',
