@@ -155,8 +155,8 @@ tests:
     read: "notes://\${id}/\${idd}"
 `);
     assert.deepEqual(problems, [
-      't.mcptest.yaml:5:11: ${id} is used but no earlier test saves id. Add save: { id: "$.path" } to an earlier test, or write $${id} for the text itself.',
-      't.mcptest.yaml:10:11: ${idd} is used but no earlier test saves idd. Saved so far: id. Add save: { idd: "$.path" } to an earlier test, or write $${idd} for the text itself.',
+      `t.mcptest.yaml:5:11: \${id} is used but no earlier test saves id. Add save: { id: "$.path" } to an earlier test, or write $\${id} for the text itself.`,
+      `t.mcptest.yaml:10:11: \${idd} is used but no earlier test saves idd. Saved so far: id. Add save: { idd: "$.path" } to an earlier test, or write $\${idd} for the text itself.`,
     ]);
   });
 

@@ -38,8 +38,10 @@ export function formatFailure(failure: Failure): string {
   return parts.join('\n');
 }
 
-/** The failures in full, the notes, and the counts. */
-export function formatSummary(report: TestReport): string {
+/** The failures in full, the notes, and the counts: of a run, or of one file (`runTestFile`). */
+export function formatSummary(run: TestReport | FileReport): string {
+  const report: Pick<TestReport, 'files' | 'summary'> & { durationMs?: number } =
+    'results' in run ? { files: [run], summary: run.summary } : run;
   const out: string[] = [];
   const failed = report.files.flatMap((f) => f.results.filter((r) => r.status === 'failed'));
   if (failed.length > 0) {
@@ -54,7 +56,7 @@ export function formatSummary(report: TestReport): string {
   const { summary } = report;
   out.push(
     '',
-    `${summary.passed} passed, ${summary.failed} failed, ${summary.notRun} not run (${report.files.length} file${report.files.length === 1 ? '' : 's'}, ${(report.durationMs / 1000).toFixed(1)} s)`,
+    `${summary.passed} passed, ${summary.failed} failed, ${summary.notRun} not run (${report.files.length} file${report.files.length === 1 ? '' : 's'}${report.durationMs === undefined ? '' : `, ${(report.durationMs / 1000).toFixed(1)} s`})`,
   );
   return `${out.join('\n')}\n`;
 }
