@@ -61,6 +61,24 @@ export function subsetMismatch(expected: unknown, actual: unknown, path = '$'): 
   return deepEqual(expected, actual) ? undefined : path;
 }
 
+/** The paths (`$.a[0].b`) where two values differ: leaves, or an array whose length changed. */
+export function differingPaths(a: unknown, b: unknown, path = '$'): string[] {
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
+    return a.flatMap((item, i) => differingPaths(item, b[i], `${path}[${i}]`));
+  }
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
+    return keys.flatMap((key) =>
+      differingPaths(
+        a[key],
+        b[key],
+        /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`,
+      ),
+    );
+  }
+  return deepEqual(a, b) ? [] : [path];
+}
+
 /** The most lines a diff compares with the exact algorithm (n×m cells); longer texts are shown whole. */
 const MAX_DIFF_CELLS = 4_000_000;
 

@@ -24,8 +24,9 @@ import type { Client } from '../extensions/client.js';
 import { featuresOf, type Revision } from '../protocol/revisions.js';
 import { isPlainObject } from '../util/guards.js';
 import { ask } from './answer.js';
-import { sortKeys } from './compare.js';
+import { differingPaths, sortKeys } from './compare.js';
 import type { Step } from './format.js';
+import { parseJsonPath } from './json-path.js';
 import { connect, type ResolvedServer } from './server.js';
 import { SnapshotFile, snapshotValue } from './snapshots.js';
 
@@ -52,6 +53,7 @@ export interface GenerateResult {
   readonly notes: readonly string[];
 }
 
+const NO_IGNORE = { ignore: [], ignoreSources: [] };
 const UNKNOWN_TOOL = 'switchboard_test_no_such_tool';
 const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -83,6 +85,9 @@ export async function generateTests(
   const snapshots = new SnapshotFile(file);
   const notes: string[] = [];
   let tests: WrittenTest[] | undefined;
+  /** Each answer to record, and per test the paths that differed between two asks (a time, an id). */
+  const answers: { key: string; name: string; value: unknown }[] = [];
+  const volatile = new Map<string, Set<string>>();
   for (const revision of revisions) {
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const connection = await connect(server, { ...(revision ? { revision } : {}), timeoutMs });
@@ -92,15 +97,34 @@ export async function generateTests(
       for (const { test, step, snapshot } of made) {
         if (!snapshot) continue;
         options.onProgress?.(`recording ${test.name}${revision ? ` [${revision}]` : ''}`);
-        const answer = await ask(connection.client, step, timeoutMs);
-        snapshots.set(
-          revision ? `${test.name} [${revision}]` : test.name,
-          snapshotValue(answer.value, { ignore: [], ignoreSources: [] }),
-        );
+        const first = await ask(connection.client, step, timeoutMs);
+        const second = await ask(connection.client, step, timeoutMs);
+        const paths = volatile.get(test.name) ?? new Set();
+        for (const path of differingPaths(
+          snapshotValue(first.value, NO_IGNORE),
+          snapshotValue(second.value, NO_IGNORE),
+        ))
+          paths.add(path);
+        volatile.set(test.name, paths);
+        answers.push({
+          key: revision ? `${test.name} [${revision}]` : test.name,
+          name: test.name,
+          value: first.value,
+        });
       }
     } finally {
       await connection.close().catch(() => undefined);
     }
+  }
+  const ignoreOf = (name: string) => [...(volatile.get(name) ?? [])].sort();
+  for (const { key, name, value } of answers) {
+    const sources = ignoreOf(name);
+    snapshots.set(key, snapshotValue(value, { ignore: sources.map(parseJsonPath), ignoreSources: sources }));
+  }
+  // A value that changed between two asks is left out of the snapshot, so the suite does not flake.
+  for (const test of tests ?? []) {
+    const ignore = ignoreOf(test.name);
+    if (test.snapshot === true && ignore.length > 0) test.snapshot = { ignore };
   }
   const generated = (tests ?? []).map((t) => ({ ...t, generated: fingerprint(t) }));
   const { text, written, kept } = merge(existing, generated, options.serverText);
@@ -155,17 +179,13 @@ async function suiteFor(
         continue;
       }
       const step: Step = { kind: 'call', tool: tool.name, args };
-      const answer = await ask(client, step, timeoutMs).catch(() => undefined);
-      if (!answer) {
+      const expect = await expectationOf(client, step, timeoutMs);
+      if (!expect) {
         notes.push(
           `tool ${tool.name} gave no usable answer to ${JSON.stringify(args)}; write its test by hand`,
         );
         continue;
       }
-      const expect =
-        answer.outcome === 'error'
-          ? { outcome: 'error', error: { code: (answer.value as { code: number }).code } }
-          : { outcome: answer.outcome };
       add({ name: `tool ${tool.name}`, call: tool.name, args, expect, snapshot: true }, step, true);
       const required = (tool.inputSchema as { required?: unknown }).required;
       const first = Array.isArray(required)
@@ -218,15 +238,11 @@ async function suiteFor(
     )) {
       const uri = await exampleUri(client, template.uriTemplate, uris, timeoutMs);
       const step: Step = { kind: 'read', uri };
-      const answer = await ask(client, step, timeoutMs).catch(() => undefined);
-      if (!answer) {
+      const expect = await expectationOf(client, step, timeoutMs);
+      if (!expect) {
         notes.push(`template ${template.uriTemplate}: ${uri} gave no usable answer; write its test by hand`);
         continue;
       }
-      const expect =
-        answer.outcome === 'error'
-          ? { outcome: 'error', error: { code: (answer.value as { code: number }).code } }
-          : { outcome: 'ok' };
       add({ name: `template ${template.uriTemplate}`, read: uri, expect, snapshot: true }, step, true);
     }
   }
@@ -246,17 +262,13 @@ async function suiteFor(
           );
       }
       const step: Step = { kind: 'prompt', name: prompt.name, args };
-      const answer = await ask(client, step, timeoutMs).catch(() => undefined);
-      if (!answer) {
+      const expect = await expectationOf(client, step, timeoutMs);
+      if (!expect) {
         notes.push(
           `prompt ${prompt.name} gave no usable answer to ${JSON.stringify(args)}; write its test by hand`,
         );
         continue;
       }
-      const expect =
-        answer.outcome === 'error'
-          ? { outcome: 'error', error: { code: (answer.value as { code: number }).code } }
-          : { outcome: 'ok' };
       add({ name: `prompt ${prompt.name}`, prompt: prompt.name, args, expect, snapshot: true }, step, true);
       const first = (prompt.arguments ?? []).find((a) => a.required);
       if (first) {
@@ -275,6 +287,19 @@ async function suiteFor(
     }
   }
   return made;
+}
+
+/** Today's outcome of a step as an `expect:` (a JSON-RPC error with its code), or undefined without a usable answer. */
+async function expectationOf(
+  client: Client,
+  step: Step,
+  timeoutMs: number,
+): Promise<Record<string, unknown> | undefined> {
+  const answer = await ask(client, step, timeoutMs).catch(() => undefined);
+  if (!answer) return undefined;
+  return answer.outcome === 'error'
+    ? { outcome: 'error', error: { code: (answer.value as { code: number }).code } }
+    : { outcome: answer.outcome };
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import { dirname, resolve } from 'node:path';
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import { closest } from '../gateway/config.js';
 import { type ConfigProblem, formatProblem } from '../gateway/config-source.js';
 import { isRevision, REVISIONS, type Revision } from '../protocol/revisions.js';
 import { loadLinearPatterns } from '../schema/linear-pattern.js';
@@ -670,7 +671,7 @@ class Reader {
       if (!isPair(pair)) continue;
       const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
       if (key === undefined || !allowed.includes(key)) {
-        const near = key === undefined ? undefined : nearest(key, allowed);
+        const near = key === undefined ? undefined : closest(key, new Set(allowed));
         this.report(
           pair.key as Y,
           `Unknown key ${JSON.stringify(key ?? '?')} in ${what}.`,
@@ -724,34 +725,4 @@ function syntaxFix(code: string, file: string): string | undefined {
   if (code === 'TAB_AS_INDENT') return 'Indent with spaces.';
   if (code === 'BAD_INDENT') return 'Line up the keys of one mapping under each other, with spaces.';
   return undefined;
-}
-
-/** The allowed key closest to a mistyped one (at most two edits away), for "did you mean". */
-function nearest(key: string, allowed: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const candidate of allowed) {
-    const d = editDistance(key.toLowerCase(), candidate.toLowerCase());
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j]! + 1,
-        current[j - 1]! + 1,
-        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }

@@ -20,21 +20,10 @@ export class TestServerError extends Error {
   override readonly name = 'TestServerError';
 }
 
-/** Where to reach the server, resolved: a process to start or an endpoint. */
+/** Where to reach the server, resolved: a process to start or an endpoint (`sse`: legacy HTTP+SSE). */
 export type ResolvedServer =
-  | {
-      readonly kind: 'stdio';
-      readonly command: string;
-      readonly args: readonly string[];
-      readonly env?: Readonly<Record<string, string>>;
-      readonly cwd?: string;
-    }
-  | {
-      readonly kind: 'http';
-      readonly url: string;
-      readonly headers?: Readonly<Record<string, string>>;
-      readonly sse?: boolean;
-    };
+  | Extract<ServerSpec, { kind: 'stdio' }>
+  | (Extract<ServerSpec, { kind: 'http' }> & { readonly sse?: boolean });
 
 /** A target line as the CLI takes it: an http(s) URL, or a command line (shell-like quoting, no shell). */
 export function parseServerLine(line: string): ResolvedServer {
