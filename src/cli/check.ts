@@ -28,7 +28,7 @@ import {
 import { isRevision, REVISIONS, type Revision } from '../protocol/revisions.js';
 import { errorMessage } from '../util/guards.js';
 import type { CliIo } from './io.js';
-import { parseTarget } from './target.js';
+import { targetFromWords } from './target.js';
 import { escapeControls } from './terminal-text.js';
 import { parseCommandLine, UsageError } from './usage-error.js';
 
@@ -218,11 +218,11 @@ function parseCheckArgs(argv: readonly string[]) {
   const client = values.client === undefined ? undefined : clientTarget(values, words);
   let target: CheckTarget = { kind: 'stdio', command: '' };
   if (!client) {
-    const parsedTarget = parseTarget(words, terminator !== undefined);
+    const parsedTarget = targetFromWords(words, terminator !== undefined, 'check');
     target =
       parsedTarget.kind === 'http'
-        ? { kind: 'http', url: parsedTarget.url, headers: headers(values.header ?? []) }
-        : { kind: 'stdio', command: parsedTarget.command, args: parsedTarget.args };
+        ? { ...parsedTarget, headers: headers(values.header ?? []) }
+        : parsedTarget;
   }
   let revisions: Revision[] | undefined;
   if (values.revision) {
@@ -292,14 +292,14 @@ function clientTarget(
       'check',
     );
   }
-  const parsed = parseTarget([values.client ?? ''], false);
+  const parsed = targetFromWords([values.client ?? ''], false, 'check');
   if (parsed.kind === 'http') {
     throw new UsageError(
       '--client takes the command that runs the client (it gets the server URL as its last argument), not a URL.',
       'check',
     );
   }
-  return { command: parsed.command, args: parsed.args };
+  return { command: parsed.command, args: parsed.args ?? [] };
 }
 
 function readSnapshot(file: string): Snapshot {

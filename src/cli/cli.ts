@@ -3,13 +3,13 @@
  * the exit code (0 ok, 1 failure, 2 usage). Nothing here calls `process.exit`, so output piped to
  * another program is always flushed.
  */
+import { describeTarget } from '../node/target.js';
 import { COMMANDS, type CommandContext } from './commands.js';
 import { describeFailure } from './failure.js';
 import { commandHelp, generalHelp } from './help.js';
 import { type Invocation, parseInvocation } from './invocation.js';
 import type { CliIo } from './io.js';
 import { cliVersion, createSession } from './session.js';
-import type { Target } from './target.js';
 import { escapeControls } from './terminal-text.js';
 import { UsageError } from './usage-error.js';
 
@@ -123,11 +123,4 @@ function usageFailure(error: unknown, io: CliIo, commandName?: string): number {
     `switchboard: ${error.message}\nRun "switchboard ${command ? `${command} ` : ''}--help" for usage.\n`,
   );
   return 2;
-}
-
-function describeTarget(target: Target): string {
-  if (target.kind === 'http') return target.url.href;
-  return [target.command, ...target.args]
-    .map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : JSON.stringify(w)))
-    .join(' ');
 }
