@@ -2,6 +2,7 @@
  * `switchboard gateway`: the command line of the gateway. `--check CONFIG` validates a config
  * without starting anything; `CONFIG` serves it (see `gateway/run.ts`).
  */
+import { verifyAudit } from '../gateway/audit.js';
 import { type HttpUpstreamConfig, loadGatewayConfig } from '../gateway/config.js';
 import { formatProblem } from '../gateway/config-source.js';
 import { nodeFetch } from '../node/fetch.js';
@@ -16,6 +17,7 @@ export const GATEWAY_HELP = `Usage:
   switchboard gateway [options] CONFIG
   switchboard gateway --check CONFIG
   switchboard gateway approve --lock FILE CONFIG [TOOL...]
+  switchboard gateway audit verify FILE...
 
 Serves every MCP server of CONFIG behind one endpoint. CONFIG is an mcpServers
 JSON file (desktop apps, Cursor) or VS Code's mcp.json ("servers" + "inputs"),
@@ -30,10 +32,16 @@ Options:
                    entries changed restart; clients stay connected
   --lock <file>    Pin every tool's definition in FILE (made when missing); a tool
                    whose definition changes is hidden until approved
+  --insecure-no-auth
+                   Listen on a non-loopback address without gateway.auth (anyone
+                   who reaches the port may use every server); warns at every start
   -h, --help       Show this help
 
 approve connects to the servers and pins the current definitions of the hidden
 tools named (all of them when none is named).
+
+audit verify checks the hash chain of gateway.audit files (rotated ones first,
+oldest first): exit 0 when intact, 1 naming the first line that breaks it.
 
 Exit status: 0 when the config is good (--check) or the gateway stopped cleanly,
 1 when the config is bad or the gateway failed, 2 when the command line is wrong.
@@ -50,9 +58,35 @@ export interface GatewayArguments {
   readonly watch: boolean;
   /** `approve`: the tools to approve (empty: every hidden one). */
   readonly approve: readonly string[] | undefined;
+  /** `audit verify`: the files to check, in order. */
+  readonly auditVerify: readonly string[] | undefined;
+  readonly insecureNoAuth: boolean;
 }
 
 export function parseGatewayArguments(argv: readonly string[]): GatewayArguments {
+  if (argv[0] === 'audit') {
+    const files = argv.slice(2);
+    if (argv[1] !== 'verify' || files.length === 0 || files.some((f) => f.startsWith('-'))) {
+      throw new UsageError(
+        'Write: switchboard gateway audit verify FILE... (rotated files first).',
+        'gateway',
+      );
+    }
+    return {
+      config: '',
+      check: false,
+      stdio: false,
+      port: undefined,
+      host: undefined,
+      help: false,
+      lock: undefined,
+      watch: false,
+      approve: undefined,
+      auditVerify: files,
+      insecureNoAuth: false,
+    };
+  }
+  let insecureNoAuth = false;
   let config: string | undefined;
   let check = false;
   let stdio = false;
@@ -73,6 +107,7 @@ export function parseGatewayArguments(argv: readonly string[]): GatewayArguments
     if (word === '--check') check = true;
     else if (word === '--stdio') stdio = true;
     else if (word === '--watch') watch = true;
+    else if (word === '--insecure-no-auth') insecureNoAuth = true;
     else if (word === '-h' || word === '--help') help = true;
     else if (word === '--port') {
       const text = value();
@@ -106,6 +141,8 @@ export function parseGatewayArguments(argv: readonly string[]): GatewayArguments
     lock,
     watch,
     approve: approving ? approve : undefined,
+    auditVerify: undefined,
+    insecureNoAuth,
   };
 }
 
@@ -143,6 +180,17 @@ export async function runGatewayCli(argv: readonly string[], io: CliIo): Promise
     io.out(GATEWAY_HELP);
     return 0;
   }
+  if (args.auditVerify) {
+    const verdict = verifyAudit(args.auditVerify);
+    if (verdict.ok) {
+      io.out(
+        `${args.auditVerify.join(', ')}: ${verdict.lines} line${verdict.lines === 1 ? '' : 's'}, chain intact\n`,
+      );
+      return 0;
+    }
+    io.err(`${verdict.file}:${verdict.line}: the audit chain breaks here: ${verdict.reason}.\n`);
+    return 1;
+  }
   const loaded = loadGatewayConfig(args.config);
   for (const warning of loaded.warnings) io.err(`warning: ${formatProblem(warning)}\n`);
   if (!loaded.ok) {
@@ -175,6 +223,7 @@ export async function runGatewayCli(argv: readonly string[], io: CliIo): Promise
     version: cliVersion(),
     lock: args.lock,
     watch: args.watch,
+    insecureNoAuth: args.insecureNoAuth,
     fetchFor: signedInFetch(io.err),
   };
   try {

@@ -12,6 +12,7 @@
 import type { CallOptions } from '../client/client.js';
 import type { Subscription } from '../client/subscriptions.js';
 import type { Channel } from '../engine/channel.js';
+import type { Middleware } from '../engine/middleware.js';
 import type { Client } from '../extensions/client.js';
 import { Server } from '../extensions/server.js';
 import { declaresTasks, TASKS_EXTENSION } from '../extensions/tasks/types.js';
@@ -35,6 +36,7 @@ import type { FetchLike } from '../transports/http/client/fetch-like.js';
 import { errorMessage } from '../util/guards.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import type { GatewayConfig, HttpUpstreamConfig, UpstreamConfig } from './config.js';
+import { glob } from './glob.js';
 import { exposedName, exposedUri, parseExposedUri, withSuffix } from './names.js';
 import { ToolPins } from './pins.js';
 import { GatewayTelemetry, type UpstreamCallRecord } from './telemetry.js';
@@ -63,6 +65,11 @@ export interface GatewayRuntimeOptions {
    * for servers that need a sign-in; `undefined` for the default.
    */
   fetchFor?: (upstream: HttpUpstreamConfig) => FetchLike | undefined;
+  /**
+   * Checks on the gateway's server before its forwarding (the front door's access filters, rate
+   * limits and audit, see `guard.ts`): may install list filters, returns the middleware to run first.
+   */
+  guard?: (server: Server) => Middleware<RequestContext> | undefined;
 }
 
 /** A downstream client's session with one upstream: `open` once connected (the per-call path). */
@@ -135,12 +142,6 @@ interface Mirrored {
   readonly definition: string;
 }
 
-const GLOB_SPECIALS = /[.+^${}()|[\]\\]/g;
-
-function glob(pattern: string): RegExp {
-  return new RegExp(`^${pattern.replace(GLOB_SPECIALS, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
-}
-
 function bareOf(config: GatewayConfig): string | undefined {
   return config.upstreams.find((upstream) => !upstream.namespace)?.name;
 }
@@ -198,6 +199,8 @@ export class Gateway {
     for (const upstreamConfig of config.upstreams) this.add(upstreamConfig);
     this.server.addCapabilities((capabilities) => this.capabilities(capabilities));
     this.server.onSessionClosed((id) => void this.closeSessions(id));
+    const first = options.guard?.(this.server);
+    if (first) this.server.use(first);
     this.intercept();
   }
 

@@ -31,7 +31,20 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The checker reads a protected server's challenge and metadata addresses with auth/'s own parsers.
   check: ['auth', 'engine', 'node', 'protocol', 'schema', 'server', 'testing', 'transports', 'util'],
   // The gateway sits above everything but the CLI, whose `gateway` command imports it.
-  gateway: ['client', 'engine', 'extensions', 'node', 'protocol', 'schema', 'server', 'transports', 'util'],
+  // Its front door is auth/'s protected resource; its shared counters and sessions live in redis/.
+  gateway: [
+    'auth',
+    'client',
+    'engine',
+    'extensions',
+    'node',
+    'protocol',
+    'redis',
+    'schema',
+    'server',
+    'transports',
+    'util',
+  ],
   // Redis-backed stores implement the interfaces of server/, extensions/tasks and the HTTP event store.
   redis: ['extensions', 'protocol', 'server', 'transports', 'util'],
   // The web console (its page included) drives a Client; the CLI's `console` command serves it.
