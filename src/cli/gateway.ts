@@ -3,11 +3,12 @@
  * without starting anything; `CONFIG` serves it (see `gateway/run.ts`).
  */
 import { verifyAudit } from '../gateway/audit.js';
-import { type HttpUpstreamConfig, loadGatewayConfig } from '../gateway/config.js';
+import { type HttpUpstreamConfig, loadGatewayConfig, parseGatewayConfig } from '../gateway/config.js';
 import { formatProblem } from '../gateway/config-source.js';
 import { nodeFetch } from '../node/fetch.js';
 import { SwitchboardError } from '../protocol/errors.js';
 import type { FetchLike } from '../transports/http/client/fetch-like.js';
+import { headerOptions } from './header-option.js';
 import type { CliIo } from './io.js';
 import { cliVersion } from './session.js';
 import { cliOAuthClient } from './sign-in.js';
@@ -17,11 +18,15 @@ export const GATEWAY_HELP = `Usage:
   switchboard gateway [options] CONFIG
   switchboard gateway --check CONFIG
   switchboard gateway approve --lock FILE CONFIG [TOOL...]
+  switchboard gateway --stdio [--header "Name: value" ...] URL
   switchboard gateway audit verify FILE...
 
 Serves every MCP server of CONFIG behind one endpoint. CONFIG is an mcpServers
 JSON file (desktop apps, Cursor) or VS Code's mcp.json ("servers" + "inputs"),
 JSON or JSONC. Each server's tools and prompts appear as <server>__<name>.
+A URL instead of CONFIG serves that one server with its own names (a bridge
+for clients that take only commands); \${VAR} in a --header is read from the
+environment.
 
 Options:
   --check          Check CONFIG and print every problem (file:line:column), start nothing
@@ -30,6 +35,7 @@ Options:
   --stdio          Serve one client over stdin/stdout instead of HTTP
   --watch          Apply changes to CONFIG while running: only the servers whose
                    entries changed restart; clients stay connected
+  --header <h>     With a URL: a header "Name: value" to send it (repeatable)
   --lock <file>    Pin every tool's definition in FILE (made when missing); a tool
                    whose definition changes is hidden until approved
   --insecure-no-auth
@@ -58,6 +64,8 @@ export interface GatewayArguments {
   readonly watch: boolean;
   /** `approve`: the tools to approve (empty: every hidden one). */
   readonly approve: readonly string[] | undefined;
+  /** With a URL for CONFIG: the headers to send it. */
+  readonly headers: readonly string[];
   /** `audit verify`: the files to check, in order. */
   readonly auditVerify: readonly string[] | undefined;
   readonly insecureNoAuth: boolean;
@@ -84,6 +92,7 @@ export function parseGatewayArguments(argv: readonly string[]): GatewayArguments
       approve: undefined,
       auditVerify: files,
       insecureNoAuth: false,
+      headers: [],
     };
   }
   let insecureNoAuth = false;
@@ -97,6 +106,7 @@ export function parseGatewayArguments(argv: readonly string[]): GatewayArguments
   let watch = false;
   const approving = argv[0] === 'approve';
   const approve: string[] = [];
+  const headers: string[] = [];
   for (let i = approving ? 1 : 0; i < argv.length; i++) {
     const word = argv[i]!;
     const value = (): string => {
@@ -117,6 +127,7 @@ export function parseGatewayArguments(argv: readonly string[]): GatewayArguments
       }
     } else if (word === '--host') host = value();
     else if (word === '--lock') lock = value();
+    else if (word === '--header') headers.push(value());
     else if (word.startsWith('-')) throw new UsageError(`Unknown option ${JSON.stringify(word)}.`, 'gateway');
     else if (config === undefined) config = word;
     else if (approving) approve.push(word);
@@ -141,6 +152,7 @@ export function parseGatewayArguments(argv: readonly string[]): GatewayArguments
     lock,
     watch,
     approve: approving ? approve : undefined,
+    headers,
     auditVerify: undefined,
     insecureNoAuth,
   };
@@ -191,7 +203,9 @@ export async function runGatewayCli(argv: readonly string[], io: CliIo): Promise
     io.err(`${verdict.file}:${verdict.line}: the audit chain breaks here: ${verdict.reason}.\n`);
     return 1;
   }
-  const loaded = loadGatewayConfig(args.config);
+  const loaded = /^https?:\/\//i.test(args.config)
+    ? parseGatewayConfig(args.config, urlConfig(args.config, args.headers))
+    : loadGatewayConfig(args.config);
   for (const warning of loaded.warnings) io.err(`warning: ${formatProblem(warning)}\n`);
   if (!loaded.ok) {
     for (const problem of loaded.problems) io.err(`${formatProblem(problem)}\n`);
@@ -237,4 +251,16 @@ export async function runGatewayCli(argv: readonly string[], io: CliIo): Promise
     }
     throw error;
   }
+}
+
+/** The config of one URL served with its own names (`switchboard gateway --stdio URL`). */
+function urlConfig(url: string, headers: readonly string[]): string {
+  const map = headerOptions(headers, 'gateway');
+  let host = 'remote';
+  try {
+    host = new URL(url).hostname.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 32) || host;
+  } catch {
+    // parseGatewayConfig names the bad URL.
+  }
+  return JSON.stringify({ mcpServers: { [host]: { url, headers: map, namespace: false } } });
 }

@@ -63,6 +63,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'transports',
     'util',
   ],
+  // The fleet (clients' config files, server.json, whole-config checks) drives the checker and a
+  // Client, and reads configs with the gateway's parser.
+  fleet: ['check', 'client', 'engine', 'extensions', 'gateway', 'node', 'protocol', 'transports', 'util'],
   cli: [
     'auth',
     'check',
@@ -70,6 +73,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'console',
     'engine',
     'extensions',
+    'fleet',
     'gateway',
     'mcptest',
     'node',
