@@ -2,9 +2,10 @@
  * Cold start: how long a minimal stdio server (one tool) takes from spawn to its first answer, against
  * a bare Node script answering the same line (`raw`, fixture cold-bare), and how long importing the
  * library takes. Switchboard runs as users get it (the bundles of build/dist) and, for comparison,
- * from tsc's unbundled modules (`switchboard-unbundled`, the `switchboard-tsc` condition).
+ * from tsc's unbundled modules (`switchboard-unbundled`: the same file importing build/src).
  */
 import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { fixture } from '../lib/harness.js';
 import { record, row, type Section, section } from '../lib/report.js';
@@ -12,14 +13,32 @@ import { median, percentile } from '../lib/stats.js';
 import type { ColdServer } from '../worker.js';
 import { type Context, cell, inTurn } from './common.js';
 
-/** Resolves `switchboard` to tsc's modules instead of the bundles (see scripts/bundle.js). */
-const UNBUNDLED = '--conditions=switchboard-tsc';
+/** tsc's module of a `switchboard` specifier: what its bundle is made from (build/src). */
+const tscModule = (specifier: string): string =>
+  new URL(
+    `../../src/${specifier === 'switchboard' ? 'index' : specifier.slice('switchboard/'.length)}.js`,
+    import.meta.url,
+  ).href;
+
+/**
+ * The cold server on tsc's modules: its fixture with each `switchboard` import pointing at the module
+ * the bundle is made from, written beside it. No resolve hook: a hook's thread would count in the row.
+ */
+function writeUnbundledFixture(): void {
+  const source = readFileSync(fixture('cold-switchboard'), 'utf8');
+  writeFileSync(
+    fixture('cold-switchboard-unbundled'),
+    source.replace(
+      /(from ')(switchboard(?:\/[a-z]+)?)(')/g,
+      (_, from, specifier, quote) => `${from}${tscModule(specifier)}${quote}`,
+    ),
+  );
+}
 
 interface ServerSpec {
   readonly id: string;
   readonly era: ColdServer['era'];
   readonly fixture: string;
-  readonly nodeArgs?: readonly string[];
 }
 
 const SERVERS: readonly ServerSpec[] = [
@@ -27,7 +46,7 @@ const SERVERS: readonly ServerSpec[] = [
   // Node's compile cache on, as the CLI has it (Node >= 22.1; on Node 20 the same as `switchboard`).
   { id: 'switchboard-cached', era: 'legacy', fixture: 'cold-switchboard-cached' },
   { id: 'switchboard-modern', era: 'modern', fixture: 'cold-switchboard' },
-  { id: 'switchboard-unbundled', era: 'legacy', fixture: 'cold-switchboard', nodeArgs: [UNBUNDLED] },
+  { id: 'switchboard-unbundled', era: 'legacy', fixture: 'cold-switchboard-unbundled' },
   { id: 'sdk-v1', era: 'legacy', fixture: 'cold-sdk-v1' },
   { id: 'sdk-v2', era: 'legacy', fixture: 'cold-sdk-v2' },
   { id: 'sdk-v2-modern', era: 'modern', fixture: 'cold-sdk-v2' },
@@ -35,16 +54,16 @@ const SERVERS: readonly ServerSpec[] = [
 ];
 
 const serversOn = (node: string): ColdServer[] =>
-  SERVERS.map(({ id, era, fixture: name, nodeArgs = [] }) => ({
+  SERVERS.map(({ id, era, fixture: name }) => ({
     id,
     era,
-    target: { kind: 'stdio', command: node, args: [...nodeArgs, fixture(name)] },
+    target: { kind: 'stdio', command: node, args: [fixture(name)] },
   }));
 
 /** What each implementation's server imports before it can answer (and node's arguments for it). */
-const IMPORTS: readonly { id: string; specifiers: readonly string[]; nodeArgs?: readonly string[] }[] = [
+const IMPORTS: readonly { id: string; specifiers: readonly string[] }[] = [
   { id: 'switchboard', specifiers: ['switchboard', 'switchboard/stdio'] },
-  { id: 'switchboard-unbundled', specifiers: ['switchboard', 'switchboard/stdio'], nodeArgs: [UNBUNDLED] },
+  { id: 'switchboard-unbundled', specifiers: ['switchboard', 'switchboard/stdio'].map(tscModule) },
   {
     id: 'sdk-v1',
     specifiers: [
@@ -65,6 +84,7 @@ const execFileAsync = promisify(execFile);
  * when it runs on 24). Every server and import of a section runs on that section's binary.
  */
 export async function coldSections(ctx: Context): Promise<Section[]> {
+  writeUnbundledFixture();
   const sections: Section[] = [];
   for (const node of [process.execPath, ...(ctx.nodes ?? [])]) sections.push(await coldSection(ctx, node));
   return sections;
@@ -93,8 +113,8 @@ async function coldSection(ctx: Context, node: string): Promise<Section> {
       record(row(cold, 'spawn to first answer p50', 'ms', 'lower'), id, run, ms && median(ms));
       record(row(cold, 'spawn to first answer p90', 'ms', 'lower'), id, run, ms && percentile(ms, 90));
     }
-    await inTurn(ctx, IMPORTS, run, async ({ id, specifiers, nodeArgs = [] }) => {
-      const args = [...nodeArgs, fixture('import-time'), ...specifiers];
+    await inTurn(ctx, IMPORTS, run, async ({ id, specifiers }) => {
+      const args = [fixture('import-time'), ...specifiers];
       const { stdout } = await execFileAsync(node, args, { encoding: 'utf8' });
       record(row(cold, 'import of the library', 'ms', 'lower', true), id, run, JSON.parse(stdout).ms);
     });

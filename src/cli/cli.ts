@@ -26,6 +26,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const { runCheckCli } = await import('./check.js');
     return runCheckCli(argv.slice(1), io);
   }
+  // Test files name their own servers: the runner has its own options, loaded only when used.
+  if (argv[0] === 'test') {
+    const { runTestCli } = await import('./test.js');
+    return runTestCli(argv.slice(1), io);
+  }
   // `console` serves a page until stopped rather than running one command against one target.
   if (argv[0] === 'console') {
     const { runConsole } = await import('./console-command.js');
@@ -33,6 +38,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       ...io,
       untilStopped: io.untilStopped ?? (() => new Promise(() => {})),
     });
+  }
+  // Writing servers into MCP clients' files: no target of their own.
+  if (argv[0] === 'add' || argv[0] === 'remove' || argv[0] === 'list') {
+    const { runFleetCli } = await import('./fleet.js');
+    return runFleetCli(argv[0], argv.slice(1), io);
   }
   if (argv[0] === 'login' || argv[0] === 'logout') {
     const { runSignInCli } = await import('./sign-in.js');
