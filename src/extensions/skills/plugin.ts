@@ -71,6 +71,19 @@ export function installSkills(server: ServerCore): SkillsPlugin {
     return all.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
   };
 
+  /** One page of `items` (sorted by URI) under `key`, after `params.cursor`. */
+  const pageOf = <T extends { uri: string }>(items: T[], key: string, params: Params) => {
+    const page = paginate(
+      items,
+      items.map((item) => item.uri),
+      params.cursor as string | undefined,
+      server.pageSize,
+    );
+    return page.nextCursor === undefined
+      ? { [key]: page.items }
+      : { [key]: page.items, nextCursor: page.nextCursor };
+  };
+
   const enable = (): void => {
     if (enabled) return;
     enabled = true;
@@ -79,16 +92,7 @@ export function installSkills(server: ServerCore): SkillsPlugin {
       method: SKILLS_LIST,
       cache: 'list',
       handler: async (params) => {
-        const all = await entries();
-        const page = paginate(
-          all,
-          all.map((e) => e.uri),
-          params.cursor as string | undefined,
-          server.pageSize,
-        );
-        return page.nextCursor === undefined
-          ? { skills: page.items }
-          : { skills: page.items, nextCursor: page.nextCursor };
+        return pageOf(await entries(), 'skills', params);
       },
     });
     server.methods.define({
@@ -121,15 +125,7 @@ export function installSkills(server: ServerCore): SkillsPlugin {
         const unique = [...new Map(children.map((c) => [c.uri, c])).values()].sort((a, b) =>
           a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0,
         );
-        const page = paginate(
-          unique,
-          unique.map((c) => c.uri),
-          params.cursor as string | undefined,
-          server.pageSize,
-        );
-        return page.nextCursor === undefined
-          ? { resources: page.items }
-          : { resources: page.items, nextCursor: page.nextCursor };
+        return pageOf(unique, 'resources', params);
       },
     });
     // Skill files are resources: the extension requires the resources capability even with no skill.
