@@ -27,6 +27,7 @@ import {
 } from '../check/snapshot.js';
 import { isRevision, REVISIONS, type Revision } from '../protocol/revisions.js';
 import { errorMessage } from '../util/guards.js';
+import { headerOptions } from './header-option.js';
 import type { CliIo } from './io.js';
 import { targetFromWords } from './target.js';
 import { escapeControls } from './terminal-text.js';
@@ -221,7 +222,7 @@ function parseCheckArgs(argv: readonly string[]) {
     const parsedTarget = targetFromWords(words, terminator !== undefined, 'check');
     target =
       parsedTarget.kind === 'http'
-        ? { ...parsedTarget, headers: headers(values.header ?? []) }
+        ? { ...parsedTarget, headers: headerOptions(values.header ?? [], 'check') }
         : parsedTarget;
   }
   let revisions: Revision[] | undefined;
@@ -314,17 +315,6 @@ function readSnapshot(file: string): Snapshot {
   } catch (error) {
     throw new UsageError(`--against: ${errorMessage(error)}`, 'check');
   }
-}
-
-function headers(list: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const header of list) {
-    const colon = header.indexOf(':');
-    if (colon < 1)
-      throw new UsageError(`--header takes "Name: value", got ${JSON.stringify(header)}.`, 'check');
-    out[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
-  }
-  return out;
 }
 
 /** The ids (or revision:id) listed in an expected-failures file. */

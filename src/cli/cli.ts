@@ -34,6 +34,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       untilStopped: io.untilStopped ?? (() => new Promise(() => {})),
     });
   }
+  // Writing servers into MCP clients' files: no target of their own.
+  if (argv[0] === 'add' || argv[0] === 'remove' || argv[0] === 'list') {
+    const { runFleetCli } = await import('./fleet.js');
+    return runFleetCli(argv[0], argv.slice(1), io);
+  }
   if (argv[0] === 'login' || argv[0] === 'logout') {
     const { runSignInCli } = await import('./sign-in.js');
     return runSignInCli(argv[0], argv.slice(1), io);

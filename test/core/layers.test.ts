@@ -31,11 +31,27 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The checker reads a protected server's challenge and metadata addresses with auth/'s own parsers.
   check: ['auth', 'engine', 'node', 'protocol', 'schema', 'server', 'testing', 'transports', 'util'],
   // The gateway sits above everything but the CLI, whose `gateway` command imports it.
-  gateway: ['client', 'engine', 'extensions', 'node', 'protocol', 'schema', 'server', 'transports', 'util'],
+  // Its front door is auth/'s protected resource; its shared counters and sessions live in redis/.
+  gateway: [
+    'auth',
+    'client',
+    'engine',
+    'extensions',
+    'node',
+    'protocol',
+    'redis',
+    'schema',
+    'server',
+    'transports',
+    'util',
+  ],
   // Redis-backed stores implement the interfaces of server/, extensions/tasks and the HTTP event store.
   redis: ['extensions', 'protocol', 'server', 'transports', 'util'],
   // The web console (its page included) drives a Client; the CLI's `console` command serves it.
   console: ['check', 'client', 'engine', 'extensions', 'node', 'protocol', 'transports', 'util'],
+  // The fleet (clients' config files, server.json, whole-config checks) drives the checker and a
+  // Client, and reads configs with the gateway's parser.
+  fleet: ['check', 'client', 'engine', 'extensions', 'gateway', 'node', 'protocol', 'transports', 'util'],
   cli: [
     'auth',
     'check',
@@ -43,6 +59,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'console',
     'engine',
     'extensions',
+    'fleet',
     'gateway',
     'node',
     'protocol',
