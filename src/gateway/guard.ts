@@ -24,10 +24,13 @@ import { callerOf } from './caller.js';
 import type { GatewayConfig } from './config.js';
 import { parseExposedUri } from './names.js';
 import type { RateLimits } from './rate-limits.js';
+import { onBehalfOf } from './token-exchange.js';
 
 export interface GuardOptions {
   readonly limits?: RateLimits;
   readonly audit?: AuditLog;
+  /** Some server takes tokens exchanged for the caller: requests run on behalf of their caller. */
+  readonly exchanges?: boolean;
 }
 
 /** The name or URI a request is about, for rules and the audit line. */
@@ -81,8 +84,8 @@ export function guard(
       access.allows(callerOf(ctx.auth), template.uriTemplate),
     );
   }
-  const { limits, audit } = options;
-  if (!audit && !access && !(limits && limits.size > 0)) return undefined;
+  const { limits, audit, exchanges } = options;
+  if (!audit && !access && !exchanges && !(limits && limits.size > 0)) return undefined;
   const { separator } = config.options;
   const names = new Set(config.upstreams.map((u) => u.name));
   const bare = config.upstreams.find((u) => !u.namespace)?.name ?? null;
@@ -116,7 +119,9 @@ export function guard(
           );
         }
       }
-      const result = await next(method, params, ctx);
+      const result = await (exchanges && subject !== null
+        ? onBehalfOf(ctx.auth, () => next(method, params, ctx))
+        : next(method, params, ctx));
       if (outcome === 'ok' && (result as { isError?: unknown } | undefined)?.isError === true)
         outcome = 'error';
       return result;

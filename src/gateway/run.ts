@@ -7,6 +7,7 @@ import { watch } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename, dirname } from 'node:path';
 import { Redis } from 'ioredis';
+import { nodeFetch } from '../node/fetch.js';
 import { serve } from '../node/serve.js';
 import { SwitchboardError } from '../protocol/errors.js';
 import { redactSecrets } from '../server/redact.js';
@@ -23,6 +24,7 @@ import { frontDoor } from './front-door.js';
 import { Gateway, type GatewayRuntimeOptions } from './gateway.js';
 import { guard } from './guard.js';
 import { RateLimits } from './rate-limits.js';
+import { exchangingFetch, TokenExchanger } from './token-exchange.js';
 import type { UpstreamHealth } from './upstream.js';
 
 export interface RunOptions {
@@ -106,15 +108,37 @@ function makeGateway(
     logger: jsonLogger(report),
     version: options.version,
     ...(options.lock !== undefined ? { lock: options.lock } : {}),
-    ...(options.fetchFor !== undefined ? { fetchFor: options.fetchFor } : {}),
     ...(door ? { guard: (server) => guard(server, config, door) } : {}),
+    fetchFor: withTokenExchange(options.fetchFor),
   });
+}
+
+/**
+ * The fetch of each HTTP upstream: the one given (the CLI's), and for a server with
+ * `upstreamAuth.tokenExchange` the caller's exchanged token on each request made for a caller.
+ */
+function withTokenExchange(given: RunOptions['fetchFor']): NonNullable<GatewayRuntimeOptions['fetchFor']> {
+  // One exchanger (one cache of exchanged tokens) per server entry, whatever channels it opens.
+  const exchangers = new Map<string, TokenExchanger>();
+  return (upstream) => {
+    const base = given?.(upstream);
+    const exchange = upstream.upstreamAuth?.tokenExchange;
+    if (exchange === undefined) return base;
+    const key = JSON.stringify([upstream.name, upstream.url.href, exchange]);
+    let exchanger = exchangers.get(key);
+    if (!exchanger) {
+      exchanger = new TokenExchanger(exchange, upstream.url.href);
+      exchangers.set(key, exchanger);
+    }
+    return exchangingFetch(exchanger, base ?? nodeFetch);
+  };
 }
 
 /** The front door's parts that live as long as the gateway: the audit log and the rate counters. */
 interface FrontDoorParts {
   readonly audit?: AuditLog;
   readonly limits?: RateLimits;
+  readonly exchanges: boolean;
   close(): Promise<void>;
 }
 
@@ -131,6 +155,7 @@ function frontDoorParts(config: GatewayConfig, report: (text: string) => void): 
   return {
     ...(audit ? { audit } : {}),
     ...(limits ? { limits } : {}),
+    exchanges: config.upstreams.some((u) => u.transport !== 'stdio' && u.upstreamAuth !== undefined),
     async close() {
       await audit?.close();
       redis?.disconnect();
