@@ -14,7 +14,7 @@ import type { Subscription } from '../client/subscriptions.js';
 import type { Channel } from '../engine/channel.js';
 import type { Middleware } from '../engine/middleware.js';
 import type { Client } from '../extensions/client.js';
-import { Server } from '../extensions/server.js';
+import { Server, type ServerOptions } from '../extensions/server.js';
 import { declaresTasks, TASKS_EXTENSION } from '../extensions/tasks/types.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import type { Params } from '../protocol/jsonrpc.js';
@@ -70,6 +70,11 @@ export interface GatewayRuntimeOptions {
    * limits and audit, see `guard.ts`): may install list filters, returns the middleware to run first.
    */
   guard?: (server: Server) => Middleware<RequestContext> | undefined;
+  /**
+   * What the gateway's server shares with the other nodes of a cluster (`gateway.redis`): the keys
+   * and store of 2026-07-28 request state, so an input round may come back to any node.
+   */
+  shared?: Pick<ServerOptions, 'requestStateKey' | 'requestStateStore'>;
 }
 
 /** A downstream client's session with one upstream: `open` once connected (the per-call path). */
@@ -182,7 +187,10 @@ export class Gateway {
     this.logger = options.logger ?? silentLogger;
     this.pins = options.lock === undefined ? undefined : ToolPins.load(options.lock);
     const version = options.version ?? '0.0.0';
-    this.server = new Server({ name: 'switchboard-gateway', version }, { logger: this.logger });
+    this.server = new Server(
+      { name: 'switchboard-gateway', version },
+      { ...options.shared, logger: this.logger },
+    );
     this.telemetry = new GatewayTelemetry(
       { health: () => this.health(), downstreamSessions: () => this.sessions.size },
       version,
