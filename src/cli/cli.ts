@@ -26,6 +26,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const { runCheckCli } = await import('./check.js');
     return runCheckCli(argv.slice(1), io);
   }
+  // Test files name their own servers: the runner has its own options, loaded only when used.
+  if (argv[0] === 'test') {
+    const { runTestCli } = await import('./test.js');
+    return runTestCli(argv.slice(1), io);
+  }
   // `console` serves a page until stopped rather than running one command against one target.
   if (argv[0] === 'console') {
     const { runConsole } = await import('./console-command.js');
@@ -38,6 +43,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   if (argv[0] === 'add' || argv[0] === 'remove' || argv[0] === 'list') {
     const { runFleetCli } = await import('./fleet.js');
     return runFleetCli(argv[0], argv.slice(1), io);
+  }
+  if (argv[0] === 'report') {
+    const { runReportCli } = await import('./fleet-report.js');
+    return runReportCli(argv.slice(1), io);
   }
   if (argv[0] === 'login' || argv[0] === 'logout') {
     const { runSignInCli } = await import('./sign-in.js');

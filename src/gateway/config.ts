@@ -632,7 +632,7 @@ function suggestName(key: string): string {
 }
 
 /** The known key at edit distance 1-2 from `key`, if one is (a typo). */
-function closest(key: string, known: Set<string>): string | undefined {
+export function closest(key: string, known: ReadonlySet<string>): string | undefined {
   let best: string | undefined;
   // A longer key may be two edits off; a short one only one ("name" is not "type").
   let bestDistance = key.length > 5 ? 3 : 2;

@@ -49,6 +49,20 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   redis: ['extensions', 'protocol', 'server', 'transports', 'util'],
   // The web console (its page included) drives a Client; the CLI's `console` command serves it.
   console: ['check', 'client', 'engine', 'extensions', 'node', 'protocol', 'transports', 'util'],
+  // `switchboard test`: drives a Client, reuses the checker's synthesizer and report look and the
+  // gateway's mcpServers reader; the CLI's `test` command is its only user besides its entry point.
+  mcptest: [
+    'check',
+    'client',
+    'engine',
+    'extensions',
+    'gateway',
+    'node',
+    'protocol',
+    'schema',
+    'transports',
+    'util',
+  ],
   // The fleet (clients' config files, server.json, whole-config checks) drives the checker and a
   // Client, and reads configs with the gateway's parser.
   fleet: ['check', 'client', 'engine', 'extensions', 'gateway', 'node', 'protocol', 'transports', 'util'],
@@ -61,6 +75,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'extensions',
     'fleet',
     'gateway',
+    'mcptest',
     'node',
     'protocol',
     'schema',
