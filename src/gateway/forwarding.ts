@@ -200,6 +200,11 @@ export class Forwarding {
     const named = at > 0 ? this.routes.upstreams.get(method.slice(0, at)) : undefined;
     const upstreamMethod = named ? method.slice(at + separator.length) : method;
     const upstream = named ?? this.routes.defaultUpstream();
+    // The one upstream a gateway stands in for answers for its own tasks (an id the gateway did not
+    // pass on, a task method the client may not use): as it would directly.
+    if (!named && upstream !== undefined && method.startsWith('tasks/')) {
+      return this.forwardAs(upstream, method, params, ctx);
+    }
     if (upstream === undefined || isMcpMethod(upstreamMethod)) {
       // An MCP method is the gateway's to answer, with its filters and pins: never passed on
       // unread (`files__tools/call` would run a tool the gateway hides).
