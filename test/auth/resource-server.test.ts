@@ -293,6 +293,31 @@ describe('bearer(): a protected resource', () => {
 });
 
 describe('bearer(): when the keys cannot be fetched', () => {
+  for (const document of ['metadata', 'jwks'] as const) {
+    test(`an endless ${document} document is read up to 1 MiB only, and the request gets 503`, async () => {
+      // Issue 25: a 150 MiB JWKS was read whole (+762 MiB RSS) before its size was compared.
+      const issuer = await KeyIssuer.start();
+      issuer.endless = document;
+      const errors: Error[] = [];
+      const server = await startProtected(makeServer(), () => ({
+        authorizationServers: [issuer.issuer],
+        onerror: (error) => errors.push(error),
+      }));
+      try {
+        const token = await issuer.token({ sub: 'alice', aud: server.url });
+        const reply = await call(server.url, token, 'whoami');
+        assertError(reply, 503, -32603, /could not be checked/);
+        assert.equal(await issuer.endlessSent.cut, true, 'the reader hung up');
+        // What was sent beyond the cap is what sat in socket buffers when the reader stopped.
+        assert.ok(issuer.endlessSent.bytes < 32 * 1024 * 1024, `${issuer.endlessSent.bytes} bytes sent`);
+        assert.equal(errors.length, 1);
+      } finally {
+        await server.close();
+        await issuer.close();
+      }
+    });
+  }
+
   test('the request gets 503 (try again), not 401 (sign in again), and onerror hears why', async () => {
     const issuer = await KeyIssuer.start();
     issuer.available = false;
