@@ -5,7 +5,7 @@
  */
 import type { Channel } from '../engine/channel.js';
 import { nodeFetch } from '../node/fetch.js';
-import { REVISIONS, type Revision } from '../protocol/revisions.js';
+import { isModernRevision, REVISIONS, type Revision } from '../protocol/revisions.js';
 import { loadSchemaCatalog } from '../testing/load-schemas.js';
 import { MessageSchemaChecker } from '../testing/message-schema-checker.js';
 import { StreamableHttpClientChannel } from '../transports/http/client/streamable-channel.js';
@@ -17,7 +17,7 @@ import { isSseEndpoint } from './probes/legacy-sse.js';
 import { HttpTap } from './probes/sse.js';
 import { AREAS, REQUIREMENTS, type TransportKind } from './requirements.js';
 import { type CheckEntry, type CheckSummary, summarize } from './results.js';
-import { checkRevision, type RevisionOutcome, STDIO_SHUTDOWN_MS } from './revision-run.js';
+import { checkRevision, probeNegotiation, type RevisionOutcome, STDIO_SHUTDOWN_MS } from './revision-run.js';
 import type { Surface } from './snapshot.js';
 
 export type CheckTarget =
@@ -116,6 +116,11 @@ function openChannel(target: CheckTarget, tap: HttpTap | undefined, sse: boolean
   });
 }
 
+const checkersFor = (catalog: Awaited<ReturnType<typeof loadSchemaCatalog>>) => ({
+  published: new MessageSchemaChecker(catalog, { strict: false }),
+  strict: new MessageSchemaChecker(catalog, { strict: true }),
+});
+
 export async function checkServer(target: CheckTarget, options: CheckOptions = {}): Promise<CheckReport> {
   const started = Date.now();
   const progress = options.onProgress ?? (() => {});
@@ -137,10 +142,7 @@ export async function checkServer(target: CheckTarget, options: CheckOptions = {
     // Over HTTP, the event streams the server sends are read as they pass, for the SSE rules.
     const tap = target.kind === 'http' && !sse ? new HttpTap(nodeFetch) : undefined;
     const channel = openChannel(target, tap, sse);
-    const checkers = {
-      published: new MessageSchemaChecker(catalog, { strict: false }),
-      strict: new MessageSchemaChecker(catalog, { strict: true }),
-    };
+    const checkers = checkersFor(catalog);
     const outcome = await checkRevision(revision, channel, transport, checkers, probeOptions, progress, tap);
     if (channel instanceof StdioClientChannel) lastTail = channel.stderrTail();
     if (!outcome.supported) progress(`${revision}: not spoken (${outcome.note})`);
@@ -150,11 +152,26 @@ export async function checkServer(target: CheckTarget, options: CheckOptions = {
     outcomes.push(outcome);
   }
   const spoken = outcomes.filter((o) => o.supported);
-  if (spoken.length === 0) {
+  // A server whose answers broke the framing or the ids is reported (with the rules it broke), not
+  // dismissed as speaking nothing.
+  const broken = outcomes.some((o) => o.verdicts.entries().some((e) => e.status === 'failed'));
+  if (spoken.length === 0 && !broken) {
     const why = outcomes.map((o) => `${o.revision}: ${o.note}`).join('\n  ');
     throw new CheckTargetError(
       `${describeTarget(target)} speaks none of the revisions checked, so it could not be checked:\n  ${why}` +
         (lastTail ? `\nIts stderr ended with:\n${lastTail}` : ''),
+    );
+  }
+  const legacy = spoken.find((o) => !isModernRevision(o.revision));
+  if (legacy) {
+    progress('version negotiation: initialize with a version no server supports');
+    const channel = openChannel(target, undefined, sse);
+    await probeNegotiation(
+      channel,
+      legacy,
+      spoken.map((o) => o.revision),
+      checkersFor(catalog),
+      probeOptions,
     );
   }
   if (target.kind === 'http') {

@@ -6,10 +6,12 @@
  */
 import { compilePeerSchema } from '../peer-schema.js';
 import { idsOf } from '../requirements.js';
-import { invalidInstances, validInstance } from '../synthesize.js';
+import { invalidInstances, type Origin, validInstance } from '../synthesize.js';
 import { brief, describeReply, type Json } from '../wire.js';
 import type { ProbeContext } from './context.js';
 
+/** JSON-RPC's Internal error: a server that broke, not one that refused a value. */
+const INTERNAL_ERROR = -32603;
 /** Tools called at most per revision. */
 const MAX_CALLED = 25;
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -95,7 +97,8 @@ async function callWithMadeUpArguments(ctx: ProbeContext, tool: Json): Promise<b
     return false;
   }
   let outputChecked = false;
-  const args = validInstance(tool.inputSchema);
+  const origin: Origin = { madeUp: false };
+  const args = validInstance(tool.inputSchema, tool.inputSchema, 0, origin);
   const problem = args === undefined ? 'no value could be made' : await check(args);
   if (problem !== undefined || typeof args !== 'object' || args === null) {
     v.notTested(
@@ -108,6 +111,13 @@ async function callWithMadeUpArguments(ctx: ProbeContext, tool: Json): Promise<b
       v.notTested('tools.valid-arguments', `${JSON.stringify(name)} did not answer within ${reply.ms} ms`);
     } else if (reply.kind === 'result' && reply.result.resultType === 'input_required') {
       v.notTested('tools.valid-arguments', `${JSON.stringify(name)} asks for input (input_required)`);
+    } else if (origin.madeUp && reply.kind === 'error' && reply.code !== INTERNAL_ERROR) {
+      // A value the checker made up may rightly be refused (an id that names nothing): that shows
+      // nothing about the server. An internal error is no refusal: the server broke.
+      v.notTested(
+        'tools.valid-arguments',
+        `${JSON.stringify(name)} refused the made-up arguments ${brief(args)}: ${describeReply(reply)}`,
+      );
     } else {
       v.expect(
         'tools.valid-arguments',
