@@ -31,7 +31,7 @@ import { probeResources } from './probes/resources.js';
 import { type HttpTap, judgeStreams } from './probes/sse.js';
 import { probeSubscriptions } from './probes/subscriptions.js';
 import { probeTools } from './probes/tools.js';
-import { idsOf, type TransportKind } from './requirements.js';
+import { type Area, idsOf, type TransportKind } from './requirements.js';
 import { Verdicts } from './results.js';
 import type { Surface } from './snapshot.js';
 import { describeReply, type Json, ProbeWire } from './wire.js';
@@ -90,7 +90,7 @@ export async function checkRevision(
     }
     progress(`${revision}: ${handshake.note}`);
     await runProbes(ctx, progress);
-    if (tap) {
+    if (tap && ctx.wants('http')) {
       progress(`${revision}: event streams`);
       await judgeStreams(verdicts, tap, options.timeoutMs, wire.inbound);
     }
@@ -287,30 +287,42 @@ async function listed(ctx: ProbeContext, capability: string, method: string, key
   return walk.items;
 }
 
+/** Areas judged on every message, whichever probe caused it: they need every probe. */
+const EVERYWHERE: readonly Area[] = ['schema', 'envelope', 'caching', 'stdio'];
+
 async function runProbes(ctx: ProbeContext, progress: (line: string) => void): Promise<void> {
-  await probeJsonRpc(ctx);
-  await probePing(ctx);
-  await probeModernRefusals(ctx);
-  await probeUndeclared(ctx);
-  await probeLogging(ctx);
-  progress(`${ctx.revision}: tools`);
-  const tools = await listed(ctx, 'tools', 'tools/list', 'tools');
-  ctx.surface.tools = tools;
-  if (ctx.declares('tools')) await probeTools(ctx, tools);
-  await probeLogLevels(ctx);
-  await probeCancellation(ctx);
-  progress(`${ctx.revision}: resources`);
-  const resources = await listed(ctx, 'resources', 'resources/list', 'resources');
-  const templates = await listed(ctx, 'resources', 'resources/templates/list', 'resourceTemplates');
-  ctx.surface.resources = resources;
-  ctx.surface.resourceTemplates = templates;
-  if (ctx.declares('resources')) await probeResources(ctx, resources, templates);
-  await probeSubscriptions(ctx, resources);
-  progress(`${ctx.revision}: prompts and completion`);
-  const prompts = await listed(ctx, 'prompts', 'prompts/list', 'prompts');
-  ctx.surface.prompts = prompts;
-  if (ctx.declares('prompts')) await probePrompts(ctx, prompts);
-  await probeCompletion(ctx, prompts, templates);
+  const wants = (...areas: Area[]) => ctx.wants(...areas, ...EVERYWHERE);
+  if (wants('jsonrpc')) await probeJsonRpc(ctx);
+  if (wants('ping')) await probePing(ctx);
+  if (wants('lifecycle')) await probeModernRefusals(ctx);
+  if (wants('capabilities')) await probeUndeclared(ctx);
+  if (wants('logging')) await probeLogging(ctx);
+  const lists: Area[] = ['capabilities', 'pagination'];
+  if (wants('tools', 'progress', 'cancellation', 'logging', 'http', ...lists)) {
+    progress(`${ctx.revision}: tools`);
+    const tools = await listed(ctx, 'tools', 'tools/list', 'tools');
+    ctx.surface.tools = tools;
+    if (ctx.declares('tools')) await probeTools(ctx, tools);
+    if (wants('logging')) await probeLogLevels(ctx);
+    if (wants('cancellation')) await probeCancellation(ctx);
+  }
+  let templates: Json[] = [];
+  if (wants('resources', 'subscriptions', 'completion', ...lists)) {
+    progress(`${ctx.revision}: resources`);
+    const resources = await listed(ctx, 'resources', 'resources/list', 'resources');
+    templates = await listed(ctx, 'resources', 'resources/templates/list', 'resourceTemplates');
+    ctx.surface.resources = resources;
+    ctx.surface.resourceTemplates = templates;
+    if (ctx.declares('resources')) await probeResources(ctx, resources, templates);
+    if (wants('subscriptions')) await probeSubscriptions(ctx, resources);
+  }
+  if (wants('prompts', 'completion', ...lists)) {
+    progress(`${ctx.revision}: prompts and completion`);
+    const prompts = await listed(ctx, 'prompts', 'prompts/list', 'prompts');
+    ctx.surface.prompts = prompts;
+    if (ctx.declares('prompts')) await probePrompts(ctx, prompts);
+    if (wants('completion')) await probeCompletion(ctx, prompts, templates);
+  }
   // What the probes left running: waits for late answers and for notifications.
   await Promise.all(ctx.pending);
   judgeProgress(ctx);

@@ -15,7 +15,7 @@ import { probeHttp } from './probes/http.js';
 import { HttpProbe } from './probes/http-probe.js';
 import { isSseEndpoint } from './probes/legacy-sse.js';
 import { HttpTap } from './probes/sse.js';
-import { AREAS, REQUIREMENTS, type TransportKind } from './requirements.js';
+import { AREAS, type Area, REQUIREMENTS, roleOf, type TransportKind } from './requirements.js';
 import { type CheckEntry, type CheckSummary, summarize } from './results.js';
 import { checkRevision, probeNegotiation, type RevisionOutcome, STDIO_SHUTDOWN_MS } from './revision-run.js';
 import type { Surface } from './snapshot.js';
@@ -130,14 +130,29 @@ export async function checkServer(target: CheckTarget, options: CheckOptions = {
     callTools: options.callTools ?? false,
     timeoutMs,
     handshakeTimeoutMs: Math.max(timeoutMs, HANDSHAKE_TIMEOUT_MS),
+    slowCalls: new Map(),
   };
+  // --only/--skip: the probes and revisions that can show none of the rules kept are not run.
+  const kept = REQUIREMENTS.filter(
+    (r) =>
+      roleOf(r) === 'server' &&
+      selectEntries(options)({ id: r.id, area: r.area } as CheckEntry) &&
+      (r.transport === undefined || r.transport === transport),
+  );
+  const narrowed = (options.only?.length ?? 0) > 0 || (options.skip?.length ?? 0) > 0;
+  if (narrowed && options.surface === undefined) {
+    probeOptions = { ...probeOptions, areas: new Set(kept.map((r) => r.area)) };
+  }
+  const revisions = (options.revisions ?? REVISIONS).filter(
+    (revision) => !narrowed || kept.some((r) => r.revisions.includes(revision)),
+  );
   const catalog = await loadSchemaCatalog();
   const outcomes: RevisionOutcome[] = [];
   let lastTail = '';
   // A URL may be the endpoint of the HTTP+SSE transport (2024-11-05): then every revision goes over it.
   const sse = target.kind === 'http' && (await isSseEndpoint(new HttpProbe(target, timeoutMs)));
   if (sse) progress(`${describeTarget(target)} serves the HTTP+SSE transport (2024-11-05)`);
-  for (const revision of options.revisions ?? REVISIONS) {
+  for (const revision of revisions) {
     progress(`${revision}: connecting to ${describeTarget(target)}`);
     // Over HTTP, the event streams the server sends are read as they pass, for the SSE rules.
     const tap = target.kind === 'http' && !sse ? new HttpTap(nodeFetch) : undefined;
@@ -163,7 +178,9 @@ export async function checkServer(target: CheckTarget, options: CheckOptions = {
     );
   }
   const legacy = spoken.find((o) => !isModernRevision(o.revision));
-  if (legacy) {
+  const wants = (...areas: Area[]) =>
+    probeOptions.areas === undefined || areas.some((a) => probeOptions.areas!.has(a));
+  if (legacy && wants('lifecycle')) {
     progress('version negotiation: initialize with a version no server supports');
     const channel = openChannel(target, undefined, sse);
     await probeNegotiation(
@@ -174,7 +191,7 @@ export async function checkServer(target: CheckTarget, options: CheckOptions = {
       probeOptions,
     );
   }
-  if (target.kind === 'http') {
+  if (target.kind === 'http' && wants('http', 'security', 'authorization', 'jsonrpc')) {
     progress('HTTP: status codes and headers');
     await probeHttp(target, spoken, probeOptions, sse);
   }

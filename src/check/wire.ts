@@ -204,7 +204,15 @@ export class ProbeWire {
     /** Filled with a function that gives up on the answer at once (its wait no longer catches a null-id error). */
     handle?: { giveUp?: () => void },
   ): Promise<Reply> {
-    return this.#send(id ?? `unreadable-${this.#nextId++}`, method, frame, undefined, timeoutMs, true, handle);
+    return this.#send(
+      id ?? `unreadable-${this.#nextId++}`,
+      method,
+      frame,
+      undefined,
+      timeoutMs,
+      true,
+      handle,
+    );
   }
 
   /** Answers to these ids are expected without a request in flight (the items of a batch sent raw). */
@@ -402,7 +410,7 @@ export function describeReply(reply: Reply): string {
       return `error ${brief(reply.code)} ${brief(reply.text)}`;
     case 'timeout':
       return reply.instead
-        ? `nothing but ${reply.instead.join("; then ")}`
+        ? `nothing but ${reply.instead.join('; then ')}`
         : `no answer within ${reply.ms} ms`;
     case 'closed':
       return `the connection closed (${reply.reason})`;

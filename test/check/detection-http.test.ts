@@ -29,7 +29,15 @@ const EXPECTED: Record<HttpBug, readonly [string, Revision]> = {
   'resume-ignored': ['http.resume', '2025-06-18'],
   'resume-foreign': ['http.resume-same-stream', '2025-11-25'],
   'sse-endpoint-not-first': ['http.sse-endpoint-event', '2024-11-05'],
+  'protocol-version-unchecked': ['http.protocol-version-400', '2025-06-18'],
+  'batch-refused': ['jsonrpc.batch', '2025-03-26'],
 };
+
+/** Bugs whose rule applies in more revisions than EXPECTED names: each must be flagged there too. */
+const ALSO: readonly (readonly [HttpBug, string, Revision])[] = [
+  ['origin-unchecked', 'security.origin', '2025-03-26'],
+  ['protocol-version-unchecked', 'http.protocol-version-400', '2025-11-25'],
+];
 
 /** The bugs of the HTTP+SSE transport are seen at its endpoint, /sse. */
 const urlFor = (bug: HttpBug, url: string) =>
@@ -50,6 +58,24 @@ test('switchboard check flags every seeded HTTP bug with its requirement', async
       if (entry?.status !== wanted || !entry.evidence?.length) {
         missed.push(`${bug}: ${id} in ${revision} is ${entry?.status} (${entry?.message}), not ${wanted}`);
       }
+    } finally {
+      await server.close();
+    }
+  }
+  assert.deepEqual(missed, []);
+});
+
+test('the bugs of rules of several revisions are flagged in each (Origin at 2025-03-26 too)', async () => {
+  const missed: string[] = [];
+  for (const [bug, id, revision] of ALSO) {
+    const server = await startBrokenHttp(bug);
+    try {
+      const report = await checkServer(
+        { kind: 'http', url: server.url },
+        { revisions: [revision], timeoutMs: 5_000, only: ['http', 'security'] },
+      );
+      const entry = report.checks.find((c) => c.id === id && c.revision === revision);
+      if (entry?.status !== 'failed') missed.push(`${bug}: ${id} in ${revision} is ${entry?.status}`);
     } finally {
       await server.close();
     }

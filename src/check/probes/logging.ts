@@ -102,7 +102,10 @@ async function requestLevels(ctx: ProbeContext, calls: readonly TokenedRequest[]
   const call = calls[0];
   if (!call) {
     if (unasked.length === 0)
-      v.notTested('logging.request-level', 'the checker called no tool (--call-tools calls those not read-only)');
+      v.notTested(
+        'logging.request-level',
+        'the checker called no tool (--call-tools calls those not read-only)',
+      );
     return;
   }
   const from = ctx.wire.notifications.length;

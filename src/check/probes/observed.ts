@@ -32,8 +32,9 @@ const CAPABILITY_OF: Record<string, string> = {
 export function judgeBroken(ctx: ProbeContext): void {
   const { wire, verdicts: v } = ctx;
   for (const problem of wire.envelopeProblems) v.fail(problem.rule, problem.evidence);
+  // A line that begins a JSON value is a message broken over lines; other text means no MCP at all.
   if (ctx.transport === 'stdio') {
-    for (const line of wire.malformed)
+    for (const line of wire.malformed.filter((l) => /not valid JSON: "[{[]/.test(l)))
       v.fail('stdio.messages-only', `stdout carried something that is not a JSON-RPC message: ${line}`);
   }
 }

@@ -99,7 +99,13 @@ async function probeBatch(ctx: ProbeContext): Promise<void> {
       : refusal.kind === 'timeout'
         ? 'not answered'
         : `answered with ${describeReply(refusal)}`;
-  judgeBatch(ctx.verdicts, rule, served.length === ids.length, served.length > 0, `a batch of two pings was ${seen}`);
+  judgeBatch(
+    ctx.verdicts,
+    rule,
+    served.length === ids.length,
+    served.length > 0,
+    `a batch of two pings was ${seen}`,
+  );
 }
 
 /** The batch rule of a revision: batches served (2025-03-26), refused (2025-06-18, 2025-11-25), or none. */

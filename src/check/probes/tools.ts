@@ -7,8 +7,8 @@
 import { compilePeerSchema } from '../peer-schema.js';
 import { idsOf } from '../requirements.js';
 import { invalidInstances, type Origin, validInstance } from '../synthesize.js';
-import { brief, describeReply, type Json } from '../wire.js';
-import type { ProbeContext } from './context.js';
+import { brief, describeReply, type Json, type Reply } from '../wire.js';
+import { type ProbeContext, SLOW_CALL_MS } from './context.js';
 
 /** JSON-RPC's Internal error: a server that broke, not one that refused a value. */
 const INTERNAL_ERROR = -32603;
@@ -79,6 +79,21 @@ export async function probeTools(ctx: ProbeContext, tools: readonly Json[]): Pro
   }
 }
 
+/**
+ * The call with valid arguments; a call that was slow in an earlier revision (same tool definition,
+ * same arguments) is not made again: its answer then is judged again.
+ */
+async function slowOnce(ctx: ProbeContext, tool: Json, args: Json): Promise<Reply> {
+  const key = JSON.stringify([tool, args]);
+  const earlier = ctx.options.slowCalls?.get(key);
+  if (earlier) return earlier.reply;
+  const started = Date.now();
+  const reply = await ctx.withProgress('tools/call', { name: String(tool.name), arguments: args }).reply;
+  const ms = Date.now() - started;
+  if (ms >= SLOW_CALL_MS) ctx.options.slowCalls?.set(key, { revision: ctx.revision, ms, reply });
+  return reply;
+}
+
 const readOnly = (tool: Json): boolean =>
   typeof tool.annotations === 'object' &&
   tool.annotations !== null &&
@@ -106,7 +121,7 @@ async function callWithMadeUpArguments(ctx: ProbeContext, tool: Json): Promise<b
       `no arguments that satisfy the inputSchema of ${JSON.stringify(name)} could be made up (${problem ?? 'not an object'})`,
     );
   } else {
-    const reply = await ctx.withProgress('tools/call', { name, arguments: args as Json }).reply;
+    const reply = await slowOnce(ctx, tool, args as Json);
     if (reply.kind === 'timeout') {
       v.notTested('tools.valid-arguments', `${JSON.stringify(name)} did not answer within ${reply.ms} ms`);
     } else if (reply.kind === 'result' && reply.result.resultType === 'input_required') {

@@ -42,7 +42,8 @@ export function formatText(report: CheckReport, options: TextOptions = {}): stri
   const { summary } = report;
   const lines: string[] = [];
   const put = (text: string, indent = '') => lines.push(...wrap(text, width, indent));
-  put(
+  // The target as given, whole: it is copied from here.
+  lines.push(
     `switchboard check: ${report.target} (${report.role === 'client' ? 'client over ' : ''}${report.transport})`,
   );
   if (report.server) put(`server: ${report.server.name} ${report.server.version}`);
@@ -135,7 +136,8 @@ export function wrap(text: string, width: number, indent = ''): string[] {
   const room = Math.max(20, width - indent.length);
   const lines: string[] = [];
   let line = '';
-  for (const word of text.split(/ +/)) {
+  // Split on single spaces: a run of them (an aligned column) is kept.
+  for (const word of text.split(' ')) {
     if (line === '') line = word;
     else if (line.length + 1 + word.length <= room) line += ` ${word}`;
     else {
