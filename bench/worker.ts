@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { FetchKind } from './clients/fetches.js';
 import { loadClient } from './clients/index.js';
 import type { BenchClient, ClientKind, ConnectClient, Era, Target } from './clients/types.js';
-import { ownCpuMicros, processCpuMicros } from './lib/cpu.js';
+import { descendantsCpuMicros, ownCpuMicros, processCpuMicros } from './lib/cpu.js';
 import { median, percentile, Samples } from './lib/stats.js';
 
 export interface ClientSpec {
@@ -67,6 +67,8 @@ export interface LoadResult {
   p99Us: number;
   clientCpuUsPerCall: number;
   serverCpuUsPerCall: number | undefined;
+  /** The server's descendants (the upstream a gateway or proxy spawned): 0 when it has none. */
+  upstreamCpuUsPerCall: number | undefined;
 }
 
 /** Messages from the harness during a `sessions` job. */
@@ -107,8 +109,11 @@ async function load(
   let cpu1 = 0;
   let server0: number | undefined;
   let server1: number | undefined;
+  let upstream0: number | undefined;
+  let upstream1: number | undefined;
   const begin = () => {
     phase = 'measure';
+    upstream0 = descendantsCpuMicros(serverPid());
     server0 = processCpuMicros(serverPid());
     cpu0 = ownCpuMicros();
     t0 = performance.now();
@@ -118,6 +123,7 @@ async function load(
     t1 = performance.now();
     cpu1 = ownCpuMicros();
     server1 = processCpuMicros(serverPid());
+    upstream1 = descendantsCpuMicros(serverPid());
     phase = 'stop';
   };
   setTimeout(begin, warmupMs);
@@ -141,6 +147,8 @@ async function load(
     clientCpuUsPerCall: (cpu1 - cpu0) / calls,
     serverCpuUsPerCall:
       server0 === undefined || server1 === undefined ? undefined : (server1 - server0) / calls,
+    upstreamCpuUsPerCall:
+      upstream0 === undefined || upstream1 === undefined ? undefined : (upstream1 - upstream0) / calls,
   };
 }
 

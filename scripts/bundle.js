@@ -4,12 +4,12 @@
 // Runs after tsc as the last step of `npm run build`. Usage: node scripts/bundle.js
 //
 // package.json is the one list of entry points. Every export reads
-//   "./x": { "types": "./build/src/x.d.ts", "switchboard-tsc": "./build/src/x.js", "default": "./build/dist/x.js" }
+//   "./x": { "types": "./build/src/x.d.ts", "default": "./build/dist/x.js" }
 // with "node" in place of "default" for a Node-only export. The bundle build/dist/x.js is made from
-// build/src/x.js; the bin's build/dist/<path>.js from build/src/<path>.js. An export that breaks that
-// pattern, or whose files are missing after the build, fails the build with a message naming it.
-// "switchboard-tsc" is what the test runner resolves (`--conditions=switchboard-tsc`): tests import
-// tsc's modules directly, so a test process must get the library from there too, never a second copy.
+// build/src/x.js; the bin's build/dist/<path>.js from build/src/<path>.js, made executable. An export
+// that breaks that pattern, or whose files are missing after the build, fails the build with a
+// message naming it. Exports name published files only (publint checks it in `npm run lint`): the
+// test runner maps `switchboard` to build/src with a resolve hook (scripts/tsc-modules.js) instead.
 //
 // One copy of every module. Code shared by several entries goes into shared chunks, never into two
 // files (a class in two files would break instanceof and split module state). The shared chunks
@@ -22,13 +22,12 @@
 // server loads it before its first answer and its ten modules were 6 ms of a 90 ms cold start (see
 // docs/benchmarks.md). It stays a dependency for its types (switchboard/testing's declarations use
 // them). The licenses of bundled packages are collected into build/dist/THIRD-PARTY-LICENSES.md.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { rolldown } from 'rolldown';
 
 const SRC = 'build/src';
 const DIST = 'build/dist';
-const CONDITION = 'switchboard-tsc';
 /** Packages bundled into the chunks instead of imported (see above). */
 const BUNDLED_PACKAGES = ['@cfworker/json-schema'];
 
@@ -53,13 +52,13 @@ function entryPoints({ exports = {}, bin = {} }) {
   for (const [key, value] of Object.entries(exports)) {
     if (key === './package.json') continue;
     const where = `package.json exports[${JSON.stringify(key)}]`;
-    const shape = `{ "types": "./${SRC}/<name>.d.ts", "${CONDITION}": "./${SRC}/<name>.js", "default" (or "node" for a Node-only export): "./${DIST}/<name>.js" }`;
+    const shape = `{ "types": "./${SRC}/<name>.d.ts", "default" (or "node" for a Node-only export): "./${DIST}/<name>.js" }`;
     if (typeof value !== 'object' || value === null) throw new BuildError(`${where} must be ${shape}.`);
     const targets = ['default', 'node'].filter((condition) => condition in value);
     if (targets.length !== 1)
       throw new BuildError(`${where} needs exactly one of "default" and "node": ${shape}.`);
     const name = add(`${where}.${targets[0]}`, value[targets[0]]);
-    const expected = { types: `./${SRC}/${name}.d.ts`, [CONDITION]: `./${SRC}/${name}.js` };
+    const expected = { types: `./${SRC}/${name}.d.ts` };
     for (const [condition, path] of Object.entries(expected)) {
       if (value[condition] !== path) {
         throw new BuildError(
@@ -188,6 +187,8 @@ async function main() {
   for (const [name, { where }] of entries) {
     checkFile(join(DIST, `${name}.js`), `${where} was not bundled`);
     if (where.includes('exports')) checkFile(join(SRC, `${name}.d.ts`), `${where} has no declarations`);
+    // A bin runs as a program (`npx switchboard` in a clone): the bundler writes files 0644.
+    if (where.includes('bin')) chmodSync(join(DIST, `${name}.js`), 0o755);
   }
   writeFileSync(join(DIST, 'THIRD-PARTY-LICENSES.md'), thirdPartyLicenses(chunkOf.keys()));
   const files = output.filter((o) => o.type === 'chunk').length;

@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { canCheck, leftovers } from './leftovers.js';
 
 // SWITCHBOARD_TEST_ROOT: another tree of compiled tests (the runner's own test runs it on a fixture).
@@ -38,8 +39,8 @@ const groups = [
 ].filter((g) => g.files.length > 0);
 
 // Test files import the library from tsc's output (build/src) both directly and as `switchboard`:
-// the condition maps the package's exports there too (see scripts/bundle.js), so a test process never
-// holds two copies of a class. Processes the tests spawn resolve `switchboard` to the bundles, as users do.
+// scripts/tsc-modules.js maps the package's exports there too, so a test process never holds two
+// copies of a class. Processes the tests spawn resolve `switchboard` to the bundles, as users do.
 const sessions = [];
 // Out of the terminal's process group, the runs would not hear Ctrl-C: pass it on to each session.
 for (const signal of ['SIGINT', 'SIGTERM']) {
@@ -55,7 +56,8 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 }
 const runs = groups.map((group, i) => {
   const args = [
-    '--conditions=switchboard-tsc',
+    '--import',
+    fileURLToPath(new URL('tsc-modules.js', import.meta.url)),
     '--test',
     `--test-concurrency=${group.concurrency}`,
     `--test-timeout=${group.timeout}`,

@@ -126,7 +126,7 @@ export * from './protocol/types.js';
 export type { ElicitFieldValue, ElicitFormContent } from './schema/elicitation.js';
 export { jsonSchema, type SchemaLike, type TypedJsonSchema } from './schema/index.js';
 export { type BusChange, type ChangeBus, MemoryChangeBus } from './server/change-bus.js';
-export type { Completer, CompletionContext } from './server/completion.js';
+export type { CompleteForward, Completer, CompletionContext } from './server/completion.js';
 export type { ServerConnection } from './server/connection.js';
 export {
   audio,
@@ -153,10 +153,12 @@ export type {
   MethodParams,
   MethodResult,
 } from './server/methods.js';
+export type { PassThroughHandle, PassThroughOptions } from './server/pass-through.js';
 export type {
   PromptArgs,
   PromptArgumentConfig,
   PromptConfig,
+  PromptForward,
   PromptHandler,
   PromptReturn,
 } from './server/prompts.js';
@@ -169,6 +171,7 @@ export {
   type RequestStateStore,
 } from './server/request-state.js';
 export type {
+  ReadForward,
   ResourceConfig,
   ResourceReader,
   ResourceReadReturn,
@@ -185,7 +188,14 @@ export {
   type ServerEvents,
   type ToolHandle,
 } from './server/server.js';
-export type { StructuredToolReturn, ToolArgs, ToolConfig, ToolHandler, ToolReturn } from './server/tools.js';
+export type {
+  StructuredToolReturn,
+  ToolArgs,
+  ToolConfig,
+  ToolForward,
+  ToolHandler,
+  ToolReturn,
+} from './server/tools.js';
 export { UriTemplate } from './server/uri-template.js';
 export {
   type EventStore,

@@ -4,7 +4,7 @@
  * over windows of a second or more.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 let ticksPerSecond: number | undefined;
 
@@ -19,18 +19,59 @@ function clockTicks(): number {
   return ticksPerSecond;
 }
 
-/** User + system CPU time of `pid` in microseconds, or undefined where /proc cannot tell. */
-export function processCpuMicros(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
+/** The fields of /proc/PID/stat after the command name, or undefined (no such process, no /proc). */
+function statFields(pid: number | string): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may contain spaces; fields after its ')' are space-separated,
-    // utime and stime are fields 14 and 15, i.e. the 12th and 13th after the ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / clockTicks();
+    // The command name (field 2) may contain spaces; the fields after its ')' are space-separated:
+    // ppid is field 4, utime and stime fields 14 and 15 (the 2nd, 12th and 13th after the ')').
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }
+}
+
+const cpuOf = (fields: string[]) => ((Number(fields[11]) + Number(fields[12])) * 1e6) / clockTicks();
+
+/** User + system CPU time of `pid` in microseconds, or undefined where /proc cannot tell. */
+export function processCpuMicros(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  const fields = statFields(pid);
+  return fields === undefined ? undefined : cpuOf(fields);
+}
+
+/**
+ * User + system CPU time of every live descendant of `pid` (children, their children...) in
+ * microseconds: what a hop's upstream costs when the hop spawned it (a stdio server behind a gateway
+ * or a proxy). Undefined where /proc cannot tell; 0 for a process without children.
+ */
+export function descendantsCpuMicros(pid: number | undefined): number | undefined {
+  if (pid === undefined || statFields(pid) === undefined) return undefined;
+  const children = new Map<number, { cpu: number; kids: number[] }>();
+  const entry = (id: number) => {
+    let e = children.get(id);
+    if (!e) {
+      e = { cpu: 0, kids: [] };
+      children.set(id, e);
+    }
+    return e;
+  };
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const fields = statFields(name);
+    if (fields === undefined) continue;
+    entry(Number(name)).cpu = cpuOf(fields);
+    entry(Number(fields[1])).kids.push(Number(name));
+  }
+  let total = 0;
+  const walk = (id: number) => {
+    for (const kid of children.get(id)?.kids ?? []) {
+      total += children.get(kid)!.cpu;
+      walk(kid);
+    }
+  };
+  walk(pid);
+  return total;
 }
 
 /** Our own user + system CPU time in microseconds. */

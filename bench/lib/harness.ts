@@ -124,7 +124,10 @@ export function startServer(
       reject(new JobError(`HTTP fixture ${name} exited (${code}) before listening`));
     };
     child.once('exit', onExit);
-    child.once('message', (message: { type: string; url?: string; message?: string }) => {
+    // `pid`: the process that serves, when it is not the fixture itself (a fixture that starts a
+    // third-party proxy reports the proxy's pid, so its CPU is measured and the upstream it spawns
+    // counted as its descendants).
+    child.once('message', (message: { type: string; url?: string; pid?: number; message?: string }) => {
       clearTimeout(timer);
       child.off('exit', onExit);
       if (message.type !== 'listening') {
@@ -132,18 +135,18 @@ export function startServer(
         reject(new JobError(`HTTP fixture ${name}: ${message.message ?? message.type}`));
         return;
       }
-      resolve(serverHandle(child, message.url!));
+      resolve(serverHandle(child, message.url!, message.pid));
     });
   });
 }
 
-function serverHandle(child: ChildProcess, url: string): ServerProcess {
+function serverHandle(child: ChildProcess, url: string, pid = child.pid!): ServerProcess {
   const exited = new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve();
     else child.once('exit', () => resolve());
   });
   return {
-    pid: child.pid!,
+    pid,
     url,
     memory: () =>
       new Promise((resolve, reject) => {

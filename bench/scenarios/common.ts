@@ -10,6 +10,8 @@ export interface Context {
   log(line: string): void;
   /** Cells that failed, with why. */
   readonly failures: string[];
+  /** Further Node binaries the cold-start sections run on, beside the one running the bench. */
+  readonly nodes?: readonly string[];
 }
 
 /** Runs one cell; a failure is logged and recorded, and the cell stays empty. */

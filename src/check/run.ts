@@ -5,10 +5,10 @@
  */
 import type { Channel } from '../engine/channel.js';
 import { nodeFetch } from '../node/fetch.js';
+import { describeTarget, openTarget, type Target } from '../node/target.js';
 import { isModernRevision, REVISIONS, type Revision } from '../protocol/revisions.js';
 import { loadSchemaCatalog } from '../testing/load-schemas.js';
 import { MessageSchemaChecker } from '../testing/message-schema-checker.js';
-import { StreamableHttpClientChannel } from '../transports/http/client/streamable-channel.js';
 import { StdioClientChannel } from '../transports/stdio/client-channel.js';
 import type { ProbeOptions } from './probes/context.js';
 import { probeHttp } from './probes/http.js';
@@ -20,21 +20,11 @@ import { type CheckEntry, type CheckSummary, summarize } from './results.js';
 import { checkRevision, probeNegotiation, type RevisionOutcome, STDIO_SHUTDOWN_MS } from './revision-run.js';
 import type { Surface } from './snapshot.js';
 
-export type CheckTarget =
-  | {
-      readonly kind: 'stdio';
-      readonly command: string;
-      readonly args?: readonly string[];
-      readonly cwd?: string;
-      /** Variables added to the server's environment (it gets the whole environment of this process). */
-      readonly env?: Readonly<Record<string, string>>;
-    }
-  | {
-      readonly kind: 'http';
-      readonly url: string | URL;
-      /** Headers sent with every request (e.g. authorization). */
-      readonly headers?: Readonly<Record<string, string>>;
-    };
+/**
+ * The server to check: a command to spawn over stdio (it gets the whole environment of this
+ * process, plus `env`) or an HTTP endpoint (with `headers` on every request, e.g. authorization).
+ */
+export type CheckTarget = Target;
 
 export interface CheckOptions {
   /** The revisions to check (default: every revision; those the server does not speak are reported as such). */
@@ -89,30 +79,10 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 /** The first answer of a freshly started server may take this long on a busy machine. */
 const HANDSHAKE_TIMEOUT_MS = 30_000;
 
-export function describeTarget(target: CheckTarget): string {
-  if (target.kind === 'http') return String(target.url);
-  return [target.command, ...(target.args ?? [])]
-    .map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : JSON.stringify(w)))
-    .join(' ');
-}
-
 function openChannel(target: CheckTarget, tap: HttpTap | undefined, sse: boolean): Channel {
-  if (target.kind === 'http') {
-    return new StreamableHttpClientChannel(target.url, {
-      fetch: tap?.fetch ?? nodeFetch,
-      headers: target.headers,
-      transport: sse ? 'sse' : 'streamable',
-      rememberEra: false,
-    });
-  }
-  return new StdioClientChannel({
-    command: target.command,
-    args: target.args,
-    cwd: target.cwd,
-    env: target.env,
-    inheritEnv: true,
-    stderr: 'pipe',
-    shutdownTimeoutMs: STDIO_SHUTDOWN_MS,
+  return openTarget(target, {
+    http: { ...(tap ? { fetch: tap.fetch } : {}), transport: sse ? 'sse' : 'streamable', rememberEra: false },
+    stdio: { inheritEnv: true, stderr: 'pipe', shutdownTimeoutMs: STDIO_SHUTDOWN_MS },
   });
 }
 

@@ -27,8 +27,9 @@ import {
 } from '../check/snapshot.js';
 import { isRevision, REVISIONS, type Revision } from '../protocol/revisions.js';
 import { errorMessage } from '../util/guards.js';
+import { headerOptions } from './header-option.js';
 import type { CliIo } from './io.js';
-import { parseTarget } from './target.js';
+import { targetFromWords } from './target.js';
 import { escapeControls } from './terminal-text.js';
 import { parseCommandLine, UsageError } from './usage-error.js';
 
@@ -229,11 +230,11 @@ function parseCheckArgs(argv: readonly string[]) {
   const client = values.client === undefined ? undefined : clientTarget(values, words);
   let target: CheckTarget = { kind: 'stdio', command: '' };
   if (!client) {
-    const parsedTarget = parseTarget(words, terminator !== undefined);
+    const parsedTarget = targetFromWords(words, terminator !== undefined, 'check');
     target =
       parsedTarget.kind === 'http'
-        ? { kind: 'http', url: parsedTarget.url, headers: headers(values.header ?? []) }
-        : { kind: 'stdio', command: parsedTarget.command, args: parsedTarget.args };
+        ? { ...parsedTarget, headers: headerOptions(values.header ?? [], 'check') }
+        : parsedTarget;
   }
   let revisions: Revision[] | undefined;
   if (values.revision) {
@@ -303,14 +304,14 @@ function clientTarget(
       'check',
     );
   }
-  const parsed = parseTarget([values.client ?? ''], false);
+  const parsed = targetFromWords([values.client ?? ''], false, 'check');
   if (parsed.kind === 'http') {
     throw new UsageError(
       '--client takes the command that runs the client (it gets the server URL as its last argument), not a URL.',
       'check',
     );
   }
-  return { command: parsed.command, args: parsed.args };
+  return { command: parsed.command, args: parsed.args ?? [] };
 }
 
 function readSnapshot(file: string): Snapshot {
@@ -325,17 +326,6 @@ function readSnapshot(file: string): Snapshot {
   } catch (error) {
     throw new UsageError(`--against: ${errorMessage(error)}`, 'check');
   }
-}
-
-function headers(list: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const header of list) {
-    const colon = header.indexOf(':');
-    if (colon < 1)
-      throw new UsageError(`--header takes "Name: value", got ${JSON.stringify(header)}.`, 'check');
-    out[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
-  }
-  return out;
 }
 
 /** The ids (or revision:id) listed in an expected-failures file. */

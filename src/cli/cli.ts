@@ -3,13 +3,13 @@
  * the exit code (0 ok, 1 failure, 2 usage). Nothing here calls `process.exit`, so output piped to
  * another program is always flushed.
  */
+import { describeTarget } from '../node/target.js';
 import { COMMANDS, type CommandContext } from './commands.js';
 import { describeFailure } from './failure.js';
 import { commandHelp, generalHelp } from './help.js';
 import { type Invocation, parseInvocation } from './invocation.js';
 import type { CliIo } from './io.js';
 import { cliVersion, createSession } from './session.js';
-import type { Target } from './target.js';
 import { escapeControls } from './terminal-text.js';
 import { UsageError } from './usage-error.js';
 
@@ -26,6 +26,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const { runCheckCli } = await import('./check.js');
     return runCheckCli(argv.slice(1), io);
   }
+  // Test files name their own servers: the runner has its own options, loaded only when used.
+  if (argv[0] === 'test') {
+    const { runTestCli } = await import('./test.js');
+    return runTestCli(argv.slice(1), io);
+  }
   // `console` serves a page until stopped rather than running one command against one target.
   if (argv[0] === 'console') {
     const { runConsole } = await import('./console-command.js');
@@ -33,6 +38,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       ...io,
       untilStopped: io.untilStopped ?? (() => new Promise(() => {})),
     });
+  }
+  // Writing servers into MCP clients' files: no target of their own.
+  if (argv[0] === 'add' || argv[0] === 'remove' || argv[0] === 'list') {
+    const { runFleetCli } = await import('./fleet.js');
+    return runFleetCli(argv[0], argv.slice(1), io);
   }
   if (argv[0] === 'login' || argv[0] === 'logout') {
     const { runSignInCli } = await import('./sign-in.js');
@@ -118,11 +128,4 @@ function usageFailure(error: unknown, io: CliIo, commandName?: string): number {
     `switchboard: ${error.message}\nRun "switchboard ${command ? `${command} ` : ''}--help" for usage.\n`,
   );
   return 2;
-}
-
-function describeTarget(target: Target): string {
-  if (target.kind === 'http') return target.url.href;
-  return [target.command, ...target.args]
-    .map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : JSON.stringify(w)))
-    .join(' ');
 }

@@ -8,7 +8,7 @@ import { serveConsole } from '../console/serve.js';
 import { isRevision, REVISIONS } from '../protocol/revisions.js';
 import { errorMessage } from '../util/guards.js';
 import type { CliIo } from './io.js';
-import { parseTarget } from './target.js';
+import { targetFromWords } from './target.js';
 import { parseCommandLine, UsageError } from './usage-error.js';
 
 export const CONSOLE_DEFAULT_PORT = 7420;
@@ -121,13 +121,13 @@ function parse(argv: readonly string[]): { port: number; connect: ConnectRequest
     );
   const targetWords = terminator ? after : before;
   if (targetWords.length === 0) return { port, connect: [] };
-  const target = parseTarget(targetWords, terminator !== undefined);
+  const target = targetFromWords(targetWords, terminator !== undefined, 'console');
   return {
     port,
     connect: [
       target.kind === 'http'
-        ? { kind: 'http', url: target.url.href, protocol }
-        : { kind: 'stdio', command: target.command, args: target.args, protocol },
+        ? { kind: 'http', url: String(target.url), protocol }
+        : { kind: 'stdio', command: target.command, args: target.args ?? [], protocol },
     ],
   };
 }

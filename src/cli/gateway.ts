@@ -2,11 +2,13 @@
  * `switchboard gateway`: the command line of the gateway. `--check CONFIG` validates a config
  * without starting anything; `CONFIG` serves it (see `gateway/run.ts`).
  */
-import { type HttpUpstreamConfig, loadGatewayConfig } from '../gateway/config.js';
+import { verifyAudit } from '../gateway/audit.js';
+import { type HttpUpstreamConfig, loadGatewayConfig, parseGatewayConfig } from '../gateway/config.js';
 import { formatProblem } from '../gateway/config-source.js';
 import { nodeFetch } from '../node/fetch.js';
 import { SwitchboardError } from '../protocol/errors.js';
 import type { FetchLike } from '../transports/http/client/fetch-like.js';
+import { headerOptions } from './header-option.js';
 import type { CliIo } from './io.js';
 import { cliVersion } from './session.js';
 import { cliOAuthClient } from './sign-in.js';
@@ -16,10 +18,15 @@ export const GATEWAY_HELP = `Usage:
   switchboard gateway [options] CONFIG
   switchboard gateway --check CONFIG
   switchboard gateway approve --lock FILE CONFIG [TOOL...]
+  switchboard gateway --stdio [--header "Name: value" ...] URL
+  switchboard gateway audit verify FILE...
 
 Serves every MCP server of CONFIG behind one endpoint. CONFIG is an mcpServers
 JSON file (desktop apps, Cursor) or VS Code's mcp.json ("servers" + "inputs"),
 JSON or JSONC. Each server's tools and prompts appear as <server>__<name>.
+A URL instead of CONFIG serves that one server with its own names (a bridge
+for clients that take only commands); \${VAR} in a --header is read from the
+environment.
 
 Options:
   --check          Check CONFIG and print every problem (file:line:column), start nothing
@@ -28,12 +35,19 @@ Options:
   --stdio          Serve one client over stdin/stdout instead of HTTP
   --watch          Apply changes to CONFIG while running: only the servers whose
                    entries changed restart; clients stay connected
+  --header <h>     With a URL: a header "Name: value" to send it (repeatable)
   --lock <file>    Pin every tool's definition in FILE (made when missing); a tool
                    whose definition changes is hidden until approved
+  --insecure-no-auth
+                   Listen on a non-loopback address without gateway.auth (anyone
+                   who reaches the port may use every server); warns at every start
   -h, --help       Show this help
 
 approve connects to the servers and pins the current definitions of the hidden
 tools named (all of them when none is named).
+
+audit verify checks the hash chain of gateway.audit files (rotated ones first,
+oldest first): exit 0 when intact, 1 naming the first line that breaks it.
 
 Exit status: 0 when the config is good (--check) or the gateway stopped cleanly,
 1 when the config is bad or the gateway failed, 2 when the command line is wrong.
@@ -50,9 +64,38 @@ export interface GatewayArguments {
   readonly watch: boolean;
   /** `approve`: the tools to approve (empty: every hidden one). */
   readonly approve: readonly string[] | undefined;
+  /** With a URL for CONFIG: the headers to send it. */
+  readonly headers: readonly string[];
+  /** `audit verify`: the files to check, in order. */
+  readonly auditVerify: readonly string[] | undefined;
+  readonly insecureNoAuth: boolean;
 }
 
 export function parseGatewayArguments(argv: readonly string[]): GatewayArguments {
+  if (argv[0] === 'audit') {
+    const files = argv.slice(2);
+    if (argv[1] !== 'verify' || files.length === 0 || files.some((f) => f.startsWith('-'))) {
+      throw new UsageError(
+        'Write: switchboard gateway audit verify FILE... (rotated files first).',
+        'gateway',
+      );
+    }
+    return {
+      config: '',
+      check: false,
+      stdio: false,
+      port: undefined,
+      host: undefined,
+      help: false,
+      lock: undefined,
+      watch: false,
+      approve: undefined,
+      auditVerify: files,
+      insecureNoAuth: false,
+      headers: [],
+    };
+  }
+  let insecureNoAuth = false;
   let config: string | undefined;
   let check = false;
   let stdio = false;
@@ -63,6 +106,7 @@ export function parseGatewayArguments(argv: readonly string[]): GatewayArguments
   let watch = false;
   const approving = argv[0] === 'approve';
   const approve: string[] = [];
+  const headers: string[] = [];
   for (let i = approving ? 1 : 0; i < argv.length; i++) {
     const word = argv[i]!;
     const value = (): string => {
@@ -73,6 +117,7 @@ export function parseGatewayArguments(argv: readonly string[]): GatewayArguments
     if (word === '--check') check = true;
     else if (word === '--stdio') stdio = true;
     else if (word === '--watch') watch = true;
+    else if (word === '--insecure-no-auth') insecureNoAuth = true;
     else if (word === '-h' || word === '--help') help = true;
     else if (word === '--port') {
       const text = value();
@@ -82,6 +127,7 @@ export function parseGatewayArguments(argv: readonly string[]): GatewayArguments
       }
     } else if (word === '--host') host = value();
     else if (word === '--lock') lock = value();
+    else if (word === '--header') headers.push(value());
     else if (word.startsWith('-')) throw new UsageError(`Unknown option ${JSON.stringify(word)}.`, 'gateway');
     else if (config === undefined) config = word;
     else if (approving) approve.push(word);
@@ -106,6 +152,9 @@ export function parseGatewayArguments(argv: readonly string[]): GatewayArguments
     lock,
     watch,
     approve: approving ? approve : undefined,
+    headers,
+    auditVerify: undefined,
+    insecureNoAuth,
   };
 }
 
@@ -143,7 +192,20 @@ export async function runGatewayCli(argv: readonly string[], io: CliIo): Promise
     io.out(GATEWAY_HELP);
     return 0;
   }
-  const loaded = loadGatewayConfig(args.config);
+  if (args.auditVerify) {
+    const verdict = verifyAudit(args.auditVerify);
+    if (verdict.ok) {
+      io.out(
+        `${args.auditVerify.join(', ')}: ${verdict.lines} line${verdict.lines === 1 ? '' : 's'}, chain intact\n`,
+      );
+      return 0;
+    }
+    io.err(`${verdict.file}:${verdict.line}: the audit chain breaks here: ${verdict.reason}.\n`);
+    return 1;
+  }
+  const loaded = /^https?:\/\//i.test(args.config)
+    ? parseGatewayConfig(args.config, urlConfig(args.config, args.headers))
+    : loadGatewayConfig(args.config);
   for (const warning of loaded.warnings) io.err(`warning: ${formatProblem(warning)}\n`);
   if (!loaded.ok) {
     for (const problem of loaded.problems) io.err(`${formatProblem(problem)}\n`);
@@ -175,6 +237,7 @@ export async function runGatewayCli(argv: readonly string[], io: CliIo): Promise
     version: cliVersion(),
     lock: args.lock,
     watch: args.watch,
+    insecureNoAuth: args.insecureNoAuth,
     fetchFor: signedInFetch(io.err),
   };
   try {
@@ -188,4 +251,16 @@ export async function runGatewayCli(argv: readonly string[], io: CliIo): Promise
     }
     throw error;
   }
+}
+
+/** The config of one URL served with its own names (`switchboard gateway --stdio URL`). */
+function urlConfig(url: string, headers: readonly string[]): string {
+  const map = headerOptions(headers, 'gateway');
+  let host = 'remote';
+  try {
+    host = new URL(url).hostname.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 32) || host;
+  } catch {
+    // parseGatewayConfig names the bad URL.
+  }
+  return JSON.stringify({ mcpServers: { [host]: { url, headers: map, namespace: false } } });
 }

@@ -43,6 +43,10 @@ ${list}
   ${'console'.padEnd(width)}  Serve the web console to explore and debug servers (switchboard console --help)
   ${'gateway'.padEnd(width)}  Serve many MCP servers behind one endpoint (switchboard gateway --help)
   ${'check'.padEnd(width)}  Score a server's protocol compliance (switchboard check --help)
+  ${'test'.padEnd(width)}  Run *.mcptest.yaml test files, or generate them (switchboard test --help)
+  ${'add'.padEnd(width)}  Put a server into MCP clients' config files (switchboard add --help)
+  ${'remove'.padEnd(width)}  Take a server out of MCP clients' config files
+  ${'list'.padEnd(width)}  Show which server is in which client, and which would not start
   ${'login'.padEnd(width)}  Sign in to a protected HTTP server (switchboard login --help)
   ${'logout'.padEnd(width)}  Forget the tokens for a server
 

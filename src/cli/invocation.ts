@@ -2,9 +2,11 @@
  * Reads argv into an invocation: which command, its options, its own arguments and the target.
  * Options may appear anywhere before `--`; everything after `--` is the server's command line.
  */
+
+import type { Target } from '../node/target.js';
 import { isRevision, REVISIONS, type Revision } from '../protocol/revisions.js';
 import { errorMessage } from '../util/guards.js';
-import { parseTarget, type Target } from './target.js';
+import { targetFromWords } from './target.js';
 import { parseCommandLine, UsageError } from './usage-error.js';
 
 export interface CliOptions {
@@ -94,7 +96,7 @@ export function parseInvocation(
     targetWords = rest.slice(0, 1);
     operands = rest.slice(1);
   }
-  const target = parseTarget(targetWords, terminator !== undefined);
+  const target = targetFromWords(targetWords, terminator !== undefined);
   return { kind: 'run', command, options: readOptions(values, command), operands, target };
 }
 

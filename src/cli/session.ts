@@ -8,15 +8,15 @@ import type { VersionNegotiation } from '../client/client.js';
 import type { Channel } from '../engine/channel.js';
 import { Client } from '../extensions/client.js';
 import { nodeFetch } from '../node/fetch.js';
+import { openTarget, type Target } from '../node/target.js';
 import type { HttpEra, HttpEraStore } from '../transports/http/client/era-store.js';
-import { StreamableHttpClientChannel } from '../transports/http/client/streamable-channel.js';
-import { StdioClientChannel } from '../transports/stdio/client-channel.js';
+import type { StreamableHttpClientChannel } from '../transports/http/client/streamable-channel.js';
+import type { StdioClientChannel } from '../transports/stdio/client-channel.js';
 import { lineLogger } from '../util/logger.js';
 import { packageFile } from '../util/package-file.js';
 import { EraMemory } from './era-memory.js';
 import type { CliOptions } from './invocation.js';
 import { cliOAuthClient } from './sign-in.js';
-import type { Target } from './target.js';
 
 export interface Session {
   readonly client: Client;
@@ -72,13 +72,17 @@ export function createSession(
       Object.keys(options.headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
     const fetch = ownCredentials ? nodeFetch : cliOAuthClient(report).fetch(nodeFetch);
     const open = (): Channel =>
-      (channel = new StreamableHttpClientChannel(target.url, {
-        fetch,
-        headers: options.headers,
-        bearerToken: options.bearer,
-        // The channel reads and records what the endpoint speaks in the file that outlives this run.
-        rememberEra: negotiated ? fileEraStore(memory, () => client.probeUnanswered) : false,
-      }));
+      (channel = openTarget(
+        { ...target, headers: options.headers },
+        {
+          http: {
+            fetch,
+            bearerToken: options.bearer,
+            // The channel reads and records what the endpoint speaks in the file that outlives this run.
+            rememberEra: negotiated ? fileEraStore(memory, () => client.probeUnanswered) : false,
+          },
+        },
+      ));
     return {
       client,
       connect: () => client.connect(open),
@@ -89,16 +93,16 @@ export function createSession(
   }
   // `auto` may need a second process when a legacy server hangs up on the server/discover probe,
   // so the client gets a factory; the session reports on whichever process is current.
-  const server = `stdio ${JSON.stringify([process.cwd(), target.command, ...target.args])}`;
+  const server = `stdio ${JSON.stringify([process.cwd(), target.command, ...(target.args ?? [])])}`;
   const known = negotiated ? memory.recall(server) : undefined;
   let channel: StdioClientChannel | undefined;
   const open = () => {
-    channel = new StdioClientChannel({
-      command: target.command,
-      args: target.args,
-      inheritEnv: true,
-      stderr: options.verbose ? report : 'pipe',
-      preferredEra: known === 'legacy' || known === 'modern' ? known : undefined,
+    channel = openTarget(target, {
+      stdio: {
+        inheritEnv: true,
+        stderr: options.verbose ? report : 'pipe',
+        preferredEra: known === 'legacy' || known === 'modern' ? known : undefined,
+      },
     });
     return channel;
   };

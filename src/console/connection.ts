@@ -8,7 +8,7 @@ import type { VersionNegotiation } from '../client/client.js';
 import type { Subscription } from '../client/subscriptions.js';
 import type { Channel } from '../engine/channel.js';
 import { Client } from '../extensions/client.js';
-import { nodeFetch } from '../node/fetch.js';
+import { describeTarget, openTarget } from '../node/target.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import { isRevision, REVISIONS } from '../protocol/revisions.js';
 import type {
@@ -73,7 +73,7 @@ export class ConsoleConnection {
     const target = targetOf(request);
     this.#summary = {
       id,
-      label: request.label?.trim() || describe(target),
+      label: request.label?.trim() || describeTarget(target),
       target,
       state: 'connecting',
       roots: [],
@@ -399,22 +399,14 @@ export class ConsoleConnection {
 
   private open(): Channel {
     const target = this.#summary.target;
-    if (target.kind === 'http') {
-      this.#transport = new StreamableHttpClientChannel(target.url, {
-        fetch: nodeFetch,
-        ...(target.headers ? { headers: { ...target.headers } } : {}),
-        rememberEra: false,
-      });
-    } else {
-      this.#transport = new StdioClientChannel({
-        command: target.command,
-        args: target.args ?? [],
-        ...(target.cwd ? { cwd: target.cwd } : {}),
+    this.#transport = openTarget(target, {
+      http: { rememberEra: false },
+      stdio: {
         // The person who started the console runs the server, as from their own shell.
         inheritEnv: true,
         stderr: (chunk) => this.events.push({ kind: 'stderr', connectionId: this.id, text: chunk }),
-      });
-    }
+      },
+    });
     return this.#transport;
   }
 
@@ -482,10 +474,6 @@ function negotiation(protocol: string | undefined): VersionNegotiation {
       `Unknown protocol ${JSON.stringify(protocol)}: use auto, legacy or one of ${REVISIONS.join(', ')}.`,
     );
   return { pin: protocol };
-}
-
-function describe(target: ConnectTarget): string {
-  return target.kind === 'http' ? target.url : [target.command, ...(target.args ?? [])].join(' ');
 }
 
 function text(body: Record<string, unknown>, key: string): string {

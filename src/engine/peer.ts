@@ -7,7 +7,7 @@
  */
 import { ErrorCode, ProtocolError, SwitchboardError, toErrorObject } from '../protocol/errors.js';
 import { errorFrame, notificationFrame, requestFrame, resultFrame } from '../protocol/frames.js';
-import { exceedsDepth, tooDeepMessage } from '../protocol/json-depth.js';
+import { exceedsDepth, MAX_JSON_DEPTH, tooDeepMessage } from '../protocol/json-depth.js';
 import {
   classify,
   isRequestId,
@@ -327,6 +327,10 @@ export class Peer {
       }
       let frame: string;
       try {
+        // The peer refuses a message nested deeper than the limit, so it is not sent. Node 20-24's
+        // JSON.stringify overflowed its stack on such params; Node 26's does not, so it is checked
+        // here (params sit at level 2 of the message).
+        if (exceedsDepth(params, MAX_JSON_DEPTH - 1)) throw new RangeError(tooDeepMessage('The value'));
         frame = requestFrame(id, method, params);
       } catch (error) {
         this.settle(id);
@@ -627,6 +631,8 @@ export class Peer {
       frame = errorFrame(request.id, toErrorObject(error));
     } else {
       try {
+        // As for requests: a result nested deeper than the peer accepts is not sent (result: level 2).
+        if (exceedsDepth(result, MAX_JSON_DEPTH - 1)) throw new RangeError(tooDeepMessage('The result'));
         frame = resultFrame(request.id, result);
       } catch (serializeError) {
         frame = errorFrame(request.id, {

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import type { Node } from 'jsonc-parser';
+import { type GatewaySecurity, SecurityReader, type TokenExchangeConfig } from './config-security.js';
 import {
   type ConfigProblem,
   ConfigSource,
@@ -56,6 +57,8 @@ export interface HttpUpstreamConfig extends UpstreamCommon {
   readonly transport: 'http' | 'sse';
   readonly url: URL;
   readonly headers: Readonly<Record<string, string>>;
+  /** The caller's token exchanged for one meant for this server (RFC 8693), instead of `headers`' Authorization. */
+  readonly upstreamAuth?: { readonly tokenExchange: TokenExchangeConfig };
 }
 
 export type UpstreamConfig = StdioUpstreamConfig | HttpUpstreamConfig;
@@ -76,6 +79,8 @@ export interface GatewayConfig {
   readonly options: GatewayOptions;
   /** In the file's order; disabled servers are left out. */
   readonly upstreams: readonly UpstreamConfig[];
+  /** Who may come in, what each may use, how much, the audit log, the shared store (see docs/gateway.md, Security). */
+  readonly security: GatewaySecurity;
 }
 
 export const DEFAULT_OPTIONS: GatewayOptions = Object.freeze({
@@ -140,6 +145,7 @@ const SERVER_KEYS = new Set([
   'startup',
   'disabled',
   'namespace',
+  'upstreamAuth',
 ]);
 /** Keys other tools write into server entries: not ours, not wrong. */
 const FOREIGN_SERVER_KEYS = new Set([
@@ -153,7 +159,19 @@ const FOREIGN_SERVER_KEYS = new Set([
   'dev',
   'enabled',
 ]);
-const OPTION_KEYS = new Set(['host', 'port', 'separator', 'collisions', 'timeoutMs', 'startup']);
+const OPTION_KEYS = new Set([
+  'host',
+  'port',
+  'separator',
+  'collisions',
+  'timeoutMs',
+  'startup',
+  'auth',
+  'access',
+  'rateLimits',
+  'audit',
+  'redis',
+]);
 const HTTP_TYPES: Record<string, 'http' | 'sse'> = {
   http: 'http',
   'streamable-http': 'http',
@@ -164,6 +182,7 @@ const HTTP_TYPES: Record<string, 'http' | 'sse'> = {
 class ConfigReader {
   private readonly warnings: ConfigProblem[] = [];
   private scope!: ExpandScope;
+  private readonly security = new SecurityReader(this);
 
   constructor(
     private readonly source: ConfigSource,
@@ -188,6 +207,7 @@ class ConfigReader {
     }
     this.scope = this.expandScope(root);
     const options = this.options(member(root, 'gateway'));
+    const security = this.security.read(member(root, 'gateway'));
     const serversNode = member(root, 'mcpServers') ?? member(root, 'servers');
     if (member(root, 'mcpServers') && member(root, 'servers')) {
       source.reportAt(
@@ -197,6 +217,9 @@ class ConfigReader {
       );
     }
     const upstreams: UpstreamConfig[] = [];
+    /** Every server's name, disabled ones too (rules may name them). */
+    const named: string[] = [];
+    let bare: string | undefined;
     if (serversNode === undefined) {
       source.reportAt(
         root,
@@ -210,7 +233,6 @@ class ConfigReader {
       );
     } else {
       const seen = new Map<string, string>();
-      let bare: string | undefined;
       for (const { key, keyNode, value } of properties(serversNode)) {
         if (!NAME_CHARS.test(key) || key.length > 32) {
           source.reportAt(
@@ -231,6 +253,7 @@ class ConfigReader {
           continue;
         }
         seen.set(lower, key);
+        named.push(key);
         const upstream = this.server(key, value, options);
         if (upstream && !upstream.namespace) {
           if (bare !== undefined) {
@@ -245,8 +268,9 @@ class ConfigReader {
         if (upstream) upstreams.push(upstream);
       }
     }
+    this.security.checkAgainst(named, options.separator, bare !== undefined);
     if (source.problems.length > 0) return this.failed();
-    return { ok: true, config: { file: source.file, options, upstreams }, warnings: this.warnings };
+    return { ok: true, config: { file: source.file, options, upstreams, security }, warnings: this.warnings };
   }
 
   private failed(): LoadResult {
@@ -254,7 +278,11 @@ class ConfigReader {
     return { ok: false, problems: [...this.source.problems].sort(byPosition), warnings: this.warnings };
   }
 
-  private warn(node: Node | undefined, message: string, fix?: string): void {
+  report(node: Node | undefined, message: string, fix?: string): void {
+    this.source.reportAt(node, message, fix);
+  }
+
+  warn(node: Node | undefined, message: string, fix?: string): void {
     const { line, column } = this.source.position(node?.offset ?? 0);
     this.warnings.push({ file: this.source.file, line, column, message, ...(fix ? { fix } : {}) });
   }
@@ -368,10 +396,17 @@ class ConfigReader {
       }
       const url = this.url(urlNode);
       const headers = this.stringMap(member(node, 'headers'), 'headers') ?? {};
+      const tokenExchange = this.security.upstreamAuth(member(node, 'upstreamAuth'), name);
       if (!url) return undefined;
       const transport =
         type === undefined ? (/\/sse\/?$/.test(url.pathname) ? 'sse' : 'http') : HTTP_TYPES[type]!;
-      return { ...common, transport, url, headers };
+      return {
+        ...common,
+        transport,
+        url,
+        headers,
+        ...(tokenExchange ? { upstreamAuth: { tokenExchange } } : {}),
+      };
     }
     if (!commandNode) {
       source.reportAt(
@@ -380,6 +415,13 @@ class ConfigReader {
         'Add "command": "npx" (with "args") for a local server, or "url" for a remote one.',
       );
       return undefined;
+    }
+    if (member(node, 'upstreamAuth') !== undefined) {
+      source.reportAt(
+        member(node, 'upstreamAuth'),
+        `The server "${name}" runs locally (stdio): "upstreamAuth" is for HTTP servers.`,
+        'Remove "upstreamAuth", or give the server a "url".',
+      );
     }
     const command = this.string(commandNode, 'command', true);
     if (command === '')
@@ -397,7 +439,7 @@ class ConfigReader {
     return { ...common, transport: 'stdio', command, args, env, cwd };
   }
 
-  private path(text: string): string {
+  path(text: string): string {
     return isAbsolute(text) ? text : resolve(dirname(resolve(this.source.file)), text);
   }
 
@@ -458,7 +500,7 @@ class ConfigReader {
     return url;
   }
 
-  private unknownKeys(node: Node, known: Set<string>, foreign: Set<string>, where: string): void {
+  unknownKeys(node: Node, known: Set<string>, foreign: Set<string>, where: string): void {
     for (const { key, keyNode } of properties(node)) {
       if (known.has(key) || foreign.has(key)) continue;
       const near = closest(key, known);
@@ -469,7 +511,7 @@ class ConfigReader {
   }
 
   /** A string value, expanded when `expandVars`. */
-  private string(node: Node | undefined, key: string, expandVars = false): string | undefined {
+  string(node: Node | undefined, key: string, expandVars = false): string | undefined {
     if (node === undefined) return undefined;
     if (node.type !== 'string') {
       this.source.reportAt(node, `"${key}" must be a string, not ${jsonType(node)}.`);
@@ -490,7 +532,7 @@ class ConfigReader {
     return value;
   }
 
-  private strings(node: Node | undefined, key: string, expandVars = false): string[] | undefined {
+  strings(node: Node | undefined, key: string, expandVars = false): string[] | undefined {
     if (node === undefined) return undefined;
     if (node.type !== 'array') {
       this.source.reportAt(
@@ -541,7 +583,7 @@ class ConfigReader {
     return out;
   }
 
-  private integer(node: Node | undefined, key: string, min: number, max: number): number | undefined {
+  integer(node: Node | undefined, key: string, min: number, max: number): number | undefined {
     if (node === undefined) return undefined;
     const value = node.value;
     if (node.type !== 'number' || !Number.isInteger(value) || value < min || value > max) {
@@ -590,7 +632,7 @@ function suggestName(key: string): string {
 }
 
 /** The known key at edit distance 1-2 from `key`, if one is (a typo). */
-function closest(key: string, known: Set<string>): string | undefined {
+export function closest(key: string, known: ReadonlySet<string>): string | undefined {
   let best: string | undefined;
   // A longer key may be two edits off; a short one only one ("name" is not "type").
   let bestDistance = key.length > 5 ? 3 : 2;

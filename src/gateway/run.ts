@@ -6,16 +6,25 @@
 import { watch } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename, dirname } from 'node:path';
+import { Redis } from 'ioredis';
+import { nodeFetch } from '../node/fetch.js';
 import { serve } from '../node/serve.js';
+import { SwitchboardError } from '../protocol/errors.js';
 import { redactSecrets } from '../server/redact.js';
 import { createHttpHandler } from '../transports/http/server/handler.js';
+import { isLoopbackHostname } from '../transports/http/server/security.js';
 import { serveStdio } from '../transports/stdio/serve.js';
 import { clip } from '../util/clip.js';
 import { errorMessage } from '../util/guards.js';
 import type { Logger } from '../util/logger.js';
+import { AuditLog } from './audit.js';
 import { type GatewayConfig, loadGatewayConfig } from './config.js';
 import { formatProblem } from './config-source.js';
+import { frontDoor } from './front-door.js';
 import { Gateway, type GatewayRuntimeOptions } from './gateway.js';
+import { guard } from './guard.js';
+import { RateLimits } from './rate-limits.js';
+import { exchangingFetch, TokenExchanger } from './token-exchange.js';
 import type { UpstreamHealth } from './upstream.js';
 
 export interface RunOptions {
@@ -29,6 +38,8 @@ export interface RunOptions {
   readonly watch?: boolean;
   /** The fetch of each HTTP upstream (the CLI's: stored OAuth tokens, sign-in on 401). */
   readonly fetchFor?: GatewayRuntimeOptions['fetchFor'];
+  /** `--insecure-no-auth`: listen on a non-loopback address without `gateway.auth` (warned at start). */
+  readonly insecureNoAuth?: boolean;
 }
 
 /**
@@ -87,13 +98,95 @@ export function jsonLogger(write: (line: string) => void): Logger {
 }
 
 /** The gateway the command runs: JSON logs on `report`, the lock file if `--lock` gave one. */
-function makeGateway(config: GatewayConfig, options: RunOptions, report: (text: string) => void): Gateway {
+function makeGateway(
+  config: GatewayConfig,
+  options: RunOptions,
+  report: (text: string) => void,
+  door?: FrontDoorParts,
+): Gateway {
   return new Gateway(config, {
     logger: jsonLogger(report),
     version: options.version,
     ...(options.lock !== undefined ? { lock: options.lock } : {}),
-    ...(options.fetchFor !== undefined ? { fetchFor: options.fetchFor } : {}),
+    ...(door ? { guard: (server) => guard(server, config, door) } : {}),
+    fetchFor: withTokenExchange(options.fetchFor),
   });
+}
+
+/**
+ * The fetch of each HTTP upstream: the one given (the CLI's), and for a server with
+ * `upstreamAuth.tokenExchange` the caller's exchanged token on each request made for a caller.
+ */
+function withTokenExchange(given: RunOptions['fetchFor']): NonNullable<GatewayRuntimeOptions['fetchFor']> {
+  // One exchanger (one cache of exchanged tokens) per server entry, whatever channels it opens.
+  const exchangers = new Map<string, TokenExchanger>();
+  return (upstream) => {
+    const base = given?.(upstream);
+    const exchange = upstream.upstreamAuth?.tokenExchange;
+    if (exchange === undefined) return base;
+    const key = JSON.stringify([upstream.name, upstream.url.href, exchange]);
+    let exchanger = exchangers.get(key);
+    if (!exchanger) {
+      exchanger = new TokenExchanger(exchange, upstream.url.href);
+      exchangers.set(key, exchanger);
+    }
+    return exchangingFetch(exchanger, base ?? nodeFetch);
+  };
+}
+
+/** The front door's parts that live as long as the gateway: the audit log and the rate counters. */
+interface FrontDoorParts {
+  readonly audit?: AuditLog;
+  readonly limits?: RateLimits;
+  readonly exchanges: boolean;
+  close(): Promise<void>;
+}
+
+function frontDoorParts(config: GatewayConfig, report: (text: string) => void): FrontDoorParts {
+  const { audit: auditConfig, rateLimits, redis: redisUrl } = config.security;
+  const audit = auditConfig ? new AuditLog(auditConfig) : undefined;
+  if (audit)
+    audit.onerror = (error) =>
+      logLine(report, 'error', `audit: cannot write ${audit.file}: ${errorMessage(error)}`);
+  const redis =
+    redisUrl !== undefined && rateLimits.length > 0 ? new Redis(redisUrl, { lazyConnect: false }) : undefined;
+  redis?.on('error', (error: Error) => logLine(report, 'warn', `redis: ${errorMessage(error)}`));
+  const limits = rateLimits.length > 0 ? new RateLimits(rateLimits, redis ? { redis } : {}) : undefined;
+  return {
+    ...(audit ? { audit } : {}),
+    ...(limits ? { limits } : {}),
+    exchanges: config.upstreams.some((u) => u.transport !== 'stdio' && u.upstreamAuth !== undefined),
+    async close() {
+      await audit?.close();
+      redis?.disconnect();
+    },
+  };
+}
+
+/**
+ * Refuses to serve a non-loopback address to anyone without `gateway.auth`, unless the operator
+ * said `--insecure-no-auth` (then warns, at every start).
+ */
+function checkExposure(
+  config: GatewayConfig,
+  host: string,
+  options: RunOptions,
+  report: (text: string) => void,
+): void {
+  if (config.security.auth !== undefined || isLoopbackHostname(host)) return;
+  if (!options.insecureNoAuth) {
+    throw new SwitchboardError(
+      'CONFIG',
+      `refusing to listen on ${host} without "auth": anyone who can reach the port could use every server. ` +
+        'Add "auth": { "apiKeys": { "alice": "${ALICE_KEY}" } } (or "oauth") to "gateway" in the config ' +
+        '(see docs/gateway.md, Security), listen on 127.0.0.1, or pass --insecure-no-auth if something in front of the gateway signs callers in.',
+    );
+  }
+  logLine(
+    report,
+    'warn',
+    `listening on ${host} with no sign-in (--insecure-no-auth): anyone who can reach the port can use every server`,
+  );
 }
 
 /** Serves until stopped; `report` writes the start-up summary and the JSON log lines (stderr). */
@@ -102,7 +195,10 @@ export async function runGateway(
   options: RunOptions,
   report: (text: string) => void,
 ): Promise<number> {
-  const gateway = makeGateway(config, options, report);
+  const host = options.host ?? config.options.host;
+  if (!options.stdio) checkExposure(config, host, options, report);
+  const door = frontDoorParts(config, report);
+  const gateway = makeGateway(config, options, report, door);
   await gateway.start();
   const unwatch = options.watch ? watchConfig(config.file, gateway, report) : () => {};
   if (options.stdio) {
@@ -113,13 +209,33 @@ export async function runGateway(
     await closed;
     unwatch();
     await gateway.close();
+    await door.close();
     return 0;
   }
-  const handler = createHttpHandler(gateway.server);
-  const running = await serve(handler, {
-    host: options.host ?? config.options.host,
-    port: options.port ?? config.options.port,
-  });
+  const { auth } = config.security;
+  const handler = createHttpHandler(
+    gateway.server,
+    auth
+      ? {
+          auth: frontDoor(auth, {
+            onRefused: (exchange) =>
+              door.audit?.record({
+                principal: null,
+                client: null,
+                session: exchange.header('mcp-session-id') ?? null,
+                method: `${exchange.method} ${exchange.path}`,
+                name: null,
+                upstream: null,
+                outcome: 'unauthenticated',
+                durationMs: 0,
+                argsDigest: null,
+              }),
+            onerror: (error) => logLine(report, 'warn', `auth: ${errorMessage(error)}`),
+          }),
+        }
+      : {},
+  );
+  const running = await serve(handler, { host, port: options.port ?? config.options.port });
   gateway.telemetry.collectProcessMetrics();
   // /healthz, /readyz and /metrics beside the MCP endpoint, on the same listener.
   const [mcp] = running.server.listeners('request') as Array<
@@ -166,6 +282,7 @@ export async function runGateway(
   unwatch();
   await running.close();
   await gateway.close();
+  await door.close();
   return 0;
 }
 

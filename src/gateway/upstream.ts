@@ -7,8 +7,9 @@
 import type { CallOptions } from '../client/client.js';
 import type { InputContext } from '../client/input-handlers.js';
 import type { Channel, ChannelSink } from '../engine/channel.js';
+import { ChannelDecorator } from '../engine/channel-decorator.js';
 import { Client } from '../extensions/client.js';
-import { nodeFetch } from '../node/fetch.js';
+import { openTarget } from '../node/target.js';
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import type { Era } from '../protocol/revisions.js';
 import type {
@@ -21,8 +22,6 @@ import type {
 import type { RequestContext } from '../server/context.js';
 import { type InputCallOptions, InputRequiredError } from '../server/input.js';
 import type { FetchLike } from '../transports/http/client/fetch-like.js';
-import { StreamableHttpClientChannel } from '../transports/http/client/streamable-channel.js';
-import { StdioClientChannel } from '../transports/stdio/client-channel.js';
 import { errorMessage } from '../util/guards.js';
 import type { Logger } from '../util/logger.js';
 import type { HttpUpstreamConfig, UpstreamConfig } from './config.js';
@@ -385,7 +384,7 @@ export class Upstream {
       const made = this.channel();
       const channel = this.hooks.wrapChannel ? this.hooks.wrapChannel(made, this.name) : made;
       last = channel;
-      return watchClose(channel, () => {
+      return new CloseWatch(channel, () => {
         if (!connected || last !== channel) return;
         this.open.delete(client);
         onClosed();
@@ -406,21 +405,26 @@ export class Upstream {
   private channel(): Channel {
     const { config } = this;
     if (config.transport === 'stdio') {
-      return new StdioClientChannel({
-        command: config.command,
-        args: config.args,
-        env: config.env,
-        ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
-        stderr: 'pipe',
-        ...(this.era !== undefined ? { preferredEra: this.era } : {}),
-        logger: this.hooks.logger,
-      });
+      return openTarget(
+        { kind: 'stdio', command: config.command, args: config.args, env: config.env, cwd: config.cwd },
+        {
+          stdio: {
+            stderr: 'pipe',
+            ...(this.era !== undefined ? { preferredEra: this.era } : {}),
+            logger: this.hooks.logger,
+          },
+        },
+      );
     }
-    return new StreamableHttpClientChannel(config.url, {
-      fetch: this.hooks.fetchFor?.(config) ?? nodeFetch,
-      headers: config.headers,
-      transport: config.transport === 'sse' ? 'sse' : 'auto',
-    });
+    return openTarget(
+      { kind: 'http', url: config.url, headers: config.headers },
+      {
+        http: {
+          fetch: this.hooks.fetchFor?.(config),
+          transport: config.transport === 'sse' ? 'sse' : 'auto',
+        },
+      },
+    );
   }
 }
 
@@ -431,30 +435,28 @@ const UNSENT_SAMPLE: CreateMessageResult = {
 };
 
 /** A channel that also tells `onClosed` when it closes, for whatever reason. */
-function watchClose(channel: Channel, onClosed: () => void): Channel {
-  let told = false;
-  const tell = () => {
-    if (told) return;
-    told = true;
-    onClosed();
-  };
-  return new Proxy(channel, {
-    get(target, key) {
-      if (key === 'start') {
-        return (sink: ChannelSink) =>
-          target.start({
-            message: (value, extra) => sink.message(value, extra),
-            malformed: (error) => sink.malformed(error),
-            closed: (error) => {
-              tell();
-              sink.closed(error);
-            },
-            logger: sink.logger,
-          });
-      }
-      if (key === 'close') return () => target.close().finally(tell);
-      const value = Reflect.get(target, key, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+export class CloseWatch extends ChannelDecorator {
+  #told = false;
+
+  constructor(
+    inner: Channel,
+    private readonly onClosed: () => void,
+  ) {
+    super(inner);
+  }
+
+  override close(): Promise<void> {
+    return super.close().finally(() => this.tell());
+  }
+
+  protected override closed(error: Error | undefined, sink: ChannelSink): void {
+    this.tell();
+    super.closed(error, sink);
+  }
+
+  private tell(): void {
+    if (this.#told) return;
+    this.#told = true;
+    this.onClosed();
+  }
 }

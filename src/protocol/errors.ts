@@ -26,6 +26,11 @@ export const ErrorCode = {
   HeaderMismatch: -32020,
   MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,
+  /**
+   * Too many requests (draft SEP-3304, not in any revision yet): `data.retryAfterMs` says how long
+   * to wait; over HTTP the status is 429 with `Retry-After`.
+   */
+  RateLimited: -32023,
 } as const;
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -57,6 +62,10 @@ export const invalidParams = (message: string, data?: unknown) =>
 export const methodNotFound = (method: string, hint?: string) =>
   new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${clip(method)}${hint ? `. ${hint}` : ''}`);
 export const invalidRequest = (message: string) => new ProtocolError(ErrorCode.InvalidRequest, message);
+
+/** The draft SEP-3304 error: `data` carries `retryAfterMs` (and `limit` when known). */
+export const rateLimited = (message: string, data: { retryAfterMs: number; limit?: number }) =>
+  new ProtocolError(ErrorCode.RateLimited, message, data);
 
 /** Stable codes for failures that happen locally rather than at the peer. */
 export type LocalErrorCode =

@@ -1,5 +1,5 @@
 /** `completion/complete`: suggestions for prompt arguments and resource-template variables. */
-import type { CompleteResult } from '../protocol/types.js';
+import type { CompleteParams, CompleteResult } from '../protocol/types.js';
 import type { RequestContext } from './context.js';
 
 export interface CompletionContext {
@@ -10,6 +10,12 @@ export interface CompletionContext {
 
 /** Returns candidate values for the partial `value`. At most 100 are sent; the rest are counted. */
 export type Completer = (value: string, context: CompletionContext) => string[] | Promise<string[]>;
+
+/** Answers a `completion/complete` whose ref names a pass-through prompt or template (see pass-through.ts). */
+export type CompleteForward = (
+  params: CompleteParams,
+  ctx: RequestContext,
+) => CompleteResult | Promise<CompleteResult>;
 
 const MAX_VALUES = 100;
 

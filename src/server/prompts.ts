@@ -3,6 +3,7 @@
  * arguments checked before the handler runs, and flexible return values.
  */
 import { ErrorCode, invalidParams, ProtocolError } from '../protocol/errors.js';
+import type { Params } from '../protocol/jsonrpc.js';
 import type {
   GetPromptResult,
   Icon,
@@ -20,7 +21,7 @@ import {
 } from '../schema/index.js';
 import { clip } from '../util/clip.js';
 import { frozenCopy } from '../util/freeze.js';
-import type { Completer } from './completion.js';
+import type { CompleteForward, Completer } from './completion.js';
 import type { RequestContext } from './context.js';
 import { declareScopes, type ScopedConfig } from './scopes.js';
 
@@ -51,12 +52,21 @@ export type PromptHandler<Args> = (
   ctx: RequestContext,
 ) => PromptReturn | Promise<PromptReturn>;
 
+/** Answers a `prompts/get` of a pass-through prompt (see pass-through.ts): `name`, `arguments`. */
+export type PromptForward = (
+  params: Params,
+  ctx: RequestContext,
+) => GetPromptResult | Promise<GetPromptResult>;
+
 export interface PromptEntry {
   readonly descriptor: Prompt;
   readonly schema: CompiledSchema | undefined;
   readonly required: readonly string[];
   readonly complete: Record<string, Completer>;
   readonly handler: (args: any, ctx: RequestContext) => PromptReturn | Promise<PromptReturn>;
+  /** A pass-through prompt's forward and its completions' (see pass-through.ts). */
+  readonly forward?: PromptForward;
+  readonly forwardComplete?: CompleteForward | undefined;
 }
 
 function argumentsFromSchema(schema: CompiledSchema): PromptArgument[] {

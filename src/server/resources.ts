@@ -15,7 +15,7 @@ import type {
 } from '../protocol/types.js';
 import { clip } from '../util/clip.js';
 import { frozenCopy } from '../util/freeze.js';
-import type { Completer } from './completion.js';
+import type { CompleteForward, Completer } from './completion.js';
 import { resourceContents } from './content.js';
 import type { RequestContext } from './context.js';
 import { declareScopes, type ScopedConfig } from './scopes.js';
@@ -67,6 +67,12 @@ export type TemplateReader = (
   ctx: RequestContext,
 ) => ResourceReadReturn | Promise<ResourceReadReturn>;
 
+/** Answers a `resources/read` of a pass-through resource, or of a URI a pass-through template matches. */
+export type ReadForward = (
+  uri: string,
+  ctx: RequestContext,
+) => ReadResourceResult | Promise<ReadResourceResult>;
+
 export interface ResourceEntry {
   readonly descriptor: Resource;
   readonly cache: Partial<CacheHint> | undefined;
@@ -80,6 +86,9 @@ export interface TemplateEntry {
   readonly list: ResourceTemplateConfig['list'];
   readonly complete: Record<string, Completer> | undefined;
   readonly read: TemplateReader;
+  /** A pass-through template (see pass-through.ts): its reads and completions are the forward's. */
+  readonly passThrough?: boolean;
+  readonly forwardComplete?: CompleteForward | undefined;
 }
 
 function copyDescriptorFields(target: Record<string, unknown>, config: ResourceConfig): void {

@@ -45,8 +45,10 @@ import {
   LOGGING_LEVELS,
   type LoggingLevel,
   type Meta,
+  type Prompt,
   type ReadResourceResult,
   type Resource,
+  type ResourceTemplate,
   type ServerCapabilities,
   type Tool,
 } from '../protocol/types.js';
@@ -75,11 +77,13 @@ import { Mrtr, type MrtrRound } from './mrtr.js';
 import { checkName } from './names.js';
 import { NotificationHub, updateLegacySubscription } from './notifications.js';
 import { compareKeys, paginate } from './pagination.js';
+import { type PassThroughHandle, type PassThroughOptions, passThroughKinds } from './pass-through.js';
 import {
   buildPromptEntry,
   getPrompt,
   type PromptConfig,
   type PromptEntry,
+  type PromptForward,
   type PromptHandler,
   unknownPrompt,
 } from './prompts.js';
@@ -90,6 +94,7 @@ import {
   buildResourceEntry,
   buildTemplateEntry,
   normalizeReadResult,
+  type ReadForward,
   type ResourceConfig,
   type ResourceEntry,
   type ResourceReader,
@@ -106,6 +111,7 @@ import {
   completeInline,
   type ToolConfig,
   type ToolEntry,
+  type ToolForward,
   type ToolHandler,
   unknownTool,
 } from './tools.js';
@@ -320,6 +326,13 @@ export class ServerCore {
       build: ({ name, key, config, fn }) => buildTemplateEntry(name, key, config, fn),
     } satisfies ItemKind<ResourceTemplateConfig, TemplateReader, TemplateEntry>,
   };
+  /** How each kind of pass-through item is registered (see pass-through.ts). */
+  private readonly passThrough = passThroughKinds({
+    tools: this.tools,
+    prompts: this.prompts,
+    resources: this.resources,
+    templates: this.templates,
+  });
   /** @internal Every method this server answers: built-ins, extensions', users'. */
   readonly methods = new MethodRegistry();
   /** What plugins (tasks) added: capabilities, tool call hooks, shutdown and registration listeners. */
@@ -434,6 +447,7 @@ export class ServerCore {
       const name = params.name as string;
       const entry = this.prompts.get(name);
       if (!entry || !this.visible('prompts', entry.descriptor, ctx)) throw unknownPrompt(name);
+      if (entry.forward) return entry.forward(params, ctx);
       return getPrompt(entry, params.arguments as Record<string, string> | undefined, ctx);
     });
     define('resources/list', (params, ctx) => this.listResources(params, ctx), 'list');
@@ -563,6 +577,52 @@ export class ServerCore {
       config: config as PromptConfig<any>,
       fn: handler as PromptHandler<any>,
     });
+  }
+
+  /**
+   * Registers a tool another server offers (a proxy's, a gateway's): listed exactly as `tool`
+   * describes it, with no schema compiled and no argument or result checked (the server behind
+   * checks its own), and every call answered by `forward(params, ctx)`. The call still goes
+   * through admission, `filterList` and scopes (a hidden tool is unknown), every middleware and the
+   * encoder. `update(descriptor)` on the handle replaces the whole descriptor.
+   */
+  registerPassThroughTool(
+    tool: Tool,
+    forward: ToolForward,
+    options?: PassThroughOptions,
+  ): PassThroughHandle<Tool> {
+    return this.passThrough.tool(tool, forward, options);
+  }
+
+  /** A prompt another server offers (see {@link registerPassThroughTool}); `options.complete` forwards its completions. */
+  registerPassThroughPrompt(
+    prompt: Prompt,
+    forward: PromptForward,
+    options?: PassThroughOptions,
+  ): PassThroughHandle<Prompt> {
+    return this.passThrough.prompt(prompt, forward, options);
+  }
+
+  /** A resource another server offers (see {@link registerPassThroughTool}): `read(uri, ctx)` answers its reads. */
+  registerPassThroughResource(
+    resource: Resource,
+    read: ReadForward,
+    options?: PassThroughOptions,
+  ): PassThroughHandle<Resource> {
+    return this.passThrough.resource(resource, read, options);
+  }
+
+  /**
+   * A resource template another server offers (see {@link registerPassThroughTool}): a read of a URI
+   * it matches is answered by `read(uri, ctx)`, the URI unchecked; `options.complete` forwards the
+   * completions of its variables.
+   */
+  registerPassThroughTemplate(
+    template: ResourceTemplate,
+    read: ReadForward,
+    options?: PassThroughOptions,
+  ): PassThroughHandle<ResourceTemplate> {
+    return this.passThrough.template(template, read, options);
   }
 
   // --- middleware --------------------------------------------------------------------------------
@@ -926,6 +986,8 @@ export class ServerCore {
       const name = params.name as string;
       const entry = this.tools.get(name);
       if (!entry || !this.visible('tools', entry.descriptor, ctx)) throw unknownTool(name);
+      // A pass-through tool's forward answers for everything, tasks included.
+      if (entry.forward) return Promise.resolve(entry.forward(params, ctx));
       const args = params.arguments as Record<string, unknown> | undefined;
       const start = this.plugged.toolCalls?.start;
       if (start) {
@@ -1066,7 +1128,7 @@ export class ServerCore {
     } else {
       const match = this.templateIndex().match(uri);
       if (!match || !this.visible('resourceTemplates', match.value.descriptor, ctx)) throw notFound();
-      const climbing = climbingVariable(match.variables);
+      const climbing = match.value.passThrough ? undefined : climbingVariable(match.variables);
       if (climbing !== undefined) {
         throw invalidParams(
           `Refused ${JSON.stringify(uri)}: its "${climbing}" is ${JSON.stringify(match.variables[climbing])}, which has a ".." path segment (directly or percent-encoded). Resource URIs may not climb out of their template; send a normalized URI.`,
@@ -1103,6 +1165,7 @@ export class ServerCore {
     if (ref.type === 'ref/prompt') {
       const prompt = this.prompts.get(ref.name);
       if (!prompt || !this.visible('prompts', prompt.descriptor, ctx)) throw unknownPrompt(ref.name);
+      if (prompt.forwardComplete) return prompt.forwardComplete(params, ctx);
       completer = completerFor(prompt.complete, argument.name);
     } else {
       const template = this.templates.get(ref.uri);
@@ -1111,6 +1174,7 @@ export class ServerCore {
           `Unknown resource template ${JSON.stringify(ref.uri)}: ref/resource must name a uriTemplate from resources/templates/list.`,
         );
       }
+      if (template.forwardComplete) return template.forwardComplete(params, ctx);
       completer = completerFor(template.complete, argument.name);
     }
     return runCompleter(completer, argument.value, context);

@@ -7,6 +7,7 @@
  * answers -32603.
  */
 import { ErrorCode, invalidParams, ProtocolError, SwitchboardError } from '../protocol/errors.js';
+import type { Params } from '../protocol/jsonrpc.js';
 import { scanToolHeaders } from '../protocol/mcp-headers.js';
 import type {
   CallToolResult,
@@ -77,6 +78,9 @@ export type ToolHandler<In, Out> = (
   ctx: RequestContext,
 ) => ToolReturn<Out> | TaskHandoff<ToolReturn<Out>> | Promise<ToolReturn<Out> | TaskHandoff<ToolReturn<Out>>>;
 
+/** Answers a `tools/call` of a pass-through tool (see pass-through.ts): the whole params (`name`, `arguments`, `task`...). */
+export type ToolForward = (params: Params, ctx: RequestContext) => CallToolResult | Promise<CallToolResult>;
+
 /** A registered tool, ready to list and call. */
 export interface ToolEntry {
   readonly descriptor: Tool;
@@ -85,6 +89,8 @@ export interface ToolEntry {
   readonly handler: (args: any, ctx: RequestContext) => unknown;
   /** See {@link ToolConfig.deferTask}. */
   readonly deferTask: boolean;
+  /** A pass-through tool's forward (see pass-through.ts): it answers the call, params as they came. */
+  readonly forward?: ToolForward;
 }
 
 const EMPTY_INPUT: JsonSchemaObject = Object.freeze({ type: 'object' }) as JsonSchemaObject;

@@ -12,9 +12,9 @@
  * its requests to pair our responses with), and by default only reported: an official SDK on the
  * other end is not ours to fix.
  */
-import type { Channel, ChannelSink, FrameInfo } from '../engine/channel.js';
+import type { Channel, ChannelSink, FrameInfo, InboundExtra } from '../engine/channel.js';
+import { ChannelDecorator } from '../engine/channel-decorator.js';
 import {
-  type Era,
   isLegacyRevision,
   isModernRevision,
   LATEST_LEGACY_REVISION,
@@ -54,8 +54,7 @@ const META_SUBSCRIPTION = 'io.modelcontextprotocol/subscriptionId';
 const field = (value: unknown, ...path: string[]): unknown =>
   path.reduce<unknown>((v, key) => (isPlainObject(v) ? v[key] : undefined), value);
 
-export class SchemaCheckedChannel implements Channel {
-  readonly label?: string;
+export class SchemaCheckedChannel extends ChannelDecorator {
   private readonly checker: MessageSchemaChecker;
   private readonly kept: SchemaViolation[] = [];
   /** Legacy: the revision the `initialize` exchange settled on. */
@@ -66,16 +65,15 @@ export class SchemaCheckedChannel implements Channel {
   private latestModern: Revision | undefined;
 
   constructor(
-    private readonly inner: Channel,
+    inner: Channel,
     private readonly options: SchemaCheckedChannelOptions,
   ) {
-    this.label = options.label ?? inner.label;
+    super(inner);
     this.checker = new MessageSchemaChecker(options.catalog, { strict: options.strict ?? true });
   }
 
-  /** The wrapped channel's era hint, passed through so the client negotiates as it would without the check. */
-  get preferredEra(): Era | undefined {
-    return this.inner.preferredEra;
+  override get label(): string | undefined {
+    return this.options.label ?? this.inner.label;
   }
 
   /** The revision in use: pinned, negotiated (legacy) or the latest request's (modern). */
@@ -83,20 +81,12 @@ export class SchemaCheckedChannel implements Channel {
     return this.options.revision ?? this.negotiated ?? this.latestModern ?? this.requested;
   }
 
-  start(sink: ChannelSink): void {
-    const peer: Sender = this.options.side === 'client' ? 'server' : 'client';
-    this.inner.start({
-      message: (value, extra) => {
-        this.observe(value, peer);
-        sink.message(value, extra);
-      },
-      malformed: (error) => sink.malformed(error),
-      closed: (error) => sink.closed(error),
-      logger: sink.logger,
-    });
+  protected override received(value: unknown, extra: InboundExtra | undefined, sink: ChannelSink): void {
+    this.observe(value, this.options.side === 'client' ? 'server' : 'client');
+    super.received(value, extra, sink);
   }
 
-  send(frame: string, info?: FrameInfo): void {
+  override send(frame: string, info?: FrameInfo): void {
     let value: unknown;
     try {
       value = JSON.parse(frame);
@@ -106,11 +96,7 @@ export class SchemaCheckedChannel implements Channel {
       ]);
     }
     if (value !== undefined) this.observe(value, this.options.side);
-    this.inner.send(frame, info);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
+    super.send(frame, info);
   }
 
   /** Every violation kept so far (ours, and the peer's unless `peer: 'ignore'`), in order. */

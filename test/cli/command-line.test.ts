@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseTarget } from '../../src/cli/target.js';
+import { targetFromWords } from '../../src/cli/target.js';
 import { UsageError } from '../../src/cli/usage-error.js';
 import { CommandLineError, splitCommandLine } from '../../src/util/command-line.js';
 
@@ -32,14 +32,14 @@ describe('splitCommandLine', () => {
   });
 });
 
-describe('parseTarget', () => {
+describe('targetFromWords', () => {
   test('one word is a command line; words after -- are taken as they are', () => {
-    assert.deepEqual(parseTarget(['node "a b.js" --x'], false), {
+    assert.deepEqual(targetFromWords(['node "a b.js" --x'], false), {
       kind: 'stdio',
       command: 'node',
       args: ['a b.js', '--x'],
     });
-    assert.deepEqual(parseTarget(['node', 'a b.js', '"q"'], true), {
+    assert.deepEqual(targetFromWords(['node', 'a b.js', '"q"'], true), {
       kind: 'stdio',
       command: 'node',
       args: ['a b.js', '"q"'],
@@ -47,21 +47,21 @@ describe('parseTarget', () => {
   });
 
   test('refuses nothing and a blank command line', () => {
-    assert.throws(() => parseTarget([], false), /Missing the server/);
-    assert.throws(() => parseTarget(['   '], false), /Missing the server/);
-    assert.throws(() => parseTarget(['""'], false), /names no program/);
+    assert.throws(() => targetFromWords([], false), /Missing the server/);
+    assert.throws(() => targetFromWords(['   '], false), /Missing the server/);
+    assert.throws(() => targetFromWords(['""'], false), /names no program/);
   });
 
   test('a command line that cannot be split is a usage mistake (exit code 2)', () => {
-    assert.throws(() => parseTarget(['node "x'], false), UsageError);
-    assert.throws(() => parseTarget(['node a.js | tee'], false), UsageError);
+    assert.throws(() => targetFromWords(['node "x'], false), UsageError);
+    assert.throws(() => targetFromWords(['node a.js | tee'], false), UsageError);
   });
 
   test('one http(s) URL is an HTTP target; after -- it is a program name', () => {
-    const target = parseTarget(['http://127.0.0.1:3000/mcp'], false);
+    const target = targetFromWords(['http://127.0.0.1:3000/mcp'], false);
     assert.equal(target.kind, 'http');
-    assert.equal(target.kind === 'http' && target.url.href, 'http://127.0.0.1:3000/mcp');
-    assert.equal(parseTarget(['https://x.example/mcp'], true).kind, 'stdio');
-    assert.throws(() => parseTarget(['http://[::1'], false), /not a valid URL/);
+    assert.equal(target.kind === 'http' && String(target.url), 'http://127.0.0.1:3000/mcp');
+    assert.equal(targetFromWords(['https://x.example/mcp'], true).kind, 'stdio');
+    assert.throws(() => targetFromWords(['http://[::1'], false), /not a valid URL/);
   });
 });

@@ -39,7 +39,7 @@ describe('switchboard usage errors (exit code 2, nothing started)', { concurrenc
       assert.match(stderr, /^switchboard: (Missing a command|The server command .* unterminated " quote)/);
     }
   });
-  test('an unknown command', () => usage(['list', target], /Unknown command "list"/));
+  test('an unknown command', () => usage(['listen', target], /Unknown command "listen"/));
   test('no target', () => usage(['tools'], /Missing the server to talk to/));
   test('a missing tool name', () => usage(['call', target], /Missing the name of the tool to call/));
   test('extra words after the target', () =>

@@ -31,6 +31,10 @@ function elicitingServer() {
   server.registerTool('echo', { inputSchema: { type: 'object' } }, (args) =>
     JSON.stringify(args).length.toString(),
   );
+  server.registerTool('deep', { inputSchema: { type: 'object' } }, () => ({
+    content: [],
+    structuredContent: deepValue(20_000),
+  }));
   return server;
 }
 
@@ -55,6 +59,17 @@ describe('deep nesting, server side', () => {
     assertTooDeep(await wire.next(), 2);
     const answer = await wire.modern('tools/call', { name: 'echo', arguments: deepValue(900) });
     assert.equal(answer.result?.content?.[0]?.text, String(deepText(900).length - 0));
+    await wire.close();
+  });
+
+  // Node 20-24 overflow on the way out (the error then says so); Node 26's JSON.stringify does not,
+  // and the result would go out for the client to refuse, had the peer not checked its depth.
+  test('a tool result nested 20k deep is not sent: -32603 instead, on every Node version', async () => {
+    const wire = await openWire(elicitingServer());
+    await wire.initialize('2025-06-18', {});
+    const answer = await wire.request('tools/call', { name: 'deep', arguments: {} });
+    assert.equal(answer.result, undefined, 'the deep result went out');
+    assert.equal(answer.error?.code, ErrorCode.InternalError, JSON.stringify(answer).slice(0, 300));
     await wire.close();
   });
 

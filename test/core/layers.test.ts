@@ -31,11 +31,41 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The checker reads a protected server's challenge and metadata addresses with auth/'s own parsers.
   check: ['auth', 'engine', 'node', 'protocol', 'schema', 'server', 'testing', 'transports', 'util'],
   // The gateway sits above everything but the CLI, whose `gateway` command imports it.
-  gateway: ['client', 'engine', 'extensions', 'node', 'protocol', 'schema', 'server', 'transports', 'util'],
+  // Its front door is auth/'s protected resource; its shared counters and sessions live in redis/.
+  gateway: [
+    'auth',
+    'client',
+    'engine',
+    'extensions',
+    'node',
+    'protocol',
+    'redis',
+    'schema',
+    'server',
+    'transports',
+    'util',
+  ],
   // Redis-backed stores implement the interfaces of server/, extensions/tasks and the HTTP event store.
   redis: ['extensions', 'protocol', 'server', 'transports', 'util'],
   // The web console (its page included) drives a Client; the CLI's `console` command serves it.
   console: ['check', 'client', 'engine', 'extensions', 'node', 'protocol', 'transports', 'util'],
+  // `switchboard test`: drives a Client, reuses the checker's synthesizer and report look and the
+  // gateway's mcpServers reader; the CLI's `test` command is its only user besides its entry point.
+  mcptest: [
+    'check',
+    'client',
+    'engine',
+    'extensions',
+    'gateway',
+    'node',
+    'protocol',
+    'schema',
+    'transports',
+    'util',
+  ],
+  // The fleet (clients' config files, server.json, whole-config checks) drives the checker and a
+  // Client, and reads configs with the gateway's parser.
+  fleet: ['check', 'client', 'engine', 'extensions', 'gateway', 'node', 'protocol', 'transports', 'util'],
   cli: [
     'auth',
     'check',
@@ -43,7 +73,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'console',
     'engine',
     'extensions',
+    'fleet',
     'gateway',
+    'mcptest',
     'node',
     'protocol',
     'schema',

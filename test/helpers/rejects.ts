@@ -21,3 +21,14 @@ export async function rejectsLocal(promise: Promise<unknown>, code: LocalErrorCo
     return true;
   });
 }
+
+/** The ProtocolError `run` fails with (to compare two failures with each other). */
+export async function protocolFailure(run: () => Promise<unknown>): Promise<ProtocolError> {
+  try {
+    await run();
+  } catch (error) {
+    assert.ok(error instanceof ProtocolError, `expected a ProtocolError, got ${error}`);
+    return error;
+  }
+  assert.fail('expected the request to fail');
+}

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { describe, test } from 'node:test';
@@ -24,7 +24,6 @@ const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
 interface Export {
   specifier: string;
   types?: string;
-  'switchboard-tsc'?: string;
   default?: string;
   node?: string;
 }
@@ -89,14 +88,12 @@ describe('package bundles', () => {
     for (const entry of exportsOf) {
       const bundle = entry.default ?? entry.node ?? '';
       assert.ok(bundle.startsWith('./build/dist/'), `${entry.specifier} is bundled`);
-      for (const file of [bundle, entry.types!, entry['switchboard-tsc']!]) {
+      const tscModule = bundle.replace('/dist/', '/src/');
+      for (const file of [bundle, entry.types!, tscModule]) {
         assert.ok(existsSync(join(repo, file)), `${entry.specifier}: ${file} exists`);
       }
-      // This process runs under the test runner's condition: tsc's module, the one the tests import.
-      assert.equal(
-        import.meta.resolve(entry.specifier),
-        pathToFileURL(join(repo, entry['switchboard-tsc']!)).href,
-      );
+      // This process runs under the test runner's resolve hook: tsc's module, the one the tests import.
+      assert.equal(import.meta.resolve(entry.specifier), pathToFileURL(join(repo, tscModule)).href);
     }
     const run = await node([join(repo, 'build/test/package/fixtures/entries.js')]);
     assert.equal(run.code, 0, run.stderr);
@@ -169,6 +166,8 @@ describe('package bundles', () => {
     const bin = join(repo, pkg.bin.switchboard!);
     assert.ok(bin.includes(`${join('build', 'dist')}`), bin);
     assert.match(readFileSync(bin, 'utf8'), /^#!\/usr\/bin\/env node\n/);
+    // Executable as the build leaves it, so `npx switchboard` in a clone runs after any rebuild.
+    assert.equal(statSync(bin).mode & 0o111, 0o111, 'the bin is executable');
     const run = await node([bin, '--version']);
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout.trim(), pkg.version);

@@ -24,6 +24,20 @@ async function readAll(stream: PassThrough): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** A started channel whose stdout records each write it gets. */
+function recordingChannel() {
+  const written: string[] = [];
+  const stdout = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      written.push(chunk.toString('utf8'));
+      callback();
+    },
+  });
+  const channel = new StdioServerChannel({ stdin: new PassThrough(), stdout });
+  channel.start(recordingSink().sink);
+  return { channel, written };
+}
+
 describe('StdioServerChannel', () => {
   test('decodes stdin and writes newline-terminated frames to stdout', async () => {
     const stdin = new PassThrough();
@@ -61,25 +75,32 @@ describe('StdioServerChannel', () => {
     assert.deepEqual(closes, [undefined]);
   });
 
-  test('coalesces the frames of one tick into one write, in order', async () => {
-    const written: string[] = [];
-    const stdout = new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        written.push(chunk.toString('utf8'));
-        callback();
-      },
-    });
-    const channel = new StdioServerChannel({ stdin: new PassThrough(), stdout });
-    channel.start(recordingSink().sink);
+  test('writes a lone frame at once and the frames that follow it in the same turn together, in order', async () => {
+    const { channel, written } = recordingChannel();
+    const tick = () => new Promise((resolve) => process.nextTick(resolve));
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+
     channel.send('{"id":1}');
+    assert.deepEqual(written, ['{"id":1}\n'], 'a frame that finds the writer idle waits for nothing');
     channel.send('{"id":2}');
-    assert.equal(written.length, 0, 'nothing is written before the tick ends');
-    await new Promise((resolve) => process.nextTick(resolve));
-    assert.deepEqual(written, ['{"id":1}\n{"id":2}\n']);
-    // A later tick is a later write.
+    await tick();
+    // Another callback of the same turn (as a request arriving on another socket would be).
     channel.send('{"id":3}');
+    await tick();
+    assert.equal(written.length, 1, 'after a write in a turn, frames wait for the turn to end');
+    await turn();
+    assert.deepEqual(written, ['{"id":1}\n', '{"id":2}\n{"id":3}\n']);
+    // A turn with nothing sent leaves the writer idle: the next lone frame goes out at once again.
+    await turn();
+    channel.send('{"id":4}');
+    assert.deepEqual(written, ['{"id":1}\n', '{"id":2}\n{"id":3}\n', '{"id":4}\n']);
+    // Frames still queued when the channel closes are written before it ends.
+    channel.send('{"id":5}');
     await channel.close();
-    assert.deepEqual(written, ['{"id":1}\n{"id":2}\n', '{"id":3}\n']);
+    assert.equal(
+      written.join(''),
+      ['{"id":1}', '{"id":2}', '{"id":3}', '{"id":4}', '{"id":5}', ''].join('\n'),
+    );
   });
 
   test('queues frames while stdout applies backpressure, then flushes them in order', async () => {

@@ -11,6 +11,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { serve } from '../../node/serve.js';
+import { describeTarget } from '../../node/target.js';
 import { LEGACY_REVISIONS, REVISIONS, type Revision } from '../../protocol/revisions.js';
 import { loadSchemaCatalog } from '../../testing/load-schemas.js';
 import { MessageSchemaChecker } from '../../testing/message-schema-checker.js';
@@ -18,7 +19,7 @@ import { createHttpHandler } from '../../transports/http/server/handler.js';
 import { StdioServerChannel } from '../../transports/stdio/server-channel.js';
 import type { TransportKind } from '../requirements.js';
 import { summarize, Verdicts } from '../results.js';
-import { type CheckReport, CheckTargetError, describeTarget, selectEntries } from '../run.js';
+import { type CheckReport, CheckTargetError, selectEntries } from '../run.js';
 import {
   judgeScenario,
   PRIMING_EVENT_ID,

@@ -7,7 +7,8 @@ import type { CheckEntry } from '../results.js';
 import type { CheckReport } from '../run.js';
 import { escapeMarkup } from './markup.js';
 
-const STYLE = `body{font:15px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:70rem;padding:0 1rem;color:#222}
+/** The look of the reports (also `switchboard test --html`). */
+export const STYLE = `body{font:15px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:70rem;padding:0 1rem;color:#222}
 h1{font-size:1.4rem}.score{font-size:3rem;font-weight:700}table{border-collapse:collapse;width:100%}
 td,th{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}
 .failed{color:#b00020;font-weight:600}.warning{color:#9a6700;font-weight:600}.passed{color:#1a7f37}

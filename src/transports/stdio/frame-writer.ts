@@ -2,12 +2,15 @@
  * Writes frames to a Node Writable without ignoring backpressure and without losing or reordering
  * frames, and without letting a peer that stops reading grow the queue without bound.
  *
- * Frames sent in the same tick are coalesced into one `write()`: a burst of answers (64 requests in
- * flight arrive in one pipe read and are answered in the same microtask drain) costs one syscall
- * instead of 64 — on a pipe the write syscall, not JSON, is what a message costs. The flush runs on
- * `process.nextTick`, i.e. right after the current callback and its promise continuations, so a lone
- * frame goes out with no added latency. While the stream asks us to wait (`write()` returned false),
- * frames keep queueing, and on 'drain' everything queued goes out as one write.
+ * A frame that finds the writer idle (nothing written yet in this turn of the event loop) is
+ * written at once: a lone frame waits for nothing, and the peer can start on the first frame of a
+ * burst while the rest is still being produced. Frames sent after it in the same turn are coalesced
+ * and written together when the turn ends (`setImmediate`): a burst of answers (64 requests in
+ * flight arrive in one pipe read and are answered in the same microtask drain), or frames sent from
+ * several I/O callbacks of one poll (a gateway forwarding requests that arrived on 64 sockets), cost
+ * two syscalls instead of 64 — on a pipe the write syscall, not JSON, is what a message costs. While
+ * the stream asks us to wait (`write()` returned false), frames keep queueing, and on 'drain'
+ * everything queued goes out as one write.
  *
  * The queue is bounded twice. Once {@link PAUSE_AT_BYTES} wait for 'drain', the writer reports
  * congestion so its owner stops reading from the peer (a stdio server pauses stdin: the answers to
@@ -60,6 +63,11 @@ export class FrameWriter {
   #queuedBytes = 0;
   #congested = false;
   #flushScheduled = false;
+  /**
+   * Something was written in this turn of the event loop: later frames wait for its end
+   * ({@link #endTurn}, always pending while this is set) instead of making one write each.
+   */
+  #batching = false;
   #waitingForDrain = false;
   #failed = false;
   #ended = false;
@@ -81,7 +89,7 @@ export class FrameWriter {
     this.#onOverflow = options.onOverflow;
   }
 
-  /** Frames not yet handed to the stream (waiting for this tick's flush or for 'drain'). */
+  /** Frames not yet handed to the stream (waiting for the end of the turn or for 'drain'). */
   get queuedFrames(): number {
     return this.#queue.length;
   }
@@ -97,8 +105,9 @@ export class FrameWriter {
   }
 
   /**
-   * Frames and queues one serialized message for this tick's write. Dropped once the stream has
-   * failed or ended; a frame that would break the framing goes to the send-error handler instead.
+   * Frames one serialized message and writes it, now or at the end of the turn. Dropped once the
+   * stream has failed or ended; a frame that would break the framing goes to the send-error handler
+   * instead.
    *
    * `fromEngine`: the frame was serialized by the engine (it came with its FrameInfo), i.e. by
    * `JSON.stringify`, which never emits a raw line break. Such frames skip the line-break check:
@@ -132,10 +141,16 @@ export class FrameWriter {
     }
     this.#queue.push(text);
     this.#queuedBytes += text.length;
-    if (!this.#flushScheduled && !this.#waitingForDrain) {
+    // A full stream flushes on 'drain'; a turn that wrote flushes at its end.
+    if (this.#waitingForDrain) return;
+    if (this.#batching) {
       this.#flushScheduled = true;
-      process.nextTick(this.#flush);
+      return;
     }
+    // Idle: this frame goes out now; whatever follows in this turn waits for its end.
+    this.#batching = true;
+    setImmediate(this.#endTurn);
+    this.#writeQueue();
   }
 
   /**
@@ -197,10 +212,18 @@ export class FrameWriter {
     return false;
   }
 
-  readonly #flush = (): void => {
+  /**
+   * The turn that wrote is over: what it queued since goes out as one write (and the next turn
+   * batches behind that one); a turn that queued nothing leaves the writer idle.
+   */
+  readonly #endTurn = (): void => {
+    this.#batching = false;
+    if (!this.#flushScheduled) return;
     this.#flushScheduled = false;
     // A failed or ended writer has nothing left to write; a full stream flushes on 'drain'.
     if (this.#failed || this.#ended || this.#waitingForDrain) return;
+    this.#batching = true;
+    setImmediate(this.#endTurn);
     if (this.#writeQueue()) this.#settleIdle();
   };
 

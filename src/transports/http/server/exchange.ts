@@ -138,6 +138,8 @@ export const acceptedReply = (headers?: Record<string, string>): HttpReply => ({
  */
 export function statusForError(code: number): number {
   switch (code) {
+    case ErrorCode.RateLimited:
+      return 429;
     case ErrorCode.MethodNotFound:
       return 404;
     case ErrorCode.HeaderMismatch:
@@ -149,4 +151,20 @@ export function statusForError(code: number): number {
     default:
       return 200;
   }
+}
+
+/**
+ * The headers of a rate-limited reply (draft SEP-3304): `Retry-After` in whole seconds, rounded up,
+ * from the error's `data.retryAfterMs`, and `RateLimit-Limit` when the error says the limit.
+ */
+export function rateLimitHeaders(data: unknown): Record<string, string> {
+  const { retryAfterMs, limit } = (typeof data === 'object' && data !== null ? data : {}) as {
+    retryAfterMs?: unknown;
+    limit?: unknown;
+  };
+  const headers: Record<string, string> = {};
+  if (typeof retryAfterMs === 'number')
+    headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfterMs / 1000)));
+  if (typeof limit === 'number') headers['ratelimit-limit'] = String(limit);
+  return headers;
 }

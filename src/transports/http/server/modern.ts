@@ -21,6 +21,7 @@ import {
   type HttpReply,
   inboundExtra,
   jsonReply,
+  rateLimitHeaders,
   statusForError,
 } from './exchange.js';
 import { checkMirroredHeaders } from './mcp-headers.js';
@@ -158,7 +159,11 @@ export class ModernCall implements RequestLink {
   /** @internal */
   fail(error: unknown): void {
     const object = toErrorObject(error);
-    this.#finish(errorFrame(this.id, object), statusForError(object.code));
+    this.#finish(
+      errorFrame(this.id, object),
+      statusForError(object.code),
+      object.code === ErrorCode.RateLimited ? rateLimitHeaders(object.data) : undefined,
+    );
   }
 
   /** @internal The handler is closing: abort the request and end its reply. */
@@ -181,7 +186,7 @@ export class ModernCall implements RequestLink {
     stream?.end();
   }
 
-  #finish(frame: string, status: number): void {
+  #finish(frame: string, status: number, headers?: Record<string, string>): void {
     if (this.#finished) return;
     this.#finished = true;
     this.scope.inFlight.delete(this);
@@ -192,7 +197,7 @@ export class ModernCall implements RequestLink {
       stream.event(frame);
       stream.end();
     } else {
-      this.#settle(jsonReply(status, frame));
+      this.#settle(jsonReply(status, frame, headers));
     }
   }
 

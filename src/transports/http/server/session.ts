@@ -28,6 +28,7 @@ import {
   type HttpReply,
   inboundExtra,
   jsonReply,
+  rateLimitHeaders,
 } from './exchange.js';
 import { checkAccept, REPLY_TYPES } from './negotiation.js';
 import type { SessionMessage, SessionRecord, SessionStore } from './session-store.js';
@@ -136,6 +137,15 @@ class PendingPost {
       return;
     }
     const frames = this.frames;
+    if (frames.length === 1) {
+      const limited = rateLimitedError(frames[0]!);
+      if (limited !== undefined) {
+        this.settle(
+          jsonReply(429, frames[0]!, { ...this.session.headers, ...rateLimitHeaders(limited.data) }),
+        );
+        return;
+      }
+    }
     this.settle(
       frames.length === 0
         ? acceptedReply(this.session.headers)
@@ -185,6 +195,14 @@ function answeredIds(data: string): RequestId[] {
   }
   const items = Array.isArray(parsed) ? parsed : [parsed];
   return items.filter(isResponse).flatMap((item) => (isRequestId(item.id) ? [item.id] : []));
+}
+
+/** The rate-limited error a lone response frame carries (draft SEP-3304), if it is one: its reply is a 429. */
+function rateLimitedError(frame: string): { data: unknown } | undefined {
+  // Error frames are small; a result is not parsed to find out.
+  if (frame.length > 2048 || !frame.includes(`"code":${ErrorCode.RateLimited}`)) return undefined;
+  const error = (JSON.parse(frame) as { error?: { code?: unknown; data?: unknown } }).error;
+  return error?.code === ErrorCode.RateLimited ? { data: error.data } : undefined;
 }
 
 export class StreamableSession implements Channel {

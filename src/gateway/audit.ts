@@ -1,0 +1,261 @@
+/**
+ * `gateway.audit`: one JSON line per request that reached the gateway (who, which client and
+ * session, what, where it went, how it ended, how long it took, a SHA-256 digest of its arguments,
+ * never their values). Each line carries `prev`, the SHA-256 of the line before it (`seq` 1: 64
+ * zeros), so a changed or removed line breaks the chain ({@link verifyAudit}). Past `maxBytes` the
+ * file is renamed `<file>.<last seq>` and a new one goes on with the same chain, and a restarted
+ * gateway goes on from the last line it finds.
+ *
+ * Lines are hashed as they are recorded and written in batches, one write per turn of the event
+ * loop, so a call never waits for the disk. What is not written yet when the process is killed is
+ * lost (a clean stop writes everything).
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { AuditConfig } from './config-security.js';
+
+export type AuditOutcome = 'ok' | 'error' | 'denied' | 'rate_limited' | 'unauthenticated';
+
+export interface AuditEntry {
+  readonly principal: string | null;
+  /** The client's `clientInfo.name`, when it gave one. */
+  readonly client: string | null;
+  readonly session: string | null;
+  readonly method: string;
+  /** The downstream name (tool, prompt) or URI (resource) the request named. */
+  readonly name: string | null;
+  readonly upstream: string | null;
+  readonly outcome: AuditOutcome;
+  readonly durationMs: number;
+  /** `sha256:<hex>` of the JSON of the request's arguments (tools, prompts), or null. */
+  readonly argsDigest: string | null;
+}
+
+export const GENESIS = '0'.repeat(64);
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** The digest an entry records for arguments: never the values themselves. */
+export function argumentsDigest(args: unknown): string | null {
+  return args === undefined ? null : `sha256:${sha256(JSON.stringify(args))}`;
+}
+
+/** The last line of a file (reading only its end), or undefined for an empty or missing file. */
+function lastLine(file: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const size = statSync(file).size;
+    let length = Math.min(size, 64 * 1024);
+    while (length > 0) {
+      const buffer = Buffer.alloc(length);
+      readSync(fd, buffer, 0, length, size - length);
+      const text = buffer.toString('utf8').replace(/\n+$/, '');
+      const newline = text.lastIndexOf('\n');
+      if (newline !== -1 || length === size) return text.slice(newline + 1) || undefined;
+      length = Math.min(size, length * 4);
+    }
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The rotated files of `file` (`<file>.<seq>`), oldest first. */
+export function rotatedFiles(file: string): string[] {
+  const base = basename(file);
+  let names: string[];
+  try {
+    names = readdirSync(dirname(file));
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => name.startsWith(`${base}.`) && /^\d+$/.test(name.slice(base.length + 1)))
+    .sort((a, b) => Number(a.slice(base.length + 1)) - Number(b.slice(base.length + 1)))
+    .map((name) => join(dirname(file), name));
+}
+
+export class AuditLog {
+  readonly file: string;
+  readonly #maxBytes: number;
+  #seq: number;
+  #prev: string;
+  #size: number;
+  #pending: string[] = [];
+  #scheduled = false;
+  #writing: Promise<void> = Promise.resolve();
+  #handle: Promise<FileHandle> | undefined;
+  #closed = false;
+  /** Told when a batch cannot be written (the lines stay queued for the next try). */
+  onerror: (error: Error) => void = () => {};
+
+  constructor(config: AuditConfig) {
+    this.file = config.file;
+    this.#maxBytes = config.maxBytes;
+    // Go on from where the chain stopped: this file, else the newest rotated one.
+    const rotated = rotatedFiles(this.file);
+    const last = lastLine(this.file) ?? (rotated.length > 0 ? lastLine(rotated.at(-1)!) : undefined);
+    this.#seq = 0;
+    this.#prev = GENESIS;
+    if (last !== undefined) {
+      const seq = (JSON.parse(last) as { seq?: unknown }).seq;
+      if (typeof seq === 'number') this.#seq = seq;
+      this.#prev = sha256(last);
+    }
+    let size = 0;
+    try {
+      size = statSync(this.file).size;
+    } catch {}
+    this.#size = size;
+  }
+
+  /** Records one request (hashed now, written with the next batch). */
+  record(entry: AuditEntry): void {
+    if (this.#closed) return;
+    const line = JSON.stringify({
+      seq: ++this.#seq,
+      time: new Date().toISOString(),
+      ...entry,
+      prev: this.#prev,
+    });
+    this.#prev = sha256(line);
+    this.#pending.push(line);
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(() => {
+        this.#scheduled = false;
+        void this.flush();
+      });
+    }
+  }
+
+  /** Writes what is recorded so far; resolves when it is on its way to the disk. */
+  flush(): Promise<void> {
+    this.#writing = this.#writing.then(() => this.#write());
+    return this.#writing;
+  }
+
+  async #write(): Promise<void> {
+    while (this.#pending.length > 0) {
+      // A batch that would take the file past its size goes to a new file, at a line boundary.
+      let take = 0;
+      let bytes = 0;
+      for (const line of this.#pending) {
+        const length = Buffer.byteLength(line) + 1;
+        if (take > 0 && this.#size + bytes + length > this.#maxBytes) break;
+        bytes += length;
+        take++;
+      }
+      if (this.#size > 0 && this.#size + bytes > this.#maxBytes) {
+        await this.#rotate();
+        continue;
+      }
+      const batch = this.#pending.slice(0, take);
+      try {
+        this.#handle ??= open(this.file, 'a', 0o600);
+        const handle = await this.#handle;
+        await handle.write(`${batch.join('\n')}\n`);
+      } catch (error) {
+        this.#handle = undefined;
+        this.onerror(error as Error);
+        return;
+      }
+      this.#pending.splice(0, take);
+      this.#size += bytes;
+    }
+  }
+
+  async #rotate(): Promise<void> {
+    const handle = this.#handle;
+    this.#handle = undefined;
+    if (handle) await (await handle).close();
+    const last = lastLine(this.file);
+    const seq = last === undefined ? this.#seq : (JSON.parse(last) as { seq: number }).seq;
+    renameSync(this.file, `${this.file}.${seq}`);
+    this.#size = 0;
+  }
+
+  /** Writes everything recorded, then closes the file. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.flush();
+    this.#closed = true;
+    const handle = this.#handle;
+    this.#handle = undefined;
+    if (handle) await (await handle).close();
+  }
+}
+
+export type AuditVerdict =
+  | { readonly ok: true; readonly lines: number; readonly files: number }
+  | { readonly ok: false; readonly file: string; readonly line: number; readonly reason: string };
+
+/**
+ * Checks the chain of one or more audit files, in order (rotated ones first). The first line of the
+ * first file may go on from a file not given (its `seq` above 1): then its `prev` cannot be checked.
+ */
+export function verifyAudit(files: readonly string[]): AuditVerdict {
+  let prev: string | undefined;
+  let seq: number | undefined;
+  let lines = 0;
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      return {
+        ok: false,
+        file,
+        line: 0,
+        reason: `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      };
+    }
+    const all = text.split('\n');
+    if (all.at(-1) === '') all.pop();
+    for (const [index, line] of all.entries()) {
+      const at = index + 1;
+      const broken = (reason: string): AuditVerdict => ({ ok: false, file, line: at, reason });
+      let record: { seq?: unknown; prev?: unknown };
+      try {
+        record = JSON.parse(line) as typeof record;
+      } catch {
+        return broken('not a JSON line');
+      }
+      if (
+        typeof record !== 'object' ||
+        record === null ||
+        typeof record.seq !== 'number' ||
+        typeof record.prev !== 'string'
+      ) {
+        return broken('not an audit line (no "seq" and "prev")');
+      }
+      if (seq === undefined) {
+        if (record.seq === 1 && record.prev !== GENESIS)
+          return broken('the first line does not start the chain');
+      } else if (record.seq !== seq + 1) {
+        return broken(
+          `seq ${record.seq} follows seq ${seq}: ${record.seq > seq + 1 ? 'lines before it were removed' : 'lines were reordered or repeated'}`,
+        );
+      }
+      if (prev !== undefined && record.prev !== prev) {
+        return broken(
+          `its "prev" is not the hash of the line before it: ${at === 1 ? 'the last line of the file before' : `line ${at - 1}`} was changed, or a line was removed`,
+        );
+      }
+      seq = record.seq;
+      prev = sha256(line);
+      lines++;
+    }
+  }
+  return { ok: true, lines, files: files.length };
+}

@@ -1,0 +1,356 @@
+/**
+ * Forwarding: a downstream request sent to its upstream, in the right upstream session, and the
+ * answer passed back. A legacy downstream client has its own session with each upstream; a
+ * 2026-07-28 request (which has no session) goes on the gateway's catalog session, or, to a legacy
+ * upstream that may ask questions during the call, on a session leased for that call alone. Here
+ * too: timeouts (the upstream's `timeoutMs`), the one retry of a read whose connection died, and the
+ * routes of upstream tasks.
+ *
+ * The per-call path (`forward` → `run`) is written without `async` and with no await once the
+ * session is open: it is what every forwarded call costs.
+ */
+import type { CallOptions } from '../client/client.js';
+import type { Client } from '../extensions/client.js';
+import { declaresTasks, TASKS_EXTENSION } from '../extensions/tasks/types.js';
+import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
+import type { Params } from '../protocol/jsonrpc.js';
+import { META } from '../protocol/meta.js';
+import type {
+  CallToolResult,
+  CompleteParams,
+  CompleteResult,
+  GetPromptResult,
+  LoggingLevel,
+  ReadResourceResult,
+} from '../protocol/types.js';
+import type { RequestContext } from '../server/context.js';
+import { InputRequiredError } from '../server/input.js';
+import { errorMessage } from '../util/guards.js';
+import type { Logger } from '../util/logger.js';
+import type { Route, Routes } from './routes.js';
+import type { GatewayTelemetry, UpstreamCallRecord } from './telemetry.js';
+import type { ForwardedCall, Upstream, UpstreamSession } from './upstream.js';
+
+type Send<T> = (client: Client, options: CallOptions) => Promise<T>;
+
+/** A downstream client's session with one upstream: `open` once connected (the per-call path). */
+interface ClientSession {
+  readonly session: Promise<UpstreamSession>;
+  open?: UpstreamSession;
+}
+
+/** Requests during which an upstream may ask the client something (elicitation, sampling, roots). */
+const MAY_ASK = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+/** Requests that change nothing upstream: repeated once when their connection is lost mid-way. */
+const SAFE_TO_REPEAT = new Set(['resources/read', 'prompts/get', 'completion/complete']);
+
+/** Task ids remembered to route `tasks/*` back to the upstream that made the task (oldest dropped first). */
+const MAX_TASK_ROUTES = 10_000;
+
+function lostConnection(error: unknown): boolean {
+  return (
+    error instanceof SwitchboardError &&
+    (error.code === 'CONNECTION_CLOSED' || error.code === 'NOT_CONNECTED')
+  );
+}
+
+/** Protocol keys of an upstream's answer that are the upstream's, not the gateway's (2026-07-28). */
+const RESERVED_META = 'io.modelcontextprotocol/';
+
+/**
+ * An upstream result as the gateway's own: its `resultType` and protocol `_meta` (the upstream's
+ * serverInfo...) are dropped; the gateway's server adds its own for a 2026-07-28 client, and a
+ * legacy client gets none. Mutates: the result was parsed for this call alone.
+ */
+function passDown<T>(result: T): T {
+  const record = result as Record<string, unknown>;
+  if (record === null || typeof record !== 'object') return result;
+  // `complete` is the gateway's to say; an extension's (tasks: `task`) is passed on.
+  if (record.resultType === 'complete' || record.resultType === 'input_required') delete record.resultType;
+  const meta = record._meta as Record<string, unknown> | undefined;
+  if (meta !== undefined && meta !== null && typeof meta === 'object') {
+    let left = 0;
+    for (const key in meta) {
+      if (key.startsWith(RESERVED_META)) delete meta[key];
+      else left++;
+    }
+    if (left === 0) delete record._meta;
+  }
+  return result;
+}
+
+export class Forwarding {
+  /** Per downstream session: its own session with each upstream. */
+  private readonly sessions = new Map<string, Map<string, ClientSession>>();
+  /** 2026-07-28 tasks passed through: task id → the upstream that runs it. */
+  private readonly taskRoutes = new Map<string, Upstream>();
+
+  constructor(
+    private readonly routes: Routes,
+    private readonly telemetry: GatewayTelemetry,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Downstream sessions with upstream sessions of their own. */
+  get downstreamSessions(): number {
+    return this.sessions.size;
+  }
+
+  // --- what each kind of item forwards ------------------------------------------------------------
+
+  /** A forwarded `tools/call`; an upstream that cannot run it answers with an `isError` result. */
+  async callTool(route: Route, params: Params, ctx: RequestContext): Promise<CallToolResult> {
+    const { upstream } = route;
+    const args = params.arguments as Params | undefined;
+    // A 2026-07-28 client that declared the tasks extension gets the upstream's task as it is.
+    const asTask =
+      ctx.era === 'modern' &&
+      declaresTasks(ctx.client.capabilities) &&
+      upstream.capabilities?.extensions?.[TASKS_EXTENSION] !== undefined;
+    try {
+      if (asTask) {
+        const upstreamParams: Params =
+          args === undefined ? { name: route.name } : { name: route.name, arguments: args };
+        const result = (await this.forward(upstream, 'tools/call', ctx, (client, options) =>
+          client.request('tools/call', upstreamParams as never, { ...options, unchecked: true }),
+        )) as unknown as Record<string, unknown>;
+        if (result.resultType === 'task' && typeof result.taskId === 'string')
+          this.taskMade(result.taskId, upstream);
+        return result as unknown as CallToolResult;
+      }
+      return await this.forward(upstream, 'tools/call', ctx, (client, options) =>
+        client.callTool(route.name, args, options),
+      );
+    } catch (error) {
+      if (error instanceof ProtocolError || error instanceof InputRequiredError) throw error;
+      // A tool that cannot run is the model's business: it reads the reason as the tool's result.
+      return {
+        content: [{ type: 'text', text: `Upstream "${upstream.name}": ${errorMessage(error)}` }],
+        isError: true,
+      };
+    }
+  }
+
+  getPrompt(route: Route, params: Params, ctx: RequestContext): Promise<GetPromptResult> {
+    const args = params.arguments as Record<string, string> | undefined;
+    return this.forward(route.upstream, 'prompts/get', ctx, (client, options) =>
+      client.getPrompt(route.name, args, options),
+    );
+  }
+
+  /** A forwarded `resources/read` of downstream URI `uri`; the contents' URIs shown as downstream. */
+  async readResource(uri: string, ctx: RequestContext): Promise<ReadResourceResult> {
+    const target = this.routes.target(uri);
+    const result = await this.forward(target.upstream, 'resources/read', ctx, (client, options) =>
+      client.readResource(target.uri, options),
+    );
+    return {
+      ...result,
+      contents: result.contents.map((content) => ({
+        ...content,
+        uri: this.routes.shownUri(target.upstream, content.uri),
+      })),
+    };
+  }
+
+  /** A forwarded `completion/complete` whose ref (a prompt or template) is `upstreamRef` upstream. */
+  complete(
+    upstream: Upstream,
+    upstreamRef: CompleteParams['ref'],
+    params: CompleteParams,
+    ctx: RequestContext,
+  ): Promise<CompleteResult> {
+    return this.forward(upstream, 'completion/complete', ctx, (client, options) =>
+      client.complete({ ...params, ref: upstreamRef }, options),
+    );
+  }
+
+  /**
+   * A method the gateway does not know: `<server><separator><method>` goes to that server as
+   * `<method>`; any other goes to the single upstream, or to the one without a namespace.
+   */
+  forwardUnknown(method: string, params: Params, ctx: RequestContext): Promise<unknown> {
+    const { separator } = this.routes.options;
+    const at = method.indexOf(separator);
+    const taskOf = method.startsWith('tasks/') && typeof params.taskId === 'string';
+    const named =
+      (taskOf ? this.taskRoutes.get(params.taskId as string) : undefined) ??
+      (at > 0 ? this.routes.upstreams.get(method.slice(0, at)) : undefined);
+    const upstream = named ?? this.routes.defaultUpstream();
+    if (upstream === undefined) {
+      throw new ProtocolError(
+        ErrorCode.MethodNotFound,
+        `Method not found: ${method}. Through this gateway, a method of one server is called as <server>${separator}<method>.`,
+      );
+    }
+    const upstreamMethod = named && !taskOf ? method.slice(at + separator.length) : method;
+    return this.forward(upstream, upstreamMethod, ctx, (client, options) =>
+      client.request(upstreamMethod as 'ping', params as never, { ...options, unchecked: true }),
+    );
+  }
+
+  /** Remembers which upstream made a task, for its `tasks/*` requests. */
+  private taskMade(taskId: string, upstream: Upstream): void {
+    this.taskRoutes.set(taskId, upstream);
+    if (this.taskRoutes.size > MAX_TASK_ROUTES) {
+      this.taskRoutes.delete(this.taskRoutes.keys().next().value as string);
+    }
+  }
+
+  // --- the per-call path ----------------------------------------------------------------------------
+
+  /**
+   * Runs `send` on the upstream session of the client that made `ctx`'s request: its own session
+   * for a legacy client, the gateway's catalog session (or a leased one) for a 2026-07-28 request.
+   */
+  private forward<T>(upstream: Upstream, method: string, ctx: RequestContext, send: Send<T>): Promise<T> {
+    const first = this.forwardOnce(upstream, method, ctx, send);
+    if (!SAFE_TO_REPEAT.has(method)) return first;
+    // A read whose session died under it goes again, once, on a new session (a tool call never does).
+    return first.catch((error: unknown) => {
+      if (!lostConnection(error) || ctx.link.finished) throw error;
+      this.logger.warn(`gateway: ${method} on "${upstream.name}" lost its connection; trying once more`);
+      return this.forwardOnce(upstream, method, ctx, send);
+    });
+  }
+
+  private forwardOnce<T>(upstream: Upstream, method: string, ctx: RequestContext, send: Send<T>): Promise<T> {
+    const record = this.telemetry.upstreamCall(upstream.name, method, ctx);
+    const failed = (error: unknown): never => {
+      record.end(error);
+      throw error;
+    };
+    const id = ctx.link.legacy?.session.id;
+    if (id !== undefined) {
+      const open = this.sessions.get(id)?.get(upstream.name)?.open;
+      if (open) return this.run(upstream, open, ctx, send, record);
+      return this.sessionFor(upstream, ctx, id).then(
+        (session) => this.run(upstream, session, ctx, send, record),
+        failed,
+      );
+    }
+    const catalog = upstream.openCatalog();
+    if (catalog) return this.onCatalog(upstream, catalog, method, ctx, send, record);
+    // The catalog is (re)connecting: the session it comes to decides, as when it is open.
+    return upstream
+      .catalog()
+      .then((session) => this.onCatalog(upstream, session, method, ctx, send, record), failed);
+  }
+
+  /** A 2026-07-28 request, once the catalog session (and so the upstream's era) is known. */
+  private onCatalog<T>(
+    upstream: Upstream,
+    catalog: UpstreamSession,
+    method: string,
+    ctx: RequestContext,
+    send: Send<T>,
+    record: UpstreamCallRecord,
+  ): Promise<T> {
+    if (catalog.client.era !== 'legacy' || !MAY_ASK.has(method)) {
+      return this.run(upstream, catalog, ctx, send, record);
+    }
+    // A legacy upstream asks its questions with requests of its own: on a session held by this
+    // call alone, so every question is this client's.
+    return upstream.lease().then(
+      (leased) => {
+        const done = this.run(upstream, leased, ctx, send, record);
+        const back = () => upstream.giveBack(leased);
+        done.then(back, back);
+        return done;
+      },
+      (error: unknown) => {
+        record.end(error);
+        throw error;
+      },
+    );
+  }
+
+  private run<T>(
+    upstream: Upstream,
+    session: UpstreamSession,
+    ctx: RequestContext,
+    send: Send<T>,
+    record: UpstreamCallRecord,
+  ): Promise<T> {
+    const call: ForwardedCall = session.router.begin(ctx);
+    const options: CallOptions = call.cancellation();
+    options.timeoutMs = upstream.config.timeoutMs;
+    if (ctx.era === 'modern') {
+      // The shared session asks for what this client can answer and the logs it wants.
+      options.onBehalfOf = {
+        capabilities: ctx.client.capabilities,
+        logLevel: ctx.meta?.[META.logLevel] as LoggingLevel | undefined,
+      };
+    }
+    if (ctx.meta?.progressToken !== undefined) {
+      options.onprogress = (update) => {
+        try {
+          ctx.progress(update.progress, update.total, update.message);
+        } catch {
+          // An upstream whose progress does not increase: drop the report, not the call.
+        }
+      };
+    }
+    let sent: Promise<T>;
+    try {
+      sent = send(session.client, options);
+    } catch (error) {
+      session.router.end(call);
+      record.end(error);
+      return Promise.reject(error);
+    }
+    return sent.then(
+      (result) => {
+        session.router.end(call);
+        record.end();
+        if (call.inputRequired) throw call.inputRequired;
+        return passDown(result);
+      },
+      (error: unknown) => {
+        session.router.end(call);
+        // A question for the downstream client (2026-07-28) is no failure of the upstream.
+        record.end(call.inputRequired ? undefined : error);
+        throw call.inputRequired ?? error;
+      },
+    );
+  }
+
+  // --- downstream clients' sessions -------------------------------------------------------------------
+
+  private sessionFor(upstream: Upstream, ctx: RequestContext, id: string): Promise<UpstreamSession> {
+    let sessions = this.sessions.get(id);
+    if (!sessions) {
+      sessions = new Map();
+      this.sessions.set(id, sessions);
+    }
+    let entry = sessions.get(upstream.name);
+    if (!entry) {
+      const made: ClientSession = { session: upstream.session(ctx.client.capabilities, () => forget()) };
+      const forget = () => {
+        if (this.sessions.get(id)?.get(upstream.name) === made) this.sessions.get(id)!.delete(upstream.name);
+      };
+      made.session.then((open) => {
+        made.open = open;
+      }, forget);
+      entry = made;
+      sessions.set(upstream.name, entry);
+    }
+    return entry.session;
+  }
+
+  /** An upstream is gone (removed or restarted by a new config): its sessions are its own to close. */
+  forget(upstream: string): void {
+    for (const sessions of this.sessions.values()) sessions.delete(upstream);
+  }
+
+  /** A downstream session ended: its upstream sessions close. */
+  async closeSessions(id: string): Promise<void> {
+    const sessions = this.sessions.get(id);
+    if (!sessions) return;
+    this.sessions.delete(id);
+    await Promise.allSettled(
+      [...sessions.values()].map(({ session }) => session.then(({ client }) => client.close())),
+    );
+  }
+}

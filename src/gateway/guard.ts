@@ -1,0 +1,146 @@
+/**
+ * What the gateway's server checks of every request, on its own pipeline, by principal: the items a
+ * caller may see (`gateway.access`, as list filters: a denied item is absent from that caller's
+ * lists and its call, read or get is answered as an unknown one's by the server itself, so it never
+ * reaches an upstream), how often it may call (`gateway.rateLimits`, refused with the draft
+ * SEP-3304 error before the call goes on) and the audit line of each request (`gateway.audit`).
+ * Installed before the gateway's forwarding, so it sees every request the server takes; a denied
+ * call, get or read is answered here with the server's own unknown-item error, so it cannot reach
+ * whatever forwards it.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Middleware } from '../engine/middleware.js';
+import { rateLimited } from '../protocol/errors.js';
+import type { Params } from '../protocol/jsonrpc.js';
+import { featuresOf } from '../protocol/revisions.js';
+import type { RequestContext } from '../server/context.js';
+import { unknownPrompt } from '../server/prompts.js';
+import { resourceNotFound } from '../server/resources.js';
+import type { ServerCore } from '../server/server.js';
+import { unknownTool } from '../server/tools.js';
+import { AccessPolicy } from './access.js';
+import { type AuditLog, type AuditOutcome, argumentsDigest } from './audit.js';
+import { callerOf } from './caller.js';
+import type { GatewayConfig } from './config.js';
+import { parseExposedUri } from './names.js';
+import type { RateLimits } from './rate-limits.js';
+import { onBehalfOf } from './token-exchange.js';
+
+export interface GuardOptions {
+  readonly limits?: RateLimits;
+  readonly audit?: AuditLog;
+  /** Some server takes tokens exchanged for the caller: requests run on behalf of their caller. */
+  readonly exchanges?: boolean;
+}
+
+/** The name or URI a request is about, for rules and the audit line. */
+function subjectOf(method: string, params: Params): string | null {
+  switch (method) {
+    case 'tools/call':
+    case 'prompts/get':
+      return typeof params.name === 'string' ? params.name : null;
+    case 'resources/read':
+    case 'resources/subscribe':
+    case 'resources/unsubscribe':
+      return typeof params.uri === 'string' ? params.uri : null;
+    case 'completion/complete': {
+      const ref = params.ref as { name?: unknown; uri?: unknown } | undefined;
+      const named = ref?.name ?? ref?.uri;
+      return typeof named === 'string' ? named : null;
+    }
+    default:
+      return null;
+  }
+}
+
+/** The server's own answer to a request for an item it does not have (a denied item gets the same). */
+function unknownItem(method: string, subject: string, ctx: RequestContext): Error | undefined {
+  switch (method) {
+    case 'tools/call':
+      return unknownTool(subject);
+    case 'prompts/get':
+      return unknownPrompt(subject);
+    case 'resources/read':
+      return resourceNotFound(subject, featuresOf(ctx.revision).resourceNotFoundCode);
+    default:
+      // Completions and subscriptions of a hidden item: the server's list filters answer them.
+      return undefined;
+  }
+}
+
+/** Installs the access filters on `server` and returns the middleware to run first. */
+export function guard(
+  server: ServerCore,
+  config: GatewayConfig,
+  options: GuardOptions,
+): Middleware<RequestContext> | undefined {
+  const { access: rules } = config.security;
+  const access = rules === undefined ? undefined : new AccessPolicy(rules);
+  if (access) {
+    server.filterList('tools', (tool, ctx) => access.allows(callerOf(ctx.auth), tool.name));
+    server.filterList('prompts', (prompt, ctx) => access.allows(callerOf(ctx.auth), prompt.name));
+    server.filterList('resources', (resource, ctx) => access.allows(callerOf(ctx.auth), resource.uri));
+    server.filterList('resourceTemplates', (template, ctx) =>
+      access.allows(callerOf(ctx.auth), template.uriTemplate),
+    );
+  }
+  const { limits, audit, exchanges } = options;
+  if (!audit && !access && !exchanges && !(limits && limits.size > 0)) return undefined;
+  const { separator } = config.options;
+  const names = new Set(config.upstreams.map((u) => u.name));
+  const bare = config.upstreams.find((u) => !u.namespace)?.name ?? null;
+  /** The upstream a name or URI leads to, as far as its form tells. */
+  const upstreamOf = (subject: string | null): string | null => {
+    if (subject === null) return null;
+    const uri = parseExposedUri(subject);
+    if (uri) return names.has(uri.namespace) ? uri.namespace : bare;
+    const cut = subject.indexOf(separator);
+    const server = cut === -1 ? undefined : subject.slice(0, cut);
+    return server !== undefined && names.has(server) ? server : bare;
+  };
+  return (next) => async (method, params, ctx) => {
+    const started = audit ? performance.now() : 0;
+    const caller = callerOf(ctx.auth);
+    const subject = subjectOf(method, params);
+    let outcome: AuditOutcome = 'ok';
+    try {
+      if (subject !== null && access && !access.allows(caller, subject)) {
+        outcome = 'denied';
+        const unknown = unknownItem(method, subject, ctx);
+        if (unknown) throw unknown;
+      } else if (limits && method === 'tools/call' && subject !== null) {
+        const refused = await limits.take(caller, subject);
+        if (refused) {
+          outcome = 'rate_limited';
+          const seconds = Math.ceil(refused.retryAfterMs / 1000);
+          throw rateLimited(
+            `Rate limited: at most ${refused.rule} for this tool; try again in ${seconds} s.`,
+            { retryAfterMs: refused.retryAfterMs, limit: refused.limit },
+          );
+        }
+      }
+      const result = await (exchanges && subject !== null
+        ? onBehalfOf(ctx.auth, () => next(method, params, ctx))
+        : next(method, params, ctx));
+      if (outcome === 'ok' && (result as { isError?: unknown } | undefined)?.isError === true)
+        outcome = 'error';
+      return result;
+    } catch (error) {
+      if (outcome === 'ok') outcome = 'error';
+      throw error;
+    } finally {
+      audit?.record({
+        principal: caller?.name ?? null,
+        client: ctx.client.info?.name ?? null,
+        session: ctx.link.legacy?.session.id ?? null,
+        method,
+        name: subject,
+        upstream: upstreamOf(subject),
+        outcome,
+        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+        argsDigest:
+          method === 'tools/call' || method === 'prompts/get' ? argumentsDigest(params.arguments) : null,
+      });
+    }
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * Names and routes: which upstream, and which of its names or URIs, a downstream name or URI
+ * stands for. Tools and prompts are `<server><separator><name>` (names.ts makes them valid),
+ * resources and templates `gateway://<server>/<uri>`; an upstream with `"namespace": false` keeps
+ * its own names and URIs. Two upstreams that come to the same downstream name are told apart by
+ * the config's collision policy (`suffix` or `skip`).
+ */
+import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+import type { Logger } from '../util/logger.js';
+import type { GatewayConfig } from './config.js';
+import { exposedName, exposedUri, parseExposedUri, withSuffix } from './names.js';
+import type { Upstream } from './upstream.js';
+
+/** Where a downstream tool or prompt name leads. */
+export interface Route {
+  readonly upstream: Upstream;
+  readonly name: string;
+}
+
+export type NamedKind = 'tool' | 'prompt';
+
+export class Routes {
+  /** Downstream tool and prompt names → where they lead. */
+  private readonly named: Record<NamedKind, Map<string, Route>> = { tool: new Map(), prompt: new Map() };
+  /** The upstreams by name. */
+  readonly upstreams = new Map<string, Upstream>();
+  private config: GatewayConfig;
+  /** The upstream shown without a namespace (`"namespace": false`), if one is. */
+  private bare: string | undefined;
+
+  constructor(
+    config: GatewayConfig,
+    private readonly logger: Logger,
+  ) {
+    this.config = config;
+    this.bare = bareOf(config);
+  }
+
+  get options(): GatewayConfig['options'] {
+    return this.config.options;
+  }
+
+  /** A new config's upstreams (the gateway's own options keep their first values). */
+  configure(config: GatewayConfig): void {
+    this.config = { ...config, options: this.config.options };
+    this.bare = bareOf(config);
+  }
+
+  route(kind: NamedKind, name: string): Route | undefined {
+    return this.named[kind].get(name);
+  }
+
+  set(kind: NamedKind, name: string, route: Route): void {
+    this.named[kind].set(name, route);
+  }
+
+  delete(kind: NamedKind, name: string): void {
+    this.named[kind].delete(name);
+  }
+
+  /**
+   * The downstream name of upstream tool or prompt `original`; undefined when another upstream has
+   * it and the collision policy is `skip` (reported).
+   */
+  nameOf(upstream: Upstream, kind: NamedKind, original: string): string | undefined {
+    const { separator, collisions } = this.config.options;
+    const name = upstream.config.namespace
+      ? exposedName(upstream.name, separator, original)
+      : exposedName('', '', original);
+    const taken = this.named[kind].get(name);
+    if (taken === undefined || (taken.upstream === upstream && taken.name === original)) return name;
+    if (collisions === 'skip') {
+      this.logger.warn(
+        `gateway: ${kind} "${original}" of "${upstream.name}" is not shown: "${name}" is taken by "${taken.upstream.name}".`,
+      );
+      return undefined;
+    }
+    return withSuffix(name, `${upstream.name}/${original}`);
+  }
+
+  /** The upstream a downstream URI belongs to (by name) and its URI there. */
+  owner(uri: string): { namespace: string; uri: string } | undefined {
+    return parseExposedUri(uri) ?? (this.bare === undefined ? undefined : { namespace: this.bare, uri });
+  }
+
+  /** An upstream's URI as clients see it: under `gateway://<server>/`, or as it is without a namespace. */
+  shownUri(upstream: Upstream, uri: string): string {
+    return upstream.config.namespace ? exposedUri(upstream.name, uri) : uri;
+  }
+
+  /** The upstream of a downstream URI and its URI there; -32602 when no upstream has it. */
+  target(uri: string): { upstream: Upstream; uri: string } {
+    const parsed = this.owner(uri);
+    const upstream = parsed && this.upstreams.get(parsed.namespace);
+    if (!parsed || !upstream) {
+      throw new ProtocolError(
+        ErrorCode.InvalidParams,
+        `Unknown resource: ${uri}. Call resources/list for the available resources.`,
+      );
+    }
+    return { upstream, uri: parsed.uri };
+  }
+
+  /** The upstream a method not addressed to anyone goes to: the only one, or the one without a namespace. */
+  defaultUpstream(): Upstream | undefined {
+    if (this.upstreams.size === 1) return this.upstreams.values().next().value;
+    return this.bare === undefined ? undefined : this.upstreams.get(this.bare);
+  }
+}
+
+function bareOf(config: GatewayConfig): string | undefined {
+  return config.upstreams.find((upstream) => !upstream.namespace)?.name;
+}
