@@ -165,6 +165,17 @@ const RACES = 'Both parties MUST handle these race conditions gracefully';
 const PRM =
   'MCP servers MUST implement the OAuth 2.0 Protected Resource Metadata (RFC9728) specification to indicate the locations of authorization servers.';
 
+/** Where a protected server says its authorization server is: the 401 challenge, the metadata. */
+const AUTHORIZATION_LOCATION: readonly Source[] = [
+  q(
+    [R3],
+    'basic/authorization#authorization-server-location',
+    'MCP servers MUST use the HTTP header WWW-Authenticate when returning a 401 Unauthorized to indicate the location of the resource server metadata URL',
+  ),
+  q([R4], 'basic/authorization#authorization-server-location', PRM),
+  q(MODERN, 'basic/authorization/authorization-server-discovery', PRM),
+];
+
 export const REQUIREMENTS: readonly Requirement[] = [
   // --- every message against the official schema
   r(
@@ -1297,30 +1308,14 @@ export const REQUIREMENTS: readonly Requirement[] = [
     'authorization.challenge',
     'MUST',
     'A protected server answers a request without a token with 401 Unauthorized and a WWW-Authenticate Bearer challenge.',
-    [
-      q(
-        [R3],
-        'basic/authorization#authorization-server-location',
-        'MCP servers MUST use the HTTP header WWW-Authenticate when returning a 401 Unauthorized to indicate the location of the resource server metadata URL',
-      ),
-      q([R4], 'basic/authorization#authorization-server-location', PRM),
-      q(MODERN, 'basic/authorization/authorization-server-discovery', PRM),
-    ],
+    AUTHORIZATION_LOCATION,
     { transport: 'http' },
   ),
   r(
     'authorization.metadata-location',
     'MUST',
     'A protected server tells where its Protected Resource Metadata is: resource_metadata in the 401 challenge (2025-06-18), or that or the well-known URI (2025-11-25 on).',
-    [
-      q(
-        [R3],
-        'basic/authorization#authorization-server-location',
-        'MCP servers MUST use the HTTP header WWW-Authenticate when returning a 401 Unauthorized to indicate the location of the resource server metadata URL',
-      ),
-      q([R4], 'basic/authorization#authorization-server-location', PRM),
-      q(MODERN, 'basic/authorization/authorization-server-discovery', PRM),
-    ],
+    AUTHORIZATION_LOCATION,
     { transport: 'http' },
   ),
   r(

@@ -13,7 +13,7 @@ const EXPECTED: Record<HttpBug, readonly [string, Revision]> = {
   'origin-unchecked': ['security.origin', '2025-11-25'],
   'notification-200': ['http.notification-202', '2025-11-25'],
   'unknown-session-400': ['http.unknown-session', '2025-06-18'],
-  'missing-session-ok': ['http.missing-session', '2025-11-25'],
+  'missing-session-404': ['http.missing-session', '2025-11-25'],
   'unknown-method-400': ['http.unknown-method-404', '2026-07-28'],
   'unsupported-version-200': ['http.unsupported-version-400', '2026-07-28'],
   'header-mismatch-unchecked': ['http.header-mismatch', '2026-07-28'],
