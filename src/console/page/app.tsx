@@ -12,11 +12,12 @@ import { LogsTab } from './logs.js';
 import { PromptsTab } from './prompts.js';
 import { Questions } from './questions.js';
 import { ResourcesTab } from './resources.js';
+import { SkillsTab } from './skills.js';
 import { useStore } from './store.js';
 import { ToolsTab } from './tools.js';
 import { TraceTab } from './trace.js';
 
-const TABS = ['tools', 'resources', 'prompts', 'history', 'trace', 'logs', 'check'] as const;
+const TABS = ['tools', 'resources', 'prompts', 'skills', 'history', 'trace', 'logs', 'check'] as const;
 type Tab = (typeof TABS)[number];
 
 /**
@@ -209,6 +210,9 @@ function ConnectionView({
                 onSelect={(name) => onTab('prompts', name)}
                 onOpen={open}
               />
+            ) : null}
+            {tab === 'skills' ? (
+              <SkillsTab connection={connection} selected={item} onSelect={(uri) => onTab('skills', uri)} />
             ) : null}
             {tab === 'history' ? (
               <HistoryTab
