@@ -10,50 +10,17 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Client } from '../../src/extensions/client.js';
-import { Server } from '../../src/extensions/server.js';
-import { Gateway } from '../../src/gateway/gateway.js';
 import { nodeFetch } from '../../src/node/fetch.js';
-import { serve } from '../../src/node/serve.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { LEGACY_REVISIONS } from '../../src/protocol/revisions.js';
 import type { CallToolResult } from '../../src/protocol/types.js';
 import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
-import { createHttpHandler } from '../../src/transports/http/server/handler.js';
 import { protocolFailure } from '../helpers/rejects.js';
 import { gate, until } from '../helpers/wait.js';
-import { configOf, switchboardClient, textOf } from './helpers.js';
+import { gatewayOver, switchboardClient, textOf, upstreamServer } from './helpers.js';
 
 const RAW_LEGACY = fileURLToPath(new URL('../fixtures/gateway-raw-legacy.js', import.meta.url));
 
 const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });
-
-async function upstreamServer(build: (server: Server) => void, options: { legacyOnly?: boolean } = {}) {
-  const server = new Server(
-    { name: 'attacked-upstream', version: '1.0.0' },
-    options.legacyOnly ? { revisions: LEGACY_REVISIONS } : {},
-  );
-  build(server);
-  const http = await serve(createHttpHandler(server), { port: 0 });
-  return { server, url: http.url, close: () => http.close() };
-}
-
-async function gatewayOver(
-  servers: Record<string, unknown>,
-  options: Record<string, unknown> = {},
-  lock?: string,
-) {
-  const gateway = new Gateway(configOf(servers, options), lock === undefined ? {} : { lock });
-  await gateway.start();
-  const http = await serve(createHttpHandler(gateway.server), { port: 0 });
-  return {
-    gateway,
-    url: http.url,
-    async close() {
-      await http.close();
-      await gateway.close();
-    },
-  };
-}
 
 describe('gateway: defects an outside attack found', () => {
   const closing: Array<() => Promise<void>> = [];
@@ -81,6 +48,7 @@ describe('gateway: defects an outside attack found', () => {
         ev: { url: upstream.url, include: ['write_secret', 'held', 'shown'], exclude: ['write_secret'] },
       },
       {},
+      undefined,
       lock,
     );
     closing.push(started.close);

@@ -1,11 +1,14 @@
 /** What the gateway tests share: the upstream fixtures, a gateway on loopback HTTP, a checked client. */
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
+import type { Channel } from '../../src/engine/channel.js';
 import { Client } from '../../src/extensions/client.js';
+import { Server } from '../../src/extensions/server.js';
 import { type GatewayConfig, parseGatewayConfig } from '../../src/gateway/config.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { nodeFetch } from '../../src/node/fetch.js';
 import { type RunningServer, serve } from '../../src/node/serve.js';
+import { LEGACY_REVISIONS } from '../../src/protocol/revisions.js';
 import type { CallToolResult } from '../../src/protocol/types.js';
 import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';
@@ -90,4 +93,43 @@ export async function switchboardClient(url: string, name: string, era: 'auto' |
   );
   await client.connect(checked);
   return { client, asked, assertClean: () => checked.assertClean() };
+}
+
+/** A Switchboard server on loopback HTTP, to be an upstream. */
+export async function upstreamServer(
+  build: (server: Server) => void,
+  options: { legacyOnly?: boolean } = {},
+) {
+  const server = new Server(
+    { name: 'pipeline-upstream', version: '1.0.0' },
+    options.legacyOnly ? { revisions: LEGACY_REVISIONS } : {},
+  );
+  build(server);
+  const http = await serve(createHttpHandler(server), { port: 0 });
+  return { server, url: http.url, close: () => http.close() };
+}
+
+export async function gatewayOver(
+  servers: Record<string, unknown>,
+  options: Record<string, unknown> = {},
+  wrapChannel?: (channel: Channel, upstream: string) => Channel,
+  lock?: string,
+) {
+  const warnings: string[] = [];
+  const gateway = new Gateway(configOf(servers, options), {
+    logger: { warn: (m) => warnings.push(m), error: (e) => warnings.push(e.message) },
+    ...(wrapChannel ? { wrapChannel } : {}),
+    ...(lock === undefined ? {} : { lock }),
+  });
+  await gateway.start();
+  const http = await serve(createHttpHandler(gateway.server), { port: 0 });
+  return {
+    gateway,
+    url: http.url,
+    warnings,
+    async close() {
+      await http.close();
+      await gateway.close();
+    },
+  };
 }

@@ -8,54 +8,13 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { Channel } from '../../src/engine/channel.js';
-import { Server } from '../../src/extensions/server.js';
-import { Gateway } from '../../src/gateway/gateway.js';
-import { serve } from '../../src/node/serve.js';
-import { LEGACY_REVISIONS } from '../../src/protocol/revisions.js';
+import type { Server } from '../../src/extensions/server.js';
 import type { CallToolResult } from '../../src/protocol/types.js';
-import { createHttpHandler } from '../../src/transports/http/server/handler.js';
 import { protocolFailure } from '../helpers/rejects.js';
 import { counter, gate, until } from '../helpers/wait.js';
-import { configOf, switchboardClient, textOf } from './helpers.js';
+import { gatewayOver, switchboardClient, textOf, upstreamServer } from './helpers.js';
 
 const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });
-
-/** A Switchboard server on loopback HTTP, to be an upstream. */
-export async function upstreamServer(
-  build: (server: Server) => void,
-  options: { legacyOnly?: boolean } = {},
-) {
-  const server = new Server(
-    { name: 'pipeline-upstream', version: '1.0.0' },
-    options.legacyOnly ? { revisions: LEGACY_REVISIONS } : {},
-  );
-  build(server);
-  const http = await serve(createHttpHandler(server), { port: 0 });
-  return { server, url: http.url, close: () => http.close() };
-}
-
-async function gatewayOver(
-  servers: Record<string, unknown>,
-  options: Record<string, unknown> = {},
-  wrapChannel?: (channel: Channel, upstream: string) => Channel,
-) {
-  const warnings: string[] = [];
-  const gateway = new Gateway(configOf(servers, options), {
-    logger: { warn: (m) => warnings.push(m), error: (e) => warnings.push(e.message) },
-    ...(wrapChannel ? { wrapChannel } : {}),
-  });
-  await gateway.start();
-  const http = await serve(createHttpHandler(gateway.server), { port: 0 });
-  return {
-    gateway,
-    url: http.url,
-    warnings,
-    async close() {
-      await http.close();
-      await gateway.close();
-    },
-  };
-}
 
 describe('gateway: one pipeline', () => {
   const closing: Array<() => Promise<void>> = [];
