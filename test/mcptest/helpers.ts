@@ -14,7 +14,7 @@ export const EXAMPLE = quote([
 ]);
 
 /** One of the fixture servers of test/fixtures/mcptest/ over stdio, with a behaviour change or not. */
-export const fixture = (framework: 'switchboard' | 'sdk-v2' | 'fastmcp', change?: string) =>
+export const fixture = (framework: 'switchboard' | 'sdk-v2' | 'fastmcp' | 'varies', change?: string) =>
   quote([
     process.execPath,
     fileURLToPath(new URL(`../fixtures/mcptest/${framework}.js`, import.meta.url)),
