@@ -6,6 +6,7 @@
  *   asks the user (elicitation) and a slow one that can be cancelled.
  * - Static resources (text and binary) and RFC 6570 resource templates with completion and listing.
  * - Prompts with required and optional arguments, completed as the user types.
+ * - An Agent Skill (examples/skills/notes-research) served as skill:// resources (Skills extension).
  * - Middleware around every request, and a tool only some clients can see.
  * - Titles, icons, annotations and `_meta` wherever the protocol has them, and `instructions`.
  *
@@ -386,6 +387,12 @@ export function createExampleServer(options: ServerOptions = {}): Server {
       return JSON.stringify(tagged.slice(0, max).map((note) => note.id));
     },
   );
+
+  // --- skills (the io.modelcontextprotocol/skills extension) ----------------------------------------
+  // An Agent Skill teaching a model how to use this server's notes: its SKILL.md and supporting file
+  // become skill:// resources, listed by skills/list with their digests (see docs/skills.md).
+
+  server.registerSkill(new URL('../../examples/skills/notes-research/', import.meta.url));
 
   // --- prompts ---------------------------------------------------------------------------------------
 

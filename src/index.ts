@@ -57,6 +57,19 @@ export {
 } from './extensions/apps.js';
 export { Client, type ClientOptions, type ListToolsOptions } from './extensions/client.js';
 export { Server, type ServerOptions } from './extensions/server.js';
+export { entryFor, type VerifiedSkillFile, verifySkillFile } from './extensions/skills/client.js';
+export { parseFrontmatter, SkillFileError, type SkillRule } from './extensions/skills/frontmatter.js';
+export type { SkillsRegistration } from './extensions/skills/plugin.js';
+export type { InlineSkill, SkillsOptions } from './extensions/skills/server.js';
+export {
+  DIRECTORY_MIME_TYPE,
+  type GetSkillResult,
+  type ListSkillsResult,
+  SKILLS_EXTENSION,
+  type SkillEntry,
+  type SkillResource,
+  type SkillsCapability,
+} from './extensions/skills/types.js';
 export { ClientTask, type TaskCallOptions, type TaskWaitOptions } from './extensions/tasks/client.js';
 export { MemoryTaskStore, type MemoryTaskStoreOptions } from './extensions/tasks/memory-store.js';
 export type { TaskServerOptions } from './extensions/tasks/server.js';

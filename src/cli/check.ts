@@ -37,6 +37,7 @@ export const CHECK_HELP = `Usage:
   switchboard check [options] <target>
   switchboard check [options] -- <server command ...>
   switchboard check [options] --client "<client command>"
+  switchboard check --config FILE | --server-json FILE [options]   (docs/fleet.md)
 
 Scores an MCP server for protocol compliance: every revision it speaks
 (2026-07-28 and the legacy 2024-11-05 .. 2025-11-25), over stdio or HTTP. It
@@ -109,6 +110,11 @@ const OPTIONS = {
 } as const;
 
 export async function runCheckCli(argv: readonly string[], io: CliIo): Promise<number> {
+  // Many servers at once (docs/fleet.md): options of their own.
+  if (argv.some((a) => /^--(config|server-json)(=|$)/.test(a))) {
+    const { runFleetCheck } = await import('./fleet-check.js');
+    return runFleetCheck(argv, io);
+  }
   let parsed: ReturnType<typeof parseCheckArgs>;
   try {
     parsed = parseCheckArgs(argv);

@@ -44,6 +44,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const { runFleetCli } = await import('./fleet.js');
     return runFleetCli(argv[0], argv.slice(1), io);
   }
+  if (argv[0] === 'report') {
+    const { runReportCli } = await import('./fleet-report.js');
+    return runReportCli(argv.slice(1), io);
+  }
   if (argv[0] === 'login' || argv[0] === 'logout') {
     const { runSignInCli } = await import('./sign-in.js');
     return runSignInCli(argv[0], argv.slice(1), io);

@@ -15,6 +15,7 @@ import {
   renderResources,
   renderTools,
 } from './render.js';
+import { listSkills, readSkillFile, renderSkills } from './skills-command.js';
 import { UsageError } from './usage-error.js';
 
 export interface CommandContext {
@@ -187,15 +188,18 @@ const read: Command = {
   summary: 'Read a resource',
   synopsis: 'read <target> <uri>',
   help: `Reads a resource and prints its text. Binary contents are summarized (URI, MIME type,
-size); --json prints them base64-encoded. Any URI a resource template matches works too.
+size); --json prints them base64-encoded. Any URI a resource template matches works too. A
+skill:// file of a listed skill is verified against the skill's entry (size, SHA-256 digest,
+SKILL.md frontmatter) and refused if it does not match.
 
-Example:
-  switchboard read "node server.js" file:///notes.txt`,
+Examples:
+  switchboard read "node server.js" file:///notes.txt
+  switchboard read "node server.js" skill://git-workflow/SKILL.md`,
   checkOperands: operandCount('read', 1, 'the URI of the resource to read'),
   async run({ client, options, operands, out, step }) {
     const uri = operands[0]!;
     step(`read ${uri}`);
-    const result = await client.readResource(uri);
+    const result = (await readSkillFile(client, uri)) ?? (await client.readResource(uri));
     out(options.json ? json(result) : renderReadResult(result));
     return 0;
   },
@@ -228,10 +232,29 @@ Example:
   },
 };
 
+const skills: Command = {
+  name: 'skills',
+  summary: "List the server's Agent Skills (the Skills extension)",
+  synopsis: 'skills <target>',
+  help: `Lists every skill the server lists (skills/list, all pages): its name, the URI of its
+SKILL.md, how many files it has, its description. --json prints the skills/list entries
+(uri, frontmatter, resources with digests). Read one with: switchboard read <target> <uri>.
+
+Example:
+  switchboard skills "node server.js"`,
+  checkOperands: operandCount('skills', 0),
+  async run({ client, options, out, step }) {
+    step('list skills');
+    const list = await listSkills(client);
+    out(options.json ? json({ skills: list }) : renderSkills(list));
+    return 0;
+  },
+};
+
 function nameList(what: string, items: readonly { name: string }[]): string {
   return items.length === 0 ? 'It lists none.' : `${what}: ${items.map((i) => i.name).join(', ')}.`;
 }
 
 export const COMMANDS: ReadonlyMap<string, Command> = new Map(
-  [tools, resources, prompts, call, read, prompt].map((c) => [c.name, c]),
+  [tools, resources, prompts, skills, call, read, prompt].map((c) => [c.name, c]),
 );

@@ -47,6 +47,7 @@ ${list}
   ${'add'.padEnd(width)}  Put a server into MCP clients' config files (switchboard add --help)
   ${'remove'.padEnd(width)}  Take a server out of MCP clients' config files
   ${'list'.padEnd(width)}  Show which server is in which client, and which would not start
+  ${'report'.padEnd(width)}  Scores over time from a check --config --history file
   ${'login'.padEnd(width)}  Sign in to a protected HTTP server (switchboard login --help)
   ${'logout'.padEnd(width)}  Forget the tokens for a server
 

@@ -8,9 +8,20 @@ import { SwitchboardError } from '../protocol/errors.js';
 import type { Params } from '../protocol/jsonrpc.js';
 import { RESULT_CHECKS } from '../protocol/results.js';
 import { featuresOf } from '../protocol/revisions.js';
-import type { CallToolResult, Implementation, ListToolsResult, Tool } from '../protocol/types.js';
+import type { CallToolResult, Implementation, ListToolsResult, Resource, Tool } from '../protocol/types.js';
 import { isPlainObject } from '../util/guards.js';
 import { toolsForModel } from './apps.js';
+import { entryFor, type VerifiedSkillFile, verifySkillFile } from './skills/client.js';
+import {
+  checkGetSkillResult,
+  checkListSkillsResult,
+  DIRECTORY_READ,
+  SKILLS_EXTENSION,
+  SKILLS_GET,
+  SKILLS_LIST,
+  type SkillEntry,
+  type SkillsCapability,
+} from './skills/types.js';
 import { ClientTask, type TaskCallOptions, type TaskClientHost } from './tasks/client.js';
 import { decodeTask, TASKS_EXTENSION, type TaskDetails, type TaskInfo } from './tasks/types.js';
 
@@ -21,6 +32,12 @@ export interface ClientOptions extends ClientCoreOptions {
    * transparently; `callToolAsTask` needs it. (2025-11-25 tasks need no declaration.)
    */
   tasks?: boolean;
+  /**
+   * Declare the Skills extension (`io.modelcontextprotocol/skills`) in the capabilities: on every
+   * 2026-07-28 request and in legacy `initialize`. `listSkills` and the rest work without it; they
+   * need the server's declaration.
+   */
+  skills?: boolean;
 }
 
 export interface ListToolsOptions extends ListOptions {
@@ -33,6 +50,9 @@ export interface ListToolsOptions extends ListOptions {
 
 export class Client extends ClientCore {
   readonly #tasks: boolean;
+  readonly #skills: boolean;
+  /** The skill entries this connection was given (`skills/list`, `skills/get`), by SKILL.md URI. */
+  readonly #skillEntries = new Map<string, SkillEntry>();
   /** Tools whose last listing said `execution.taskSupport: "required"` (2025-11-25 calls them as tasks). */
   readonly #taskOnlyTools = new Set<string>();
   #taskHost: TaskClientHost | undefined;
@@ -40,6 +60,7 @@ export class Client extends ClientCore {
   constructor(info: Implementation, options: ClientOptions = {}) {
     super(info, options);
     this.#tasks = options.tasks === true;
+    this.#skills = options.skills === true;
   }
 
   override async listTools(options: ListToolsOptions = {}): Promise<ListToolsResult> {
@@ -105,10 +126,114 @@ export class Client extends ClientCore {
     return page.nextCursor === undefined ? { tasks } : { tasks, nextCursor: page.nextCursor };
   }
 
+  // --- skills ---------------------------------------------------------------------------------
+
+  /**
+   * Every skill the server lists (`skills/list`, every page unless a `cursor` or `singlePage` is
+   * given). A listing may be partial: `getSkill` answers for unlisted skills too. The entries are
+   * held for {@link readSkillFile}.
+   */
+  async listSkills(options: ListOptions = {}): Promise<{ skills: SkillEntry[]; nextCursor?: string }> {
+    this.skillsCapability(SKILLS_LIST);
+    const result = await this.list(SKILLS_LIST, 'skills', options);
+    checkListSkillsResult(result, SKILLS_LIST);
+    const skills = result.skills as SkillEntry[];
+    for (const entry of skills) this.#skillEntries.set(entry.uri, entry);
+    return result.nextCursor === undefined ? { skills } : { skills, nextCursor: result.nextCursor };
+  }
+
+  /** The entry of the skill whose `SKILL.md` is at `uri`, listed or not (`skills/get`); held for {@link readSkillFile}. */
+  async getSkill(uri: string, options: CallOptions = {}): Promise<SkillEntry> {
+    this.skillsCapability(SKILLS_GET);
+    const result = await this.call(SKILLS_GET, { uri }, options);
+    checkGetSkillResult(result, SKILLS_GET);
+    const entry = result.skill as SkillEntry;
+    this.#skillEntries.set(entry.uri, entry);
+    return entry;
+  }
+
+  /**
+   * The direct children of a directory resource (`resources/directory/read`, every page unless a
+   * `cursor` or `singlePage` is given): files, and subdirectories as `inode/directory` resources.
+   * Only for a server that declares `directoryRead`.
+   */
+  async readDirectory(
+    uri: string,
+    options: ListOptions = {},
+  ): Promise<{ resources: Resource[]; nextCursor?: string }> {
+    const declared = this.skillsCapability(DIRECTORY_READ);
+    if (declared.directoryRead !== true) {
+      throw new SwitchboardError(
+        'CAPABILITY_MISSING',
+        `The server does not declare directoryRead in its ${SKILLS_EXTENSION} extension, so resources/directory/read must not be called.`,
+      );
+    }
+    const { cursor, singlePage, ...call } = options;
+    const resources: Resource[] = [];
+    let next = cursor;
+    for (let pages = 0; ; pages++) {
+      if (pages === (this.options.maxPages ?? 100)) {
+        throw new SwitchboardError(
+          'PAGINATION_LIMIT',
+          `'${DIRECTORY_READ}' returned too many pages; page with { cursor }.`,
+        );
+      }
+      const page = await this.call(
+        DIRECTORY_READ,
+        next === undefined ? { uri } : { uri, cursor: next },
+        call,
+      );
+      if (!Array.isArray(page.resources)) {
+        throw new SwitchboardError(
+          'INVALID_RESULT',
+          `The server's ${DIRECTORY_READ} result has no resources array.`,
+        );
+      }
+      resources.push(...(page.resources as Resource[]));
+      next = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
+      if (next === undefined || singlePage || cursor !== undefined) {
+        return next === undefined ? { resources } : { resources, nextCursor: next };
+      }
+    }
+  }
+
+  /**
+   * Reads a skill's file and verifies it against the entry this client holds for its skill (from
+   * `listSkills` or `getSkill`; a `SKILL.md` nobody listed is looked up with `getSkill` first):
+   * listed there, its size and SHA-256 digest as the entry says, a `SKILL.md`'s frontmatter equal to
+   * the entry's. A mismatch throws `INVALID_RESULT`: call `getSkill` to refresh, and read again.
+   */
+  async readSkillFile(uri: string, options: CallOptions = {}): Promise<VerifiedSkillFile> {
+    let entry = entryFor(this.#skillEntries.values(), uri);
+    if (!entry && uri.endsWith('/SKILL.md')) entry = await this.getSkill(uri, options);
+    if (!entry) {
+      throw new SwitchboardError(
+        'CONFIG',
+        `No skill entry this client holds lists ${uri}: call listSkills() or getSkill(<its skill's SKILL.md URI>) first (a host reads only the files an entry lists).`,
+      );
+    }
+    return verifySkillFile(entry, uri, await this.readResource(uri, options));
+  }
+
+  /** The server's settings of the Skills extension; throws when it does not declare it. */
+  private skillsCapability(method: string): SkillsCapability {
+    const declared = this.serverCapabilities.extensions?.[SKILLS_EXTENSION];
+    if (!isPlainObject(declared)) {
+      throw new SwitchboardError(
+        'CAPABILITY_MISSING',
+        `The server does not declare the ${SKILLS_EXTENSION} extension, so ${method} must not be called; its skill:// resources, if any, are ordinary resources (listResources, readResource).`,
+      );
+    }
+    return declared as SkillsCapability;
+  }
+
   // --- the core's hooks ----------------------------------------------------------------------
 
   protected override extendCapabilities(declared: Record<string, unknown>): void {
-    if (this.#tasks) declared.extensions = { [TASKS_EXTENSION]: {} };
+    const extensions: Record<string, unknown> = {};
+    if (this.#tasks) extensions[TASKS_EXTENSION] = {};
+    if (this.#skills) extensions[SKILLS_EXTENSION] = {};
+    if (Object.keys(extensions).length > 0) declared.extensions = extensions;
   }
 
   /** The tasks extension's answer, which only a tool call that declared the extension may get. */
@@ -144,6 +269,7 @@ export class Client extends ClientCore {
 
   protected override connectionReset(): void {
     this.#taskOnlyTools.clear();
+    this.#skillEntries.clear();
   }
 
   // --- task plumbing -------------------------------------------------------------------------

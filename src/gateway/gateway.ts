@@ -13,7 +13,7 @@
 
 import type { Channel } from '../engine/channel.js';
 import type { Middleware } from '../engine/middleware.js';
-import { Server } from '../extensions/server.js';
+import { Server, type ServerOptions } from '../extensions/server.js';
 import type { Params } from '../protocol/jsonrpc.js';
 import type { RequestContext } from '../server/context.js';
 import { InputRequiredError } from '../server/input.js';
@@ -50,6 +50,11 @@ export interface GatewayRuntimeOptions {
    * limits and audit, see `guard.ts`): may install list filters, returns the middleware to run first.
    */
   guard?: (server: Server) => Middleware<RequestContext> | undefined;
+  /**
+   * What the gateway's server shares with the other nodes of a cluster (`gateway.redis`): the keys
+   * and store of 2026-07-28 request state, so an input round may come back to any node.
+   */
+  shared?: Pick<ServerOptions, 'requestStateKey' | 'requestStateStore'>;
 }
 
 type Next = (params: Params) => Promise<unknown>;
@@ -74,7 +79,7 @@ export class Gateway {
     const logger = options.logger ?? silentLogger;
     this.pins = options.lock === undefined ? undefined : ToolPins.load(options.lock);
     const version = options.version ?? '0.0.0';
-    this.server = new Server({ name: 'switchboard-gateway', version }, { logger });
+    this.server = new Server({ name: 'switchboard-gateway', version }, { ...options.shared, logger });
     this.routes = new Routes(config, logger);
     this.telemetry = new GatewayTelemetry(
       { health: () => this.health(), downstreamSessions: () => this.forwarding.downstreamSessions },

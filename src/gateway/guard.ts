@@ -4,20 +4,14 @@
  * lists and its call, read or get is answered as an unknown one's by the server itself, so it never
  * reaches an upstream), how often it may call (`gateway.rateLimits`, refused with the draft
  * SEP-3304 error before the call goes on) and the audit line of each request (`gateway.audit`).
- * Installed before the gateway's forwarding, so it sees every request the server takes; a denied
- * call, get or read is answered here with the server's own unknown-item error, so it cannot reach
- * whatever forwards it.
+ * Installed before the gateway's forwarding, so it sees every request the server takes.
  */
 import { performance } from 'node:perf_hooks';
 import type { Middleware } from '../engine/middleware.js';
 import { rateLimited } from '../protocol/errors.js';
 import type { Params } from '../protocol/jsonrpc.js';
-import { featuresOf } from '../protocol/revisions.js';
 import type { RequestContext } from '../server/context.js';
-import { unknownPrompt } from '../server/prompts.js';
-import { resourceNotFound } from '../server/resources.js';
 import type { ServerCore } from '../server/server.js';
-import { unknownTool } from '../server/tools.js';
 import { AccessPolicy } from './access.js';
 import { type AuditLog, type AuditOutcome, argumentsDigest } from './audit.js';
 import { callerOf } from './caller.js';
@@ -50,21 +44,6 @@ function subjectOf(method: string, params: Params): string | null {
     }
     default:
       return null;
-  }
-}
-
-/** The server's own answer to a request for an item it does not have (a denied item gets the same). */
-function unknownItem(method: string, subject: string, ctx: RequestContext): Error | undefined {
-  switch (method) {
-    case 'tools/call':
-      return unknownTool(subject);
-    case 'prompts/get':
-      return unknownPrompt(subject);
-    case 'resources/read':
-      return resourceNotFound(subject, featuresOf(ctx.revision).resourceNotFoundCode);
-    default:
-      // Completions and subscriptions of a hidden item: the server's list filters answer them.
-      return undefined;
   }
 }
 
@@ -104,11 +83,9 @@ export function guard(
     const subject = subjectOf(method, params);
     let outcome: AuditOutcome = 'ok';
     try {
-      if (subject !== null && access && !access.allows(caller, subject)) {
-        outcome = 'denied';
-        const unknown = unknownItem(method, subject, ctx);
-        if (unknown) throw unknown;
-      } else if (limits && method === 'tools/call' && subject !== null) {
+      // A denied item: the server's list filters answer it as an unknown one (next, below).
+      if (subject !== null && access && !access.allows(caller, subject)) outcome = 'denied';
+      else if (limits && method === 'tools/call' && subject !== null) {
         const refused = await limits.take(caller, subject);
         if (refused) {
           outcome = 'rate_limited';

@@ -10,6 +10,7 @@ import { Redis } from 'ioredis';
 import { nodeFetch } from '../node/fetch.js';
 import { serve } from '../node/serve.js';
 import { SwitchboardError } from '../protocol/errors.js';
+import { type RedisStores, redisStores } from '../redis/stores.js';
 import { redactSecrets } from '../server/redact.js';
 import { createHttpHandler } from '../transports/http/server/handler.js';
 import { isLoopbackHostname } from '../transports/http/server/security.js';
@@ -109,6 +110,14 @@ function makeGateway(
     version: options.version,
     ...(options.lock !== undefined ? { lock: options.lock } : {}),
     ...(door ? { guard: (server) => guard(server, config, door) } : {}),
+    ...(door?.stores
+      ? {
+          shared: {
+            requestStateKey: door.stores.server.requestStateKey,
+            requestStateStore: door.stores.server.requestStateStore,
+          },
+        }
+      : {}),
     fetchFor: withTokenExchange(options.fetchFor),
   });
 }
@@ -139,10 +148,15 @@ interface FrontDoorParts {
   readonly audit?: AuditLog;
   readonly limits?: RateLimits;
   readonly exchanges: boolean;
+  /** `gateway.redis`: legacy sessions and 2026-07-28 request state shared by every node. */
+  readonly stores?: RedisStores;
   close(): Promise<void>;
 }
 
-function frontDoorParts(config: GatewayConfig, report: (text: string) => void): FrontDoorParts {
+async function frontDoorParts(
+  config: GatewayConfig,
+  report: (text: string) => void,
+): Promise<FrontDoorParts> {
   const { audit: auditConfig, rateLimits, redis: redisUrl } = config.security;
   const audit = auditConfig ? new AuditLog(auditConfig) : undefined;
   if (audit)
@@ -152,13 +166,19 @@ function frontDoorParts(config: GatewayConfig, report: (text: string) => void): 
     redisUrl !== undefined && rateLimits.length > 0 ? new Redis(redisUrl, { lazyConnect: false }) : undefined;
   redis?.on('error', (error: Error) => logLine(report, 'warn', `redis: ${errorMessage(error)}`));
   const limits = rateLimits.length > 0 ? new RateLimits(rateLimits, redis ? { redis } : {}) : undefined;
+  const stores =
+    redisUrl === undefined
+      ? undefined
+      : await redisStores({ url: redisUrl, prefix: 'switchboard:gateway:', logger: jsonLogger(report) });
   return {
+    ...(stores ? { stores } : {}),
     ...(audit ? { audit } : {}),
     ...(limits ? { limits } : {}),
     exchanges: config.upstreams.some((u) => u.transport !== 'stdio' && u.upstreamAuth !== undefined),
     async close() {
       await audit?.close();
       redis?.disconnect();
+      await stores?.close();
     },
   };
 }
@@ -197,7 +217,7 @@ export async function runGateway(
 ): Promise<number> {
   const host = options.host ?? config.options.host;
   if (!options.stdio) checkExposure(config, host, options, report);
-  const door = frontDoorParts(config, report);
+  const door = await frontDoorParts(config, report);
   const gateway = makeGateway(config, options, report, door);
   await gateway.start();
   const unwatch = options.watch ? watchConfig(config.file, gateway, report) : () => {};
@@ -213,10 +233,14 @@ export async function runGateway(
     return 0;
   }
   const { auth } = config.security;
+  const shared = door.stores
+    ? { sessionStore: door.stores.http.sessionStore, eventStore: door.stores.http.eventStore }
+    : {};
   const handler = createHttpHandler(
     gateway.server,
     auth
       ? {
+          ...shared,
           auth: frontDoor(auth, {
             onRefused: (exchange) =>
               door.audit?.record({
@@ -233,7 +257,7 @@ export async function runGateway(
             onerror: (error) => logLine(report, 'warn', `auth: ${errorMessage(error)}`),
           }),
         }
-      : {},
+      : shared,
   );
   const running = await serve(handler, { host, port: options.port ?? config.options.port });
   gateway.telemetry.collectProcessMetrics();

@@ -378,6 +378,10 @@ class NodeResponse implements ResponseLike {
   }
 
   push(chunk: Buffer, controller: Dispatcher.DispatchController): void {
+    // undici hands over an empty chunk each time a paused response resumes with nothing parsed yet:
+    // queued, it would wake the reader with no bytes, which resumes again, forever, never yielding
+    // to the event loop (an endless body then never reached the caller's size cap).
+    if (chunk.length === 0) return;
     this.#chunks.push(chunk);
     if (this.#streaming) {
       controller.pause();

@@ -33,6 +33,7 @@ import {
   MODERN_REVISIONS,
   REVISIONS,
   type Revision,
+  type RevisionFeatures,
 } from '../protocol/revisions.js';
 import {
   type CacheHint,
@@ -277,6 +278,8 @@ export class ServerCore {
   /** @internal Every subscriber to change notifications, of both eras. */
   readonly notifications: NotificationHub;
   private readonly extensions: Record<string, JsonObject> = {};
+  /** Extensions also declared in legacy `initialize` results (see {@link declareExtension}). */
+  private readonly legacyExtensions = new Set<string>();
   private readonly pendingListChanges = new Set<ListChangedKind>();
   private readonly changeBus: ChangeBus | undefined;
   /**
@@ -745,10 +748,14 @@ export class ServerCore {
 
   /**
    * Advertises a protocol extension (2026-07-28 `capabilities.extensions[id]`), e.g. MCP Apps'
-   * `io.modelcontextprotocol/ui`. Legacy `initialize` results carry no extensions.
+   * `io.modelcontextprotocol/ui`. Legacy `initialize` results carry no extensions, but for those
+   * declared with `legacy: true`: an extension whose specification negotiates it in `initialize`
+   * too (Skills, SEP-2640).
    */
-  declareExtension(id: string, settings: JsonObject = {}): this {
+  declareExtension(id: string, settings: JsonObject = {}, options: { legacy?: boolean } = {}): this {
     this.extensions[id] = settings;
+    if (options.legacy) this.legacyExtensions.add(id);
+    else this.legacyExtensions.delete(id);
     this.extensionsVersion++;
     return this;
   }
@@ -808,7 +815,7 @@ export class ServerCore {
     const capabilities = this.offered();
     const result: InitializeResult = {
       protocolVersion: revision,
-      capabilities: encodeServerCapabilities(capabilities, f),
+      capabilities: this.legacyCapabilities(capabilities, f),
       serverInfo: encodeImplementation(this.info, f),
     };
     if (this.options.instructions !== undefined) result.instructions = this.options.instructions;
@@ -1016,6 +1023,14 @@ export class ServerCore {
     return handOff(entry, outcome, ctx).then(
       (answer): unknown => answer ?? completeInline(entry, outcome, ctx),
     );
+  }
+
+  /** What a legacy `initialize` advertises: the revision's capabilities, and the legacy-declared extensions. */
+  private legacyCapabilities(capabilities: ServerCapabilities, f: RevisionFeatures): ServerCapabilities {
+    const encoded = encodeServerCapabilities(capabilities, f);
+    if (this.legacyExtensions.size === 0 || !capabilities.extensions) return encoded;
+    const kept = Object.entries(capabilities.extensions).filter(([id]) => this.legacyExtensions.has(id));
+    return kept.length === 0 ? encoded : { ...encoded, extensions: Object.fromEntries(kept) };
   }
 
   private discover(): Record<string, unknown> {

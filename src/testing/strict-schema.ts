@@ -26,10 +26,12 @@ import { isPlainObject } from '../util/guards.js';
  * and closing them is what catches `completions` sent to a 2024-11-05 client or `tasks` on 2026-07-28.
  *
  * Three adjustments keep strictness from inventing violations:
- * - `ClientCapabilities.extensions` on legacy revisions: their schemas predate the field, but
- *   extensions are negotiated in `initialize` there (the MCP Apps specification's own example
- *   declares `extensions["io.modelcontextprotocol/ui"]` in an `initialize` of 2024-11-05). The
- *   strict variant accepts it as the open map 2026-07-28 defines; the official schemas accept it anyway.
+ * - `ClientCapabilities.extensions` and `ServerCapabilities.extensions` on legacy revisions: their
+ *   schemas predate the field, but extensions are negotiated in `initialize` there (the MCP Apps
+ *   specification's own example declares `extensions["io.modelcontextprotocol/ui"]` in an
+ *   `initialize` of 2024-11-05; SEP-2640 declares `io.modelcontextprotocol/skills` in the server's
+ *   `initialize` result). The strict variant accepts it as the open map 2026-07-28 defines; the
+ *   official schemas accept it anyway.
  * - Inherited `_meta` on request/notification params (≤ 2025-06-18): the base `Request.params`
  *   declares `_meta` (where `progressToken` lives) for every request, but the generated JSON drops it
  *   wherever a concrete type redeclares `params` (`tools/call`, `resources/read`...). Such params get
@@ -122,7 +124,7 @@ export function deriveStrictSchema(document: unknown): SchemaNode {
   const copy = deriveOfficialSchema(document);
   const defs = definitionsOf(copy);
   restoreInheritedMeta(defs);
-  allowClientExtensions(defs);
+  allowLegacyExtensions(defs);
   const closer = new Closer(defs);
   for (const [name, def] of Object.entries(defs)) {
     if (!OPEN_DEFINITIONS.has(name)) closer.close(def, true);
@@ -131,16 +133,20 @@ export function deriveStrictSchema(document: unknown): SchemaNode {
   return copy;
 }
 
-/** Legacy `ClientCapabilities` get the `extensions` map (see the module comment). */
-function allowClientExtensions(defs: Record<string, SchemaNode>): void {
-  const props = defs.ClientCapabilities?.properties;
-  if (isPlainObject(props) && !('extensions' in props)) {
-    props.extensions = {
-      description:
-        'Extensions the client supports, by identifier (added for legacy revisions: see strict-schema.ts).',
-      type: 'object',
-      additionalProperties: { type: 'object' },
-    };
+/** Legacy `ClientCapabilities` and `ServerCapabilities` get the `extensions` map (see the module comment). */
+function allowLegacyExtensions(defs: Record<string, SchemaNode>): void {
+  for (const [definition, side] of [
+    ['ClientCapabilities', 'client'],
+    ['ServerCapabilities', 'server'],
+  ] as const) {
+    const props = defs[definition]?.properties;
+    if (isPlainObject(props) && !('extensions' in props)) {
+      props.extensions = {
+        description: `Extensions the ${side} supports, by identifier (added for legacy revisions: see strict-schema.ts).`,
+        type: 'object',
+        additionalProperties: { type: 'object' },
+      };
+    }
   }
 }
 

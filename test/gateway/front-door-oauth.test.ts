@@ -8,8 +8,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -19,6 +17,7 @@ import {
   type DevAuthorizationServer,
   startDevAuthorizationServer,
 } from '../../examples/auth/dev-authorization-server.js';
+import { freePort } from '../../examples/cluster/services.js';
 import { Client } from '../../src/extensions/client.js';
 import { Server } from '../../src/extensions/server.js';
 import { nodeFetch } from '../../src/node/fetch.js';
@@ -44,14 +43,6 @@ const confidential = (client: { id: string; secret: string }, grantTypes: string
   response_types: [],
   scope: 'mcp',
 });
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 describe('switchboard gateway: OAuth front door, token exchange upstream (real authorization server)', () => {
   let as: DevAuthorizationServer;

@@ -216,7 +216,9 @@ export const CONTRACT: readonly ContractCheck[] = [
   {
     name: 'resources/list and resources/templates/list',
     async run(client, wire) {
-      const resources = await client.listResources();
+      // The example's Agent Skill (skill:// files, the Skills extension) is not part of the shared
+      // content: the official fixtures serve no skills (see test/interop/skills-reference.test.ts).
+      const resources = (await client.listResources()).filter((r) => !r.uri.startsWith('skill://'));
       assert.deepEqual(resources.map((r) => r.uri).sort(), [
         'docs://readme',
         'images://logo.png',

@@ -60,6 +60,40 @@ describe('nodeFetch', () => {
     assert.equal(text, 'data: 1\n\ndata: 2\n\n');
   });
 
+  test('an endless body: every chunk read holds bytes, so a reader with a cap reaches it and stops the download', async () => {
+    // Issue 25: undici's empty chunk at each resume once woke the reader with nothing, which resumed
+    // again, forever, without yielding to the event loop: the channels' size cap was never reached.
+    let closed: Promise<boolean> | undefined;
+    const server = await raw((_request, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      closed = new Promise((resolve) => res.once('close', () => resolve(!res.writableFinished)));
+      let sent = 0;
+      const more = () => {
+        // A safety stop far past the cap, so a broken reader fails the test rather than hanging it.
+        while (!res.destroyed && sent < 256 * 1024 * 1024) {
+          sent += 64 * 1024;
+          if (!res.write('y'.repeat(64 * 1024))) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      more();
+    });
+    const response = await nodeFetch(server.url, init());
+    const reader = response.body!.getReader();
+    const cap = 8 * 1024 * 1024;
+    let size = 0;
+    let reads = 0;
+    while (size <= cap) {
+      const { done, value } = await reader.read();
+      assert.equal(done, false, 'the body ended before the cap');
+      assert.ok(value && value.byteLength > 0, `read ${reads} gave no bytes (${size} so far)`);
+      size += value.byteLength;
+      reads++;
+    }
+    await reader.cancel();
+    assert.equal(await closed, true, 'the download stopped');
+  });
+
   test('abort before the answer rejects with the reason; abort while reading fails the read', async () => {
     const server = await raw((request, res) => {
       if (request.path === '/mcp?stream') {

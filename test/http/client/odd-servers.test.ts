@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, test } from 'node:test';
 import { Client } from '../../../src/extensions/client.js';
+import { nodeFetch } from '../../../src/node/fetch.js';
 import { ProtocolError } from '../../../src/protocol/errors.js';
 import {
   defaultHttpEraStore,
@@ -247,56 +248,63 @@ describe('HTTP failures become errors of the request', () => {
 });
 
 describe('response bodies over maxMessageBytes', () => {
-  test('are refused, whether their Content-Length says so or they just keep coming; the next call works', async () => {
-    const max = 64 * 1024;
-    let streamedClosed: Promise<boolean> | undefined;
-    const server = await raw(
-      modern((request, res) => {
-        const id = request.body?.id;
-        const name = request.body?.params?.name;
-        if (name === 'declared') {
-          json(res, 200, modernResult(id, { content: [{ type: 'text', text: 'x'.repeat(2 * max) }] }));
-        } else if (name === 'streamed') {
-          // No Content-Length, and no end: only a cap on what the client reads stops this.
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.write(
-            `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":"`,
-          );
-          // Whether the response was cut before its end: the client stopped downloading.
-          streamedClosed = new Promise((resolve) => res.once('close', () => resolve(!res.writableFinished)));
-          let sent = 0;
-          const more = () => {
-            // A safety stop far past the cap: without one, a client that never stops reading
-            // would hang the test instead of failing it.
-            while (!res.destroyed && sent < 64 * max) {
-              sent += 16 * 1024;
-              if (!res.write('y'.repeat(16 * 1024))) {
-                res.once('drain', more);
-                return;
+  // One cap on every body, whichever fetch reads it: nodeFetch once buffered an endless body whole.
+  for (const [fetchName, fetch] of [
+    ['the global fetch', undefined],
+    ['nodeFetch', nodeFetch],
+  ] as const)
+    test(`are refused, whether their Content-Length says so or they just keep coming; the next call works (${fetchName})`, async () => {
+      const max = 64 * 1024;
+      let streamedClosed: Promise<boolean> | undefined;
+      const server = await raw(
+        modern((request, res) => {
+          const id = request.body?.id;
+          const name = request.body?.params?.name;
+          if (name === 'declared') {
+            json(res, 200, modernResult(id, { content: [{ type: 'text', text: 'x'.repeat(2 * max) }] }));
+          } else if (name === 'streamed') {
+            // No Content-Length, and no end: only a cap on what the client reads stops this.
+            res.writeHead(200, { 'content-type': 'application/json' });
+            res.write(
+              `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":"`,
+            );
+            // Whether the response was cut before its end: the client stopped downloading.
+            streamedClosed = new Promise((resolve) =>
+              res.once('close', () => resolve(!res.writableFinished)),
+            );
+            let sent = 0;
+            const more = () => {
+              // A safety stop far past the cap: without one, a client that never stops reading
+              // would hang the test instead of failing it.
+              while (!res.destroyed && sent < 64 * max) {
+                sent += 16 * 1024;
+                if (!res.write('y'.repeat(16 * 1024))) {
+                  res.once('drain', more);
+                  return;
+                }
               }
-            }
-            if (!res.destroyed) res.end('"}]}}');
-          };
-          more();
-        } else {
-          json(res, 200, modernResult(id, { content: [{ type: 'text', text: 'small' }] }));
-        }
-      }),
-    );
-    const conn = await connectHttp(server.url, {}, { maxMessageBytes: max });
-    await assert.rejects(
-      conn.client.callTool('declared', {}),
-      /answered 'tools\/call' with a body too large to take: the response body exceeds 65536 bytes \(it declares Content-Length \d+\); raise maxMessageBytes/,
-    );
-    await assert.rejects(
-      conn.client.callTool('streamed', {}),
-      /the response body exceeds 65536 bytes \(more than 65536 bytes arrived\)/,
-    );
-    assert.equal(await streamedClosed, true, 'the client hung up instead of reading on');
-    const result = await conn.client.callTool('small', {});
-    assert.deepEqual(result.content, [{ type: 'text', text: 'small' }]);
-    await conn.close();
-  });
+              if (!res.destroyed) res.end('"}]}}');
+            };
+            more();
+          } else {
+            json(res, 200, modernResult(id, { content: [{ type: 'text', text: 'small' }] }));
+          }
+        }),
+      );
+      const conn = await connectHttp(server.url, {}, { maxMessageBytes: max, ...(fetch ? { fetch } : {}) });
+      await assert.rejects(
+        conn.client.callTool('declared', {}),
+        /answered 'tools\/call' with a body too large to take: the response body exceeds 65536 bytes \(it declares Content-Length \d+\); raise maxMessageBytes/,
+      );
+      await assert.rejects(
+        conn.client.callTool('streamed', {}),
+        /the response body exceeds 65536 bytes \(more than 65536 bytes arrived\)/,
+      );
+      assert.equal(await streamedClosed, true, 'the client hung up instead of reading on');
+      const result = await conn.client.callTool('small', {});
+      assert.deepEqual(result.content, [{ type: 'text', text: 'small' }]);
+      await conn.close();
+    });
 });
 
 describe('event streams', () => {

@@ -54,6 +54,12 @@ export interface HttpClientChannelOptions {
    */
   maxMessageBytes?: number;
   /**
+   * Most POSTs of notifications and responses in flight at once (the answers to a server's requests,
+   * above all); more wait their turn, in order. A server that sends thousands of requests inside one
+   * call so gets its answers over a few reused connections, whatever the fetch. Default 16.
+   */
+  maxConcurrentPosts?: number;
+  /**
    * Where problems go that fail no call (an invalid tool dropped, a stream given up): its `warn`.
    * Default: the logger of the Client this channel connects, if it was given one, else silent.
    */
@@ -64,6 +70,7 @@ export interface HttpClientChannelOptions {
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+const DEFAULT_MAX_CONCURRENT_POSTS = 16;
 
 /** The parts of the options every exchange needs, resolved once. */
 export class HttpIo {
@@ -80,6 +87,10 @@ export class HttpIo {
   readonly #fixed: Record<string, string> | undefined;
   /** The owner's logger, adopted when the channel starts (see `adopt`). */
   #inherited: Logger | undefined;
+  readonly #maxPosts: number;
+  #posting = 0;
+  /** POSTs waiting for one in flight to end (see `postSlot`). */
+  readonly #waiting: (() => void)[] = [];
 
   constructor(url: string | URL, options: HttpClientChannelOptions, channel: string) {
     let parsed: URL;
@@ -113,6 +124,13 @@ export class HttpIo {
     this.#options = options;
     this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.#maxPosts = options.maxConcurrentPosts ?? DEFAULT_MAX_CONCURRENT_POSTS;
+    if (!Number.isInteger(this.#maxPosts) || this.#maxPosts < 1) {
+      throw new SwitchboardError(
+        'CONFIG',
+        `${channel}: maxConcurrentPosts must be a positive whole number, got ${String(options.maxConcurrentPosts)}.`,
+      );
+    }
     this.reconnect = {
       initialDelayMs: options.reconnect?.initialDelayMs ?? 1000,
       maxDelayMs: options.reconnect?.maxDelayMs ?? 30_000,
@@ -140,6 +158,29 @@ export class HttpIo {
     const extra = typeof headers === 'function' ? await headers() : headers;
     const token = typeof bearerToken === 'function' ? await bearerToken() : bearerToken;
     return withToken(lowerCase(extra), token);
+  }
+
+  /**
+   * Waits for a turn to POST a notification or response (at most `maxConcurrentPosts` at once, in
+   * the order asked); resolves with the function that ends the turn (call it exactly once).
+   */
+  async postSlot(): Promise<() => void> {
+    if (this.#posting >= this.#maxPosts) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    else this.#posting++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      // A fetch frees a kept-alive connection for the next request only after it has delivered the
+      // response's end (undici: on a later tick): the turn passes on a task later, so the next POST
+      // finds that connection free instead of opening another (3,000 answers once took 26, not 16).
+      setTimeout(() => {
+        const next = this.#waiting.shift();
+        // Passed straight to the next in line, the turn stays counted in #posting.
+        if (next) next();
+        else this.#posting--;
+      }, 0);
+    };
   }
 
   /** A response's whole body as text, refused past {@link maxMessageBytes} (see body.ts). */

@@ -204,6 +204,9 @@ export class SseClientChannel implements Channel {
 
   async #post(endpoint: string, frame: string, info: FrameInfo): Promise<void> {
     const io = this.#io;
+    const release = await io.postSlot();
+    // Closed while this waited for its turn: nothing to send.
+    if (this.#lifetime.signal.aborted) return release();
     const controller = new AbortController();
     const abort = () => controller.abort();
     this.#lifetime.signal.addEventListener('abort', abort, { once: true });
@@ -241,6 +244,7 @@ export class SseClientChannel implements Channel {
       this.#sink?.message(errorResponse(id, networkError('POST to', new URL(endpoint), why)));
     } finally {
       clearTimeout(timer);
+      release();
       this.#lifetime.signal.removeEventListener('abort', abort);
     }
   }

@@ -518,6 +518,13 @@ export class StreamableHttpClientChannel implements Channel {
   async #post(frame: string, info: FrameInfo): Promise<void> {
     const controller = new AbortController();
     this.#others.add(controller);
+    const release = await this.#io.postSlot();
+    // Closed while this waited for its turn: nothing to send.
+    if (controller.signal.aborted || this.#finished) {
+      release();
+      this.#others.delete(controller);
+      return;
+    }
     const timer = setTimeout(() => controller.abort(), this.#io.connectTimeoutMs);
     try {
       if (this.#reinit && this.#legacy) await this.#reinit;
@@ -561,6 +568,7 @@ export class StreamableHttpClientChannel implements Channel {
       this.#deliver(errorResponse(null, networkError('POST to', this.#io.url, why)), undefined);
     } finally {
       clearTimeout(timer);
+      release();
       this.#others.delete(controller);
     }
   }
