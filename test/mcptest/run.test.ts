@@ -212,7 +212,7 @@ tests:
       [
         ['not-run', 'not today'],
         ['failed', 'expected outcome ok, got isError'],
-        ['not-run', '${quotient} was not saved: the test "saves nothing useful" did not pass'],
+        ['not-run', `\${quotient} was not saved: the test "saves nothing useful" did not pass`],
       ],
     );
     const dead = testFile(
