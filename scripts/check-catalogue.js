@@ -29,19 +29,42 @@ function table(head, rows) {
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
 }
 
+/** A level per revision where it differs: "MUST (SHOULD in 2024-11-05, 2025-03-26)". */
+function level(r) {
+  const other = r.sources.filter((s) => s.level && s.level !== r.level);
+  if (other.length === 0) return r.level;
+  return `${r.level} (${other.map((s) => `${s.level} in ${revisions(s.revisions)}`).join('; ')})`;
+}
+
 function render() {
   const lines = [START, ''];
   const counts = AREAS.map((area) => `${area} ${REQUIREMENTS.filter((r) => r.area === area).length}`);
   lines.push(`${REQUIREMENTS.length} requirements: ${counts.join(', ')}.`, '');
   const rows = REQUIREMENTS.map((r) => [
     `\`${r.id}\``,
-    r.level,
+    level(r),
     revisions(r.revisions),
     r.transport ?? 'any',
-    r.section,
     r.text.replace(/\|/g, '\\|'),
   ]);
-  lines.push(...table(['Id', 'Level', 'Revisions', 'Transport', 'Spec section', 'Rule'], rows));
+  lines.push(...table(['Id', 'Level', 'Revisions', 'Transport', 'Rule'], rows));
+  lines.push('', '### The sentences the rules rest on', '');
+  lines.push(
+    'Each rule quotes the specification (`spec/text/`, checked by test/check/catalogue.test.ts); a',
+    'reading, where the rule reads more into the sentence than it says, is stated after it.',
+    '',
+  );
+  for (const r of REQUIREMENTS) {
+    lines.push(`- \`${r.id}\` (${level(r)})`);
+    for (const s of r.sources) {
+      lines.push(
+        `  - ${revisions(s.revisions)}, [${s.section}](https://modelcontextprotocol.io/specification/${s.revisions[0]}/${s.section}): "${s.quote}"`,
+      );
+    }
+    for (const p of r.pages ?? [])
+      lines.push(`  - ${revisions(p.revisions)}, ${p.section}: no sentence (advice)`);
+    if (r.reading) lines.push(`  - Reading: ${r.reading}`);
+  }
   lines.push('', END);
   return lines.join('\n');
 }

@@ -17,15 +17,26 @@ export {
   type Area,
   appliesTo,
   type Level,
+  levelIn,
+  type Page,
   REQUIREMENTS,
   type Requirement,
   type Role,
   requirement,
   roleOf,
+  type Source,
+  sectionIn,
+  sourceIn,
   specUrl,
   type TransportKind,
 } from './check/requirements.js';
-export { type CheckEntry, type CheckSummary, type Status, summarize } from './check/results.js';
+export {
+  brokenStatus,
+  type CheckEntry,
+  type CheckSummary,
+  type Status,
+  summarize,
+} from './check/results.js';
 export {
   type CheckOptions,
   type CheckReport,

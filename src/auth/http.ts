@@ -23,8 +23,11 @@ export interface OAuthHttpOptions {
   timeoutMs?: number;
 }
 
-/** Largest metadata or JWKS document read, in characters. */
-const MAX_DOCUMENT = 1024 * 1024;
+/**
+ * Largest metadata or JWKS document read, in bytes: reading stops there (the rest is not
+ * downloaded) and the document counts as unavailable, as one that does not come in time.
+ */
+export const MAX_DOCUMENT_BYTES = 1024 * 1024;
 
 export class OAuthHttp {
   readonly fetch: WebFetch;
@@ -69,6 +72,12 @@ export class OAuthHttp {
     return AbortSignal.timeout(this.#timeoutMs);
   }
 
+  /**
+   * `fetch` for a document (metadata, JWKS): its body ends in an error once more than
+   * {@link MAX_DOCUMENT_BYTES} arrive (or its Content-Length says more will), and the download stops.
+   */
+  readonly documentFetch: WebFetch = async (input, init) => capped(await this.fetch(input, init));
+
   /** Options for `oauth4webapi` calls: our fetch, our timeout; the transport rule is checked by us. */
   options<T extends object>(extra?: T): T & oauth.HttpRequestOptions<any, any> {
     return {
@@ -90,7 +99,7 @@ export class OAuthHttp {
     const target = this.check(url, what);
     let response: Response;
     try {
-      response = await this.fetch(target.href, {
+      response = await this.documentFetch(target.href, {
         headers: { accept: 'application/json' },
         redirect: 'manual',
         signal: this.signal(),
@@ -102,9 +111,8 @@ export class OAuthHttp {
         { cause: error },
       );
     }
-    const text = await response.text().catch(() => '');
-    if (response.status !== 200 || text.length > MAX_DOCUMENT)
-      return { status: response.status, body: undefined };
+    const text = await response.text().catch(() => undefined);
+    if (response.status !== 200 || text === undefined) return { status: response.status, body: undefined };
     try {
       const value = JSON.parse(text) as unknown;
       const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -113,4 +121,32 @@ export class OAuthHttp {
       return { status: response.status, body: undefined };
     }
   }
+}
+
+/** `response` with a body that errors past {@link MAX_DOCUMENT_BYTES}, cancelling the rest. */
+function capped(response: Response): Response {
+  const { body } = response;
+  if (body === null) return response;
+  const tooLarge = () =>
+    new SwitchboardError(
+      'MESSAGE_TOO_LARGE',
+      `the document exceeds ${MAX_DOCUMENT_BYTES} bytes; it was not read`,
+    );
+  if (Number(response.headers.get('content-length')) > MAX_DOCUMENT_BYTES) {
+    body.cancel().catch(() => undefined);
+    return new Response(
+      new ReadableStream({ start: (controller) => controller.error(tooLarge()) }),
+      response,
+    );
+  }
+  let size = 0;
+  const limit = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      size += chunk.byteLength;
+      // Erroring the transform cancels the source: the download stops here.
+      if (size > MAX_DOCUMENT_BYTES) controller.error(tooLarge());
+      else controller.enqueue(chunk);
+    },
+  });
+  return new Response(body.pipeThrough(limit), response);
 }

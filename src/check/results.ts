@@ -8,15 +8,21 @@ import {
   type Area,
   appliesTo,
   type Level,
+  levelIn,
   REQUIREMENTS,
   type Requirement,
   type Role,
   requirement,
   roleOf,
+  sectionIn,
   type TransportKind,
 } from './requirements.js';
 
-export type Status = 'passed' | 'failed' | 'warning' | 'not-applicable' | 'not-tested';
+/**
+ * `advice`: a MAY the server does not take up, or a hardening rule (advice the spec does not
+ * give) it does not keep: reported, never a warning, never in the score.
+ */
+export type Status = 'passed' | 'failed' | 'warning' | 'advice' | 'not-applicable' | 'not-tested';
 
 /** One verdict: one requirement in one revision over one transport. Field names are a contract. */
 export interface CheckEntry {
@@ -38,14 +44,21 @@ export interface CheckSummary {
   readonly passed: number;
   readonly failed: number;
   readonly warnings: number;
+  /** MAY rules not taken up and hardening advice not kept (they weigh nothing in the score). */
+  readonly advice: number;
   /** Not applicable plus not tested. */
   readonly skipped: number;
   /** 0-100: the weight of the passed checks over the weight of those exercised (MUST weighs most). */
   readonly score: number;
 }
 
-/** How much a requirement of each level weighs in the score. */
-const WEIGHT: Record<Level, number> = { MUST: 10, SHOULD: 3, MAY: 1 };
+/** How much a requirement of each level weighs in the score: what the spec does not require weighs nothing. */
+const WEIGHT: Record<Level, number> = { MUST: 10, SHOULD: 3, MAY: 0, HARDENING: 0 };
+
+/** The status of a broken rule: only a MUST fails; a SHOULD warns; a MAY or a hardening rule advises. */
+export function brokenStatus(level: Level): 'failed' | 'warning' | 'advice' {
+  return level === 'MUST' ? 'failed' : level === 'SHOULD' ? 'warning' : 'advice';
+}
 /** Evidence items kept per verdict; the count of the rest is noted. */
 const MAX_EVIDENCE = 5;
 
@@ -125,11 +138,11 @@ export class Verdicts {
       const outcome = this.#outcomes.get(req.id);
       const base = {
         id: req.id,
-        level: req.level,
+        level: levelIn(req, this.revision),
         area: req.area,
         revision: this.revision,
         transport: this.transport,
-        section: req.section,
+        section: sectionIn(req, this.revision),
       };
       if (outcome && outcome.failures.length > 0) {
         const evidence = outcome.failures.slice(0, MAX_EVIDENCE);
@@ -138,8 +151,7 @@ export class Verdicts {
         }
         entries.push({
           ...base,
-          // A SHOULD (or MAY) that is not met is a warning; only a MUST fails.
-          status: req.level === 'MUST' ? 'failed' : 'warning',
+          status: brokenStatus(levelIn(req, this.revision)),
           message: `${outcome.failures[0]!.split('\n')[0]}${outcome.failures.length > 1 ? ` (${outcome.failures.length} occurrences)` : ''}`,
           evidence,
         });
@@ -159,6 +171,7 @@ export function summarize(entries: readonly CheckEntry[]): CheckSummary {
   let passed = 0;
   let failed = 0;
   let warnings = 0;
+  let advice = 0;
   let skipped = 0;
   let earned = 0;
   let possible = 0;
@@ -174,10 +187,12 @@ export function summarize(entries: readonly CheckEntry[]): CheckSummary {
     } else if (entry.status === 'warning') {
       warnings++;
       possible += weight;
+    } else if (entry.status === 'advice') {
+      advice++;
     } else {
       skipped++;
     }
   }
   const score = possible === 0 ? 0 : Math.floor((100 * earned) / possible);
-  return { passed, failed, warnings, skipped, score };
+  return { passed, failed, warnings, advice, skipped, score };
 }

@@ -15,14 +15,14 @@ import {
   type ProbeOptions,
 } from './probes/context.js';
 import { forgedCursor, staleCursor, walkList } from './probes/lists.js';
-import { judgeObserved } from './probes/observed.js';
+import { probeLogging, probeLogLevels } from './probes/logging.js';
+import { judgeBroken, judgeObserved } from './probes/observed.js';
 import { judgeProgress, probeCancellation } from './probes/progress.js';
 import { probePrompts } from './probes/prompts.js';
 import {
   declaredImplemented,
   probeCompletion,
   probeJsonRpc,
-  probeLogging,
   probeModernRefusals,
   probePing,
   probeUndeclared,
@@ -31,7 +31,7 @@ import { probeResources } from './probes/resources.js';
 import { type HttpTap, judgeStreams } from './probes/sse.js';
 import { probeSubscriptions } from './probes/subscriptions.js';
 import { probeTools } from './probes/tools.js';
-import { idsOf, type TransportKind } from './requirements.js';
+import { type Area, idsOf, type TransportKind } from './requirements.js';
 import { Verdicts } from './results.js';
 import type { Surface } from './snapshot.js';
 import { describeReply, type Json, ProbeWire } from './wire.js';
@@ -77,6 +77,7 @@ export async function checkRevision(
   try {
     const handshake = ctx.modern ? await discover(ctx) : await initialize(ctx);
     if (!handshake.supported) {
+      judgeBroken(ctx);
       return {
         revision,
         supported: false,
@@ -89,9 +90,9 @@ export async function checkRevision(
     }
     progress(`${revision}: ${handshake.note}`);
     await runProbes(ctx, progress);
-    if (tap) {
+    if (tap && ctx.wants('http')) {
       progress(`${revision}: event streams`);
-      await judgeStreams(verdicts, tap, options.timeoutMs);
+      await judgeStreams(verdicts, tap, options.timeoutMs, wire.inbound);
     }
     judgeObserved(ctx);
     return {
@@ -122,6 +123,58 @@ function judgeExit(channel: Channel, verdicts: Verdicts): void {
     () =>
       `the server did not exit within ${STDIO_SHUTDOWN_MS} ms of its stdin closing; it was stopped with ${exit.signal}`,
   );
+}
+
+/** A version no server supports: what the server answers it with shows how it negotiates. */
+const UNSUPPORTED_VERSION = '1999-01-01';
+
+/**
+ * Version negotiation, on a connection of its own: `initialize` asking for a version no server
+ * supports must be answered with another version, one the server supports (it was seen to speak
+ * `spoken`). Judged into `outcome`'s verdicts (the newest legacy revision the server speaks).
+ */
+export async function probeNegotiation(
+  channel: Channel,
+  outcome: RevisionOutcome,
+  spoken: readonly string[],
+  checkers: { readonly published: MessageSchemaChecker; readonly strict: MessageSchemaChecker },
+  options: ProbeOptions,
+): Promise<void> {
+  const wire = new ProbeWire(channel, outcome.revision, checkers, {
+    timeoutMs: options.timeoutMs,
+    onServerRequest: answerServerRequest,
+    http: outcome.verdicts.transport === 'http',
+  });
+  wire.start();
+  try {
+    const reply = await wire.request(
+      'initialize',
+      {
+        protocolVersion: UNSUPPORTED_VERSION,
+        capabilities: checkerCapabilities(outcome.revision),
+        clientInfo: CHECKER_INFO,
+      },
+      options.handshakeTimeoutMs,
+    );
+    if (reply.kind === 'timeout' || reply.kind === 'closed') {
+      outcome.verdicts.notTested(
+        'lifecycle.version-echo',
+        `initialize for ${UNSUPPORTED_VERSION} was answered with ${describeReply(reply)}`,
+      );
+      return;
+    }
+    const version = reply.kind === 'result' ? reply.result.protocolVersion : undefined;
+    outcome.verdicts.expect(
+      'lifecycle.version-echo',
+      // Any published revision is taken for one the server supports: the check may not have asked for it.
+      isRevision(version) || spoken.includes(String(version)),
+      `initialize for ${UNSUPPORTED_VERSION}, which no server supports, was answered with ${JSON.stringify(version)}`,
+      () =>
+        `initialize for protocol version ${UNSUPPORTED_VERSION}, which the server cannot support, was answered with ${describeReply(reply)}; the server must answer with another protocol version it supports`,
+    );
+  } finally {
+    await wire.close();
+  }
 }
 
 interface Handshake {
@@ -234,29 +287,42 @@ async function listed(ctx: ProbeContext, capability: string, method: string, key
   return walk.items;
 }
 
+/** Areas judged on every message, whichever probe caused it: they need every probe. */
+const EVERYWHERE: readonly Area[] = ['schema', 'envelope', 'caching', 'stdio'];
+
 async function runProbes(ctx: ProbeContext, progress: (line: string) => void): Promise<void> {
-  await probeJsonRpc(ctx);
-  await probePing(ctx);
-  await probeModernRefusals(ctx);
-  await probeUndeclared(ctx);
-  await probeLogging(ctx);
-  progress(`${ctx.revision}: tools`);
-  const tools = await listed(ctx, 'tools', 'tools/list', 'tools');
-  ctx.surface.tools = tools;
-  if (ctx.declares('tools')) await probeTools(ctx, tools);
-  await probeCancellation(ctx);
-  progress(`${ctx.revision}: resources`);
-  const resources = await listed(ctx, 'resources', 'resources/list', 'resources');
-  const templates = await listed(ctx, 'resources', 'resources/templates/list', 'resourceTemplates');
-  ctx.surface.resources = resources;
-  ctx.surface.resourceTemplates = templates;
-  if (ctx.declares('resources')) await probeResources(ctx, resources, templates);
-  await probeSubscriptions(ctx, resources);
-  progress(`${ctx.revision}: prompts and completion`);
-  const prompts = await listed(ctx, 'prompts', 'prompts/list', 'prompts');
-  ctx.surface.prompts = prompts;
-  if (ctx.declares('prompts')) await probePrompts(ctx, prompts);
-  await probeCompletion(ctx, prompts, templates);
+  const wants = (...areas: Area[]) => ctx.wants(...areas, ...EVERYWHERE);
+  if (wants('jsonrpc')) await probeJsonRpc(ctx);
+  if (wants('ping')) await probePing(ctx);
+  if (wants('lifecycle')) await probeModernRefusals(ctx);
+  if (wants('capabilities')) await probeUndeclared(ctx);
+  if (wants('logging')) await probeLogging(ctx);
+  const lists: Area[] = ['capabilities', 'pagination'];
+  if (wants('tools', 'progress', 'cancellation', 'logging', 'http', ...lists)) {
+    progress(`${ctx.revision}: tools`);
+    const tools = await listed(ctx, 'tools', 'tools/list', 'tools');
+    ctx.surface.tools = tools;
+    if (ctx.declares('tools')) await probeTools(ctx, tools);
+    if (wants('logging')) await probeLogLevels(ctx);
+    if (wants('cancellation')) await probeCancellation(ctx);
+  }
+  let templates: Json[] = [];
+  if (wants('resources', 'subscriptions', 'completion', ...lists)) {
+    progress(`${ctx.revision}: resources`);
+    const resources = await listed(ctx, 'resources', 'resources/list', 'resources');
+    templates = await listed(ctx, 'resources', 'resources/templates/list', 'resourceTemplates');
+    ctx.surface.resources = resources;
+    ctx.surface.resourceTemplates = templates;
+    if (ctx.declares('resources')) await probeResources(ctx, resources, templates);
+    if (wants('subscriptions')) await probeSubscriptions(ctx, resources);
+  }
+  if (wants('prompts', 'completion', ...lists)) {
+    progress(`${ctx.revision}: prompts and completion`);
+    const prompts = await listed(ctx, 'prompts', 'prompts/list', 'prompts');
+    ctx.surface.prompts = prompts;
+    if (ctx.declares('prompts')) await probePrompts(ctx, prompts);
+    if (wants('completion')) await probeCompletion(ctx, prompts, templates);
+  }
   // What the probes left running: waits for late answers and for notifications.
   await Promise.all(ctx.pending);
   judgeProgress(ctx);

@@ -6,7 +6,7 @@
 import type { Channel } from '../engine/channel.js';
 import { nodeFetch } from '../node/fetch.js';
 import { describeTarget, openTarget, type Target } from '../node/target.js';
-import { REVISIONS, type Revision } from '../protocol/revisions.js';
+import { isModernRevision, REVISIONS, type Revision } from '../protocol/revisions.js';
 import { loadSchemaCatalog } from '../testing/load-schemas.js';
 import { MessageSchemaChecker } from '../testing/message-schema-checker.js';
 import { StdioClientChannel } from '../transports/stdio/client-channel.js';
@@ -15,9 +15,9 @@ import { probeHttp } from './probes/http.js';
 import { HttpProbe } from './probes/http-probe.js';
 import { isSseEndpoint } from './probes/legacy-sse.js';
 import { HttpTap } from './probes/sse.js';
-import { AREAS, REQUIREMENTS, type TransportKind } from './requirements.js';
+import { AREAS, type Area, REQUIREMENTS, roleOf, type TransportKind } from './requirements.js';
 import { type CheckEntry, type CheckSummary, summarize } from './results.js';
-import { checkRevision, type RevisionOutcome, STDIO_SHUTDOWN_MS } from './revision-run.js';
+import { checkRevision, probeNegotiation, type RevisionOutcome, STDIO_SHUTDOWN_MS } from './revision-run.js';
 import type { Surface } from './snapshot.js';
 
 /**
@@ -86,6 +86,11 @@ function openChannel(target: CheckTarget, tap: HttpTap | undefined, sse: boolean
   });
 }
 
+const checkersFor = (catalog: Awaited<ReturnType<typeof loadSchemaCatalog>>) => ({
+  published: new MessageSchemaChecker(catalog, { strict: false }),
+  strict: new MessageSchemaChecker(catalog, { strict: true }),
+});
+
 export async function checkServer(target: CheckTarget, options: CheckOptions = {}): Promise<CheckReport> {
   const started = Date.now();
   const progress = options.onProgress ?? (() => {});
@@ -95,22 +100,34 @@ export async function checkServer(target: CheckTarget, options: CheckOptions = {
     callTools: options.callTools ?? false,
     timeoutMs,
     handshakeTimeoutMs: Math.max(timeoutMs, HANDSHAKE_TIMEOUT_MS),
+    slowCalls: new Map(),
   };
+  // --only/--skip: the probes and revisions that can show none of the rules kept are not run.
+  const kept = REQUIREMENTS.filter(
+    (r) =>
+      roleOf(r) === 'server' &&
+      selectEntries(options)({ id: r.id, area: r.area } as CheckEntry) &&
+      (r.transport === undefined || r.transport === transport),
+  );
+  const narrowed = (options.only?.length ?? 0) > 0 || (options.skip?.length ?? 0) > 0;
+  if (narrowed && options.surface === undefined) {
+    probeOptions = { ...probeOptions, areas: new Set(kept.map((r) => r.area)) };
+  }
+  const revisions = (options.revisions ?? REVISIONS).filter(
+    (revision) => !narrowed || kept.some((r) => r.revisions.includes(revision)),
+  );
   const catalog = await loadSchemaCatalog();
   const outcomes: RevisionOutcome[] = [];
   let lastTail = '';
   // A URL may be the endpoint of the HTTP+SSE transport (2024-11-05): then every revision goes over it.
   const sse = target.kind === 'http' && (await isSseEndpoint(new HttpProbe(target, timeoutMs)));
   if (sse) progress(`${describeTarget(target)} serves the HTTP+SSE transport (2024-11-05)`);
-  for (const revision of options.revisions ?? REVISIONS) {
+  for (const revision of revisions) {
     progress(`${revision}: connecting to ${describeTarget(target)}`);
     // Over HTTP, the event streams the server sends are read as they pass, for the SSE rules.
     const tap = target.kind === 'http' && !sse ? new HttpTap(nodeFetch) : undefined;
     const channel = openChannel(target, tap, sse);
-    const checkers = {
-      published: new MessageSchemaChecker(catalog, { strict: false }),
-      strict: new MessageSchemaChecker(catalog, { strict: true }),
-    };
+    const checkers = checkersFor(catalog);
     const outcome = await checkRevision(revision, channel, transport, checkers, probeOptions, progress, tap);
     if (channel instanceof StdioClientChannel) lastTail = channel.stderrTail();
     if (!outcome.supported) progress(`${revision}: not spoken (${outcome.note})`);
@@ -120,14 +137,31 @@ export async function checkServer(target: CheckTarget, options: CheckOptions = {
     outcomes.push(outcome);
   }
   const spoken = outcomes.filter((o) => o.supported);
-  if (spoken.length === 0) {
+  // A server whose answers broke the framing or the ids is reported (with the rules it broke), not
+  // dismissed as speaking nothing.
+  const broken = outcomes.some((o) => o.verdicts.entries().some((e) => e.status === 'failed'));
+  if (spoken.length === 0 && !broken) {
     const why = outcomes.map((o) => `${o.revision}: ${o.note}`).join('\n  ');
     throw new CheckTargetError(
       `${describeTarget(target)} speaks none of the revisions checked, so it could not be checked:\n  ${why}` +
         (lastTail ? `\nIts stderr ended with:\n${lastTail}` : ''),
     );
   }
-  if (target.kind === 'http') {
+  const legacy = spoken.find((o) => !isModernRevision(o.revision));
+  const wants = (...areas: Area[]) =>
+    probeOptions.areas === undefined || areas.some((a) => probeOptions.areas!.has(a));
+  if (legacy && wants('lifecycle')) {
+    progress('version negotiation: initialize with a version no server supports');
+    const channel = openChannel(target, undefined, sse);
+    await probeNegotiation(
+      channel,
+      legacy,
+      spoken.map((o) => o.revision),
+      checkersFor(catalog),
+      probeOptions,
+    );
+  }
+  if (target.kind === 'http' && wants('http', 'security', 'authorization', 'jsonrpc')) {
     progress('HTTP: status codes and headers');
     await probeHttp(target, spoken, probeOptions, sse);
   }

@@ -24,20 +24,39 @@ const FORMATS: Record<string, string> = {
   ipv6: '::1',
 };
 
+/**
+ * Notes whether a value was made up by the checker (a placeholder string, the least number a
+ * range allows) rather than taken from the schema (const, enum, default, examples): a server may
+ * rightly refuse a made-up value, which then shows nothing about it.
+ */
+export interface Origin {
+  madeUp: boolean;
+}
+
 /** A value `schema` accepts, or undefined when none could be made. */
-export function validInstance(schema: unknown, root: unknown = schema, depth = 0): unknown {
-  if (schema === true || (isPlainObject(schema) && Object.keys(schema).length === 0)) return 'x';
+export function validInstance(
+  schema: unknown,
+  root: unknown = schema,
+  depth = 0,
+  origin: Origin = { madeUp: false },
+): unknown {
+  const made = <T>(value: T): T => {
+    if (value !== undefined) origin.madeUp = true;
+    return value;
+  };
+  if (schema === true || (isPlainObject(schema) && Object.keys(schema).length === 0)) return made('x');
   if (!isPlainObject(schema) || depth > MAX_DEPTH) return undefined;
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
   if ('default' in schema && schema.default !== undefined) return schema.default;
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
-  if (typeof schema.$ref === 'string') return validInstance(resolveRef(root, schema.$ref), root, depth + 1);
+  if (typeof schema.$ref === 'string')
+    return validInstance(resolveRef(root, schema.$ref), root, depth + 1, origin);
   for (const key of ['anyOf', 'oneOf'] as const) {
     const options = schema[key];
     if (Array.isArray(options)) {
       for (const option of options) {
-        const value = validInstance(option, root, depth + 1);
+        const value = validInstance(option, root, depth + 1, origin);
         if (value !== undefined) return value;
       }
     }
@@ -47,17 +66,17 @@ export function validInstance(schema: unknown, root: unknown = schema, depth = 0
     for (const part of schema.allOf) if (isPlainObject(part)) mergeInto(merged, part);
     const { allOf: _allOf, ...rest } = schema;
     mergeInto(merged, rest);
-    return validInstance(merged, root, depth + 1);
+    return validInstance(merged, root, depth + 1, origin);
   }
   const type = Array.isArray(schema.type)
     ? (schema.type.find((t) => t !== 'null') ?? schema.type[0])
     : schema.type;
   switch (type ?? (isPlainObject(schema.properties) ? 'object' : undefined)) {
     case 'object':
-      return objectInstance(schema, root, depth);
+      return objectInstance(schema, root, depth, origin);
     case 'array': {
       const count = typeof schema.minItems === 'number' ? schema.minItems : 0;
-      const item = validInstance(schema.items ?? {}, root, depth + 1);
+      const item = validInstance(schema.items ?? {}, root, depth + 1, origin);
       if (count > 0 && item === undefined) return undefined;
       // Distinct items when uniqueness is asked for and the item is a number or string.
       return Array.from({ length: count }, (_, i) =>
@@ -69,12 +88,12 @@ export function validInstance(schema: unknown, root: unknown = schema, depth = 0
       );
     }
     case 'string':
-      return stringInstance(schema);
+      return made(stringInstance(schema));
     case 'integer':
     case 'number':
-      return numberInstance(schema, type === 'integer');
+      return made(numberInstance(schema, type === 'integer'));
     case 'boolean':
-      return true;
+      return made(true);
     case 'null':
       return null;
     default:
@@ -82,19 +101,19 @@ export function validInstance(schema: unknown, root: unknown = schema, depth = 0
   }
 }
 
-function objectInstance(schema: Schema, root: unknown, depth: number): unknown {
+function objectInstance(schema: Schema, root: unknown, depth: number, origin: Origin): unknown {
   const properties = isPlainObject(schema.properties) ? schema.properties : {};
   const required = Array.isArray(schema.required) ? schema.required.filter((k) => typeof k === 'string') : [];
   const value: Record<string, unknown> = {};
   for (const key of required) {
-    const member = validInstance(properties[key] ?? {}, root, depth + 1);
+    const member = validInstance(properties[key] ?? {}, root, depth + 1, origin);
     if (member === undefined) return undefined;
     value[key] = member;
   }
   const min = typeof schema.minProperties === 'number' ? schema.minProperties : 0;
   for (const key of Object.keys(properties)) {
     if (Object.keys(value).length >= min) break;
-    const member = validInstance(properties[key], root, depth + 1);
+    const member = validInstance(properties[key], root, depth + 1, origin);
     if (member !== undefined) value[key] = member;
   }
   return value;

@@ -11,7 +11,7 @@ import type { Params, RequestId } from '../protocol/jsonrpc.js';
 import type { Revision } from '../protocol/revisions.js';
 import type { MessageSchemaChecker } from '../testing/message-schema-checker.js';
 import type { SchemaViolation } from '../testing/schema-violation.js';
-import { jsonPreview } from '../util/clip.js';
+import { clip, jsonPreview } from '../util/clip.js';
 import { isPlainObject } from '../util/guards.js';
 
 export type Json = Record<string, unknown>;
@@ -26,7 +26,12 @@ export type Reply =
       readonly data: unknown;
       readonly message: Json;
     }
-  | { readonly kind: 'timeout'; readonly ms: number }
+  | {
+      readonly kind: 'timeout';
+      readonly ms: number;
+      /** What came instead of the answer while it was awaited (a frame with another id, a broken line), clipped. */
+      readonly instead?: readonly string[];
+    }
   | { readonly kind: 'closed'; readonly reason: string };
 
 /** Something wrong with a message as a JSON-RPC message, whatever the revision's schema says. */
@@ -54,8 +59,20 @@ interface Pending {
   readonly method: string;
   readonly frame: string;
   readonly resolve: (reply: Reply) => void;
-  readonly timer: ReturnType<typeof setTimeout>;
+  timer: ReturnType<typeof setTimeout>;
+  /** Gives up on the answer now, saying what came instead. */
+  readonly expire: (ms: number) => void;
+  readonly instead: string[];
 }
+
+/**
+ * Once something that is not the answer came (a response with another id, a line that is no
+ * message), the answer gets this much longer: a server that broke its framing or its ids will not
+ * answer after all, and the report should not wait out the whole timeout for each request.
+ */
+const STRAY_GRACE_MS = 3_000;
+/** Characters of a stray frame quoted in evidence. */
+const STRAY_CHARS = 200;
 
 /** A short, one-line rendering of a message for evidence. */
 export function brief(value: unknown, max = 400): string {
@@ -114,6 +131,7 @@ export class ProbeWire {
       },
       malformed: (error) => {
         this.malformed.push(error.message);
+        this.#stray(`a line that is no JSON-RPC message: ${error.message}`);
       },
       closed: (error) => {
         this.#closed = error ? error.message : 'the connection closed';
@@ -183,8 +201,23 @@ export class ProbeWire {
     id: RequestId | undefined,
     method: string,
     timeoutMs = this.options.timeoutMs,
+    /** Filled with a function that gives up on the answer at once (its wait no longer catches a null-id error). */
+    handle?: { giveUp?: () => void },
   ): Promise<Reply> {
-    return this.#send(id ?? `unreadable-${this.#nextId++}`, method, frame, undefined, timeoutMs, true);
+    return this.#send(
+      id ?? `unreadable-${this.#nextId++}`,
+      method,
+      frame,
+      undefined,
+      timeoutMs,
+      true,
+      handle,
+    );
+  }
+
+  /** Answers to these ids are expected without a request in flight (the items of a batch sent raw). */
+  expectAnswers(ids: readonly RequestId[]): void {
+    for (const id of ids) this.#abandoned.add(id);
   }
 
   notify(method: string, params?: Params): void {
@@ -207,25 +240,55 @@ export class ProbeWire {
     info: FrameInfo | undefined,
     timeoutMs: number,
     nullId = false,
+    handle?: { giveUp?: () => void },
   ): Promise<Reply> {
     if (this.#closed) return Promise.resolve({ kind: 'closed', reason: this.#closed });
     return new Promise<Reply>((resolve) => {
-      const timer = setTimeout(() => {
+      const started = Date.now();
+      const instead: string[] = [];
+      const expire = () => {
+        clearTimeout(pending.timer);
         this.#pending.delete(key);
         this.#abandoned.add(key);
         const at = this.#nullIdWaiters.indexOf(key);
         if (at >= 0) this.#nullIdWaiters.splice(at, 1);
-        resolve({ kind: 'timeout', ms: timeoutMs });
-      }, timeoutMs);
-      this.#pending.set(key, { method, frame, resolve, timer });
+        resolve({
+          kind: 'timeout',
+          ms: Date.now() - started,
+          ...(instead.length > 0 ? { instead: [...instead] } : {}),
+        });
+      };
+      const pending: Pending = {
+        method,
+        frame,
+        resolve,
+        timer: setTimeout(expire, timeoutMs),
+        expire,
+        instead,
+      };
+      this.#pending.set(key, pending);
+      if (handle) handle.giveUp = () => (this.#pending.get(key) === pending ? expire() : undefined);
       if (nullId) this.#nullIdWaiters.push(key);
       this.channel.send(frame, info);
     });
   }
 
+  /** Something that is no answer came: every request awaited is told, and waits only a little longer. */
+  #stray(what: string): void {
+    const clipped = clip(what, STRAY_CHARS);
+    for (const pending of this.#pending.values()) {
+      if (pending.instead.length === 0) {
+        clearTimeout(pending.timer);
+        pending.timer = setTimeout(() => pending.expire(0), STRAY_GRACE_MS);
+      }
+      if (pending.instead.length < 3) pending.instead.push(clipped);
+    }
+  }
+
   #receive(value: unknown): void {
     if (!isPlainObject(value)) {
       this.malformed.push(`not a JSON object: ${brief(value)}`);
+      this.#stray(`not a JSON object: ${brief(value, STRAY_CHARS)}`);
       return;
     }
     this.inbound.push(value);
@@ -317,8 +380,9 @@ export class ProbeWire {
         rule: 'jsonrpc.response-id',
         evidence: again
           ? `the server answered request ${brief(id)} a second time: ${brief(message)}`
-          : `the server sent a response to no request in flight: ${brief(message)}`,
+          : `the server sent a response to no request in flight: ${brief(message)}${this.#pending.size > 0 ? ` (awaited: ${[...this.#pending.keys()].map((k) => brief(k)).join(', ')})` : ''}`,
       });
+      if (!again) this.#stray(`a response with id ${brief(id)}: ${brief(message, STRAY_CHARS)}`);
       return;
     }
     this.#pending.delete(key);
@@ -345,7 +409,9 @@ export function describeReply(reply: Reply): string {
     case 'error':
       return `error ${brief(reply.code)} ${brief(reply.text)}`;
     case 'timeout':
-      return `no answer within ${reply.ms} ms`;
+      return reply.instead
+        ? `nothing but ${reply.instead.join('; then ')}`
+        : `no answer within ${reply.ms} ms`;
     case 'closed':
       return `the connection closed (${reply.reason})`;
   }

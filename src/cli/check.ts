@@ -75,6 +75,8 @@ Options:
   --timeout <ms>             Time allowed for each answer (default 10000); with
                              --client, for each run of the client (default 30000)
   --header <h>               Extra HTTP header "Name: value" (HTTP targets; repeatable)
+  --verbose                  The report by revision: every revision's evidence, and
+                             every check not tested, with the reason
   --quiet                    No progress on stderr
   -h, --help                 Show this help
 
@@ -106,6 +108,7 @@ const OPTIONS = {
   timeout: { type: 'string' },
   header: { type: 'string', multiple: true },
   quiet: { type: 'boolean' },
+  verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -151,7 +154,15 @@ export async function runCheckCli(argv: readonly string[], io: CliIo): Promise<n
     if (!(error instanceof CheckTargetError)) io.err('switchboard: the target could not be checked.\n');
     return 2;
   }
-  io.out(escapeControls(formatText(report, { expected })));
+  io.out(
+    escapeControls(
+      formatText(report, {
+        expected,
+        verbose: values.verbose ?? false,
+        ...(process.stdout.isTTY ? { width: process.stdout.columns } : {}),
+      }),
+    ),
+  );
   if (wantsSurface && !report.surface) {
     io.err(
       `switchboard: the server does not speak ${pinned?.revision ?? 'any revision checked'}, so its surface could not be ${pinned ? 'compared' : 'recorded'}.\n`,

@@ -16,6 +16,7 @@ export const CONSOLE_DEFAULT_PORT = 7420;
 export const CONSOLE_HELP = `Usage:
   switchboard console [--port <n>] [--protocol <rev> | --legacy] [<target>]
   switchboard console [options] -- <server command ...>
+  switchboard console --config FILE [--history FILE]
 
 Serves the Switchboard console, a web page to explore, call and debug MCP
 servers, at http://127.0.0.1:${CONSOLE_DEFAULT_PORT}/ and prints its URL. The URL holds a
@@ -27,6 +28,9 @@ Options:
   --port <n>        Port to serve on (default ${CONSOLE_DEFAULT_PORT}; 0 picks a free one)
   --protocol <rev>  Speak exactly this revision to the target, e.g. 2025-06-18
   --legacy          Use the legacy initialize handshake with the target
+  --config <file>   The command center: every server of this mcpServers/VS Code
+                    config, its health, check scores and changed tools (#/fleet)
+  --history <file>  With --config: the check history (JSONL, as check --history)
   -h, --help        Show this help
 
 Examples:
@@ -42,7 +46,7 @@ export type ConsoleIo = Required<CliIo>;
 
 /** Returns the exit code: 0 after a clean stop, 1 when it cannot serve, 2 for a wrong command line. */
 export async function runConsole(argv: readonly string[], io: ConsoleIo): Promise<number> {
-  let parsed: { port: number; connect: ConnectRequest[] } | 'help';
+  let parsed: ConsoleArguments | 'help';
   try {
     parsed = parse(argv);
   } catch (error) {
@@ -56,7 +60,11 @@ export async function runConsole(argv: readonly string[], io: ConsoleIo): Promis
   }
   let running: Awaited<ReturnType<typeof serveConsole>>;
   try {
-    running = await serveConsole({ port: parsed.port, connect: parsed.connect });
+    running = await serveConsole({
+      port: parsed.port,
+      connect: parsed.connect,
+      ...(parsed.fleet ? { fleet: parsed.fleet } : {}),
+    });
   } catch (error) {
     io.err(
       `switchboard: cannot serve the console: ${errorMessage(error)}\n` +
@@ -66,7 +74,7 @@ export async function runConsole(argv: readonly string[], io: ConsoleIo): Promis
     );
     return 1;
   }
-  io.out(`Switchboard console: ${running.url}\n`);
+  io.out(`Switchboard console: ${running.url}${parsed.fleet ? '#/fleet' : ''}\n`);
   for (const connection of running.connections) {
     io.out(
       connection.state === 'open'
@@ -80,17 +88,34 @@ export async function runConsole(argv: readonly string[], io: ConsoleIo): Promis
   return 0;
 }
 
-function parse(argv: readonly string[]): { port: number; connect: ConnectRequest[] } | 'help' {
-  const { values, tokens } = parseCommandLine(
-    argv,
-    {
-      port: { type: 'string' },
-      protocol: { type: 'string' },
-      legacy: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    'console',
-  );
+interface ConsoleArguments {
+  port: number;
+  connect: ConnectRequest[];
+  fleet?: { config: string; history?: string };
+}
+
+function parse(argv: readonly string[]): ConsoleArguments | 'help' {
+  const parsed = parseConnection(argv);
+  if (parsed === 'help') return parsed;
+  const { values } = parseCommandLine(argv, CONSOLE_OPTIONS, 'console');
+  if (values.history !== undefined && values.config === undefined)
+    throw new UsageError('--history goes with --config (the fleet view).', 'console');
+  return values.config === undefined
+    ? parsed
+    : { ...parsed, fleet: { config: values.config, ...(values.history ? { history: values.history } : {}) } };
+}
+
+const CONSOLE_OPTIONS = {
+  port: { type: 'string' },
+  protocol: { type: 'string' },
+  legacy: { type: 'boolean' },
+  config: { type: 'string' },
+  history: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function parseConnection(argv: readonly string[]): ConsoleArguments | 'help' {
+  const { values, tokens } = parseCommandLine(argv, CONSOLE_OPTIONS, 'console');
   if (values.help) return 'help';
   const port = values.port === undefined ? CONSOLE_DEFAULT_PORT : Number(values.port);
   if (values.port !== undefined && (!/^\d+$/.test(values.port) || port > 65535))

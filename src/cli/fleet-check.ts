@@ -11,7 +11,13 @@
 import { writeFileSync } from 'node:fs';
 import type { CheckTarget } from '../check/run.js';
 import { FleetError } from '../fleet/errors.js';
-import { checkFleet, type FleetResult, type FleetTarget, uncheckedResult } from '../fleet/fleet-check.js';
+import {
+  checkFleet,
+  configTargets,
+  type FleetResult,
+  type FleetTarget,
+  uncheckedResult,
+} from '../fleet/fleet-check.js';
 import { formatFleetHtml, formatFleetJunit, formatFleetTable } from '../fleet/fleet-report.js';
 import { appendRun, forHistory, latestResults, RUN_FORMAT, readRuns } from '../fleet/history.js';
 import { declaredServers, type ServerJson } from '../fleet/server-json.js';
@@ -125,26 +131,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
       io.err(`switchboard: ${loaded.problems.length} problem(s) in ${values.config}; nothing checked.\n`);
       return 2;
     }
-    targets = loaded.config.upstreams.map(
-      (u): FleetTarget =>
-        u.transport === 'stdio'
-          ? {
-              name: u.name,
-              transport: 'stdio',
-              target: {
-                kind: 'stdio',
-                command: u.command,
-                args: u.args,
-                env: u.env,
-                ...(u.cwd ? { cwd: u.cwd } : {}),
-              },
-            }
-          : {
-              name: u.name,
-              transport: u.transport,
-              target: { kind: 'http', url: u.url, headers: u.headers },
-            },
-    );
+    targets = configTargets(loaded.config);
     const picked = values.server ?? [];
     const unknown = picked.filter((p) => !targets.some((t) => t.name === p));
     if (unknown.length > 0)

@@ -11,6 +11,7 @@
  */
 
 import type { CheckEntry, CheckSummary } from '../check/results.js';
+import type { SkillEntry } from '../extensions/skills/types.js';
 import type {
   CallToolResult,
   CompleteParams,
@@ -180,6 +181,13 @@ export interface Operations {
   };
   cancel: { request: { callId: string }; result: { cancelled: boolean } };
   read: { request: { uri: string }; result: ReadResourceResult };
+  /** The server's skills (`skills/list`); none when it does not declare the Skills extension. */
+  skills: { request: Record<string, never>; result: { skills: SkillEntry[] } };
+  /** A skill's file, read and verified against its entry (size, digest, SKILL.md frontmatter). */
+  'skill-file': {
+    request: { uri: string };
+    result: { uri: string; mimeType?: string; text?: string; size: number };
+  };
   /**
    * Follows a resource: `resources/subscribe` on a legacy connection, a `subscriptions/listen`
    * stream naming it on 2026-07-28. Each change arrives as a `notifications/resources/updated`

@@ -6,6 +6,7 @@ import { ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import { errorMessage } from '../util/guards.js';
 import type { ApiAnswer, ApiError, ConnectRequest, OperationName } from './api-types.js';
 import { BadRequest } from './connection.js';
+import type { ConsoleFleet } from './fleet.js';
 import { sendJson, sendText } from './responses.js';
 import type { ConsoleService } from './service.js';
 
@@ -20,12 +21,27 @@ export async function serveApi(
   res: ServerResponse,
   url: URL,
   streams: Set<ServerResponse>,
+  fleet?: ConsoleFleet,
 ): Promise<void> {
   const parts = url.pathname.split('/').slice(2).map(decodeURIComponent); // after "/api"
   const method = req.method ?? 'GET';
   try {
     if (parts[0] === 'events' && parts.length === 1 && method === 'GET')
       return streamEvents(service, req, res, url, streams);
+    if (parts[0] === 'fleet') {
+      if (!fleet) return sendText(res, 404, 'This console has no fleet: start it with --config FILE.');
+      if (parts.length === 1 && method === 'GET') return sendJson(res, 200, fleet.view());
+      if (parts[1] === 'check' && method === 'POST') {
+        const { server } = (await readJson(req)) as { server?: unknown };
+        return sendJson(res, 200, await fleet.check(typeof server === 'string' ? server : undefined));
+      }
+      if (parts[1] === 'approve' && method === 'POST') {
+        const { server, tool } = (await readJson(req)) as { server?: unknown; tool?: unknown };
+        if (typeof server !== 'string' || typeof tool !== 'string')
+          throw new BadRequest('Send { "server": "...", "tool": "..." }.');
+        return sendJson(res, 200, fleet.approve(server, tool));
+      }
+    }
     if (parts[0] === 'connections') {
       const [, id, op] = parts;
       if (id === undefined && method === 'GET')

@@ -8,6 +8,7 @@ import type { VersionNegotiation } from '../client/client.js';
 import type { Subscription } from '../client/subscriptions.js';
 import type { Channel } from '../engine/channel.js';
 import { Client } from '../extensions/client.js';
+import { SKILLS_EXTENSION } from '../extensions/skills/types.js';
 import { describeTarget, openTarget } from '../node/target.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import { isRevision, REVISIONS } from '../protocol/revisions.js';
@@ -243,6 +244,19 @@ export class ConsoleConnection {
       return { cancelled: call !== undefined };
     },
     read: (body) => this.client.readResource(text(body, 'uri')),
+    skills: async () =>
+      this.client.serverCapabilities.extensions?.[SKILLS_EXTENSION] === undefined
+        ? { skills: [] }
+        : { skills: (await this.client.listSkills()).skills },
+    'skill-file': async (body) => {
+      const file = await this.client.readSkillFile(text(body, 'uri'));
+      return {
+        uri: file.uri,
+        size: file.bytes.byteLength,
+        ...(file.mimeType === undefined ? {} : { mimeType: file.mimeType }),
+        ...(file.text === undefined ? {} : { text: file.text }),
+      };
+    },
     subscribe: async (body) => {
       const uri = text(body, 'uri');
       if (this.#watches.has(uri)) return { uri };

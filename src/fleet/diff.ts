@@ -68,10 +68,11 @@ function middle(a: string[], b: string[]): { op: ' ' | '-' | '+'; text: string }
     if (i < a.length && j < b.length && a[i] === b[j]) {
       out.push({ op: ' ', text: a[i++]! });
       j++;
-    } else if (j < b.length && (i === a.length || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) {
-      out.push({ op: '+', text: b[j++]! });
-    } else {
+    } else if (i < a.length && (j === b.length || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) {
+      // Removed lines before added ones, as diff and patch print them.
       out.push({ op: '-', text: a[i++]! });
+    } else {
+      out.push({ op: '+', text: b[j++]! });
     }
   }
   return out;

@@ -4,7 +4,7 @@
  * compared in constant time, and every key is compared on every request, so neither the time taken
  * nor an early exit tells which key came close.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 /** The least entropy a key may have. */
 export const MIN_KEY_BITS = 128;
@@ -48,7 +48,7 @@ function smallestPeriod(text: string): number {
 }
 
 function digest(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
+  return hash('sha256', text, 'buffer');
 }
 
 export class ApiKeys {

@@ -10,7 +10,7 @@
  * loop, so a call never waits for the disk. What is not written yet when the process is killed is
  * lost (a clean stop writes everything).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { closeSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
@@ -36,8 +36,9 @@ export interface AuditEntry {
 
 export const GENESIS = '0'.repeat(64);
 
+/** One-shot (`crypto.hash`): for lines of a few hundred bytes, several times cheaper than a Hash object. */
 export function sha256(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 /** The digest an entry records for arguments: never the values themselves. */

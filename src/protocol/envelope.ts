@@ -14,7 +14,7 @@ import type { ClientCapabilities } from './types.js';
 export function hasModernEnvelope(params: Params): boolean {
   const meta = params._meta;
   // A `_meta` that is not an object is refused with -32602 by the params check.
-  return typeof meta === 'object' && meta !== null && META.protocolVersion in meta;
+  return isPlainObject(meta) && META.protocolVersion in meta;
 }
 
 /** The client capabilities an envelope declares, or the -32602 error saying they are missing. */

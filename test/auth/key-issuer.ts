@@ -27,6 +27,10 @@ export class KeyIssuer {
   jwksRequests = 0;
   /** While false, the JWKS endpoint answers 503. */
   available = true;
+  /** The document that answers with an endless body (no Content-Length) instead of its JSON. */
+  endless: 'metadata' | 'jwks' | undefined;
+  /** Bytes of the endless body sent, and whether the reader hung up before its safety stop. */
+  readonly endlessSent = { bytes: 0, cut: Promise.resolve(false) };
   #keys: SigningKey[];
   readonly #server: NodeHttpServer;
 
@@ -40,6 +44,27 @@ export class KeyIssuer {
     let self: KeyIssuer | undefined;
     const server = createServer((req, res) => {
       const issuer = self!;
+      const document = req.url === '/jwks' ? 'jwks' : 'metadata';
+      if (
+        issuer.endless === document &&
+        (req.url === '/jwks' || req.url === '/.well-known/oauth-authorization-server')
+      ) {
+        issuer.endlessSent.cut = new Promise((resolve) =>
+          res.once('close', () => resolve(!res.writableFinished)),
+        );
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"keys":[{"kty":"');
+        const more = () => {
+          // A safety stop far past any cap, so a reader that never stops fails the test, not hangs it.
+          while (!res.destroyed && issuer.endlessSent.bytes < 256 * 1024 * 1024) {
+            issuer.endlessSent.bytes += 64 * 1024;
+            if (!res.write('y'.repeat(64 * 1024))) return void res.once('drain', more);
+          }
+          if (!res.destroyed) res.end('"}]}');
+        };
+        more();
+        return;
+      }
       if (req.url === '/.well-known/oauth-authorization-server') {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ issuer: issuer.issuer, jwks_uri: `${issuer.issuer}/jwks` }));

@@ -293,9 +293,16 @@ describe('bearer(): a protected resource', () => {
 });
 
 describe('bearer(): when the keys cannot be fetched', () => {
-  test('the request gets 503 (try again), not 401 (sign in again), and onerror hears why', async () => {
+  /**
+   * A protected server over an issuer that `spoil` breaks: alice's call gets 503 (try again), not
+   * 401 (sign in again), and onerror hears why once; then `after` runs.
+   */
+  async function unavailable(
+    spoil: (issuer: KeyIssuer) => void,
+    after: (issuer: KeyIssuer, retry: () => Promise<Exchange>) => Promise<void>,
+  ) {
     const issuer = await KeyIssuer.start();
-    issuer.available = false;
+    spoil(issuer);
     const errors: Error[] = [];
     const server = await startProtected(makeServer(), () => ({
       authorizationServers: [issuer.issuer],
@@ -303,15 +310,40 @@ describe('bearer(): when the keys cannot be fetched', () => {
     }));
     try {
       const token = await issuer.token({ sub: 'alice', aud: server.url });
-      const reply = await call(server.url, token, 'whoami');
-      assertError(reply, 503, -32603, /could not be checked/);
+      const retry = () => call(server.url, token, 'whoami');
+      assertError(await retry(), 503, -32603, /could not be checked/);
       assert.equal(errors.length, 1);
-      issuer.available = true;
-      // A failed key fetch is not remembered.
-      assert.equal((await call(server.url, token, 'whoami')).status, 200);
+      await after(issuer, retry);
     } finally {
       await server.close();
       await issuer.close();
     }
-  });
+  }
+
+  for (const document of ['metadata', 'jwks'] as const) {
+    test(`an endless ${document} document is read up to 1 MiB only, and the request gets 503`, () =>
+      // Issue 25: a 150 MiB JWKS was read whole (+762 MiB RSS) before its size was compared.
+      unavailable(
+        (issuer) => {
+          issuer.endless = document;
+        },
+        async (issuer) => {
+          assert.equal(await issuer.endlessSent.cut, true, 'the reader hung up');
+          // What was sent beyond the cap is what sat in socket buffers when the reader stopped.
+          assert.ok(issuer.endlessSent.bytes < 32 * 1024 * 1024, `${issuer.endlessSent.bytes} bytes sent`);
+        },
+      ));
+  }
+
+  test('the request gets 503 (try again), not 401 (sign in again), and onerror hears why', () =>
+    unavailable(
+      (issuer) => {
+        issuer.available = false;
+      },
+      async (issuer, retry) => {
+        issuer.available = true;
+        // A failed key fetch is not remembered.
+        assert.equal((await retry()).status, 200);
+      },
+    ));
 });

@@ -31,7 +31,7 @@ describe('switchboard check --client', () => {
     assert.equal(broken.code, 1);
     assert.match(
       broken.stdout,
-      /FAIL client\.initialized \[MUST\]: after initialize, the client sent .*tools\/list/,
+      /FAIL client\.initialized \[MUST\] in [\d, -]+\n {2}after initialize, the client sent [\s\S]*?tools\/list/,
     );
   });
   test('exit 2: a client that never connects, and options that concern a server', async () => {

@@ -16,6 +16,7 @@ describe('switchboard check: selection and exit statuses', () => {
       '2025-11-25',
       '--only',
       'tools,ping',
+      '--verbose',
       server(),
     ]);
     assert.equal(only.code, 0, only.stderr);

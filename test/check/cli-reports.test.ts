@@ -30,6 +30,7 @@ describe('switchboard check: reports', () => {
     assert.match(run.stderr, /switchboard check: 2025-11-25: tools/);
     const report = JSON.parse(readFileSync(json, 'utf8'));
     assert.deepEqual(Object.keys(report.summary).sort(), [
+      'advice',
       'failed',
       'passed',
       'score',
@@ -63,7 +64,16 @@ describe('switchboard check: reports', () => {
       server('no-input-validation'),
     ]);
     assert.equal(run.code, 1, run.stderr);
-    assert.match(run.stdout, /FAIL tools\.invalid-arguments \[MUST\]: tools\/call "echo" with \{\}/);
+    assert.match(
+      run.stdout,
+      /FAIL tools\.invalid-arguments \[MUST\] in 2025-06-18\n {2}tools\/call "echo" with \{\}/,
+    );
+    // The finding says what to change and quotes the spec, linked in its own revision's tree.
+    assert.match(run.stdout, /\n {2}Change: The server validates tool inputs/);
+    assert.match(run.stdout, /\n {2}Spec: "Servers MUST: - Validate all tool inputs"/);
+    assert.match(run.stdout, /specification\/2025-06-18\/server\/tools#security-considerations/);
+    // Every line but the first (the target, whole) is kept to 100 columns (stdout is no terminal).
+    for (const line of run.stdout.split('\n').slice(1)) assert.ok(line.length <= 100, line);
     assert.match(readFileSync(junit, 'utf8'), /<failure message="tools\/call &quot;echo&quot;/);
 
     const expected = join(dir, 'expected.txt');

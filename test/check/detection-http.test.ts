@@ -6,14 +6,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Revision } from 'switchboard';
-import { checkServer, requirement } from 'switchboard/check';
+import { brokenStatus, checkServer, levelIn, requirement } from 'switchboard/check';
 import { HTTP_BUGS, type HttpBug, startBrokenHttp } from '../fixtures/check-http-server.js';
 
 const EXPECTED: Record<HttpBug, readonly [string, Revision]> = {
   'origin-unchecked': ['security.origin', '2025-11-25'],
   'notification-200': ['http.notification-202', '2025-11-25'],
   'unknown-session-400': ['http.unknown-session', '2025-06-18'],
-  'missing-session-ok': ['http.missing-session', '2025-11-25'],
+  'missing-session-404': ['http.missing-session', '2025-11-25'],
   'unknown-method-400': ['http.unknown-method-404', '2026-07-28'],
   'unsupported-version-200': ['http.unsupported-version-400', '2026-07-28'],
   'header-mismatch-unchecked': ['http.header-mismatch', '2026-07-28'],
@@ -29,7 +29,15 @@ const EXPECTED: Record<HttpBug, readonly [string, Revision]> = {
   'resume-ignored': ['http.resume', '2025-06-18'],
   'resume-foreign': ['http.resume-same-stream', '2025-11-25'],
   'sse-endpoint-not-first': ['http.sse-endpoint-event', '2024-11-05'],
+  'protocol-version-unchecked': ['http.protocol-version-400', '2025-06-18'],
+  'batch-refused': ['jsonrpc.batch', '2025-03-26'],
 };
+
+/** Bugs whose rule applies in more revisions than EXPECTED names: each must be flagged there too. */
+const ALSO: readonly (readonly [HttpBug, string, Revision])[] = [
+  ['origin-unchecked', 'security.origin', '2025-03-26'],
+  ['protocol-version-unchecked', 'http.protocol-version-400', '2025-11-25'],
+];
 
 /** The bugs of the HTTP+SSE transport are seen at its endpoint, /sse. */
 const urlFor = (bug: HttpBug, url: string) =>
@@ -46,10 +54,28 @@ test('switchboard check flags every seeded HTTP bug with its requirement', async
         { revisions: [revision], timeoutMs: 5_000 },
       );
       const entry = report.checks.find((c) => c.id === id && c.revision === revision);
-      const wanted = requirement(id).level === 'MUST' ? 'failed' : 'warning';
+      const wanted = brokenStatus(levelIn(requirement(id), revision));
       if (entry?.status !== wanted || !entry.evidence?.length) {
         missed.push(`${bug}: ${id} in ${revision} is ${entry?.status} (${entry?.message}), not ${wanted}`);
       }
+    } finally {
+      await server.close();
+    }
+  }
+  assert.deepEqual(missed, []);
+});
+
+test('the bugs of rules of several revisions are flagged in each (Origin at 2025-03-26 too)', async () => {
+  const missed: string[] = [];
+  for (const [bug, id, revision] of ALSO) {
+    const server = await startBrokenHttp(bug);
+    try {
+      const report = await checkServer(
+        { kind: 'http', url: server.url },
+        { revisions: [revision], timeoutMs: 5_000, only: ['http', 'security'] },
+      );
+      const entry = report.checks.find((c) => c.id === id && c.revision === revision);
+      if (entry?.status !== 'failed') missed.push(`${bug}: ${id} in ${revision} is ${entry?.status}`);
     } finally {
       await server.close();
     }

@@ -13,7 +13,11 @@ describe('switchboard check on the official SDK servers over HTTP', () => {
     const server = await startV1Streamable();
     try {
       const report = await checkServer({ kind: 'http', url: server.url });
-      assert.deepEqual(failures(report), ['2025-11-25 security.origin', '2025-06-18 security.origin']);
+      assert.deepEqual(failures(report), [
+        '2025-11-25 security.origin',
+        '2025-06-18 security.origin',
+        '2025-03-26 security.origin',
+      ]);
       const passed = (id: string) => report.checks.some((c) => c.id === id && c.status === 'passed');
       for (const id of ['http.unknown-session', 'http.missing-session', 'http.notification-202']) {
         assert.ok(passed(id), id);
@@ -31,6 +35,7 @@ describe('switchboard check on the official SDK servers over HTTP', () => {
         '2026-07-28 security.origin',
         '2025-11-25 security.origin',
         '2025-06-18 security.origin',
+        '2025-03-26 security.origin',
       ]);
     } finally {
       await server.close();

@@ -83,6 +83,18 @@ function questioningServer() {
     },
   );
   server.registerTool(
+    'lure',
+    { title: 'Lure', description: 'Asks to open a page over plain http on another host.' },
+    async (_a, ctx) => {
+      const answer = await ctx.elicit({
+        mode: 'url',
+        message: 'Open this page.',
+        url: 'http://example.com/login',
+      });
+      return `lure: ${answer.action}`;
+    },
+  );
+  server.registerTool(
     'link_account',
     { title: 'Link account', description: 'Needs a linked account.' },
     async (_a, ctx) => {
@@ -240,6 +252,18 @@ for (const era of ['modern', 'legacy'] as const) {
       assert.equal(await link.getAttribute('rel'), 'noopener noreferrer');
       await dialog().getByRole('button', { name: 'Accept' }).click();
       await result().getByText('consent: accept', { exact: true }).waitFor();
+    });
+
+    test('URL-mode elicitation to plain http elsewhere: shown as text with a note, never a link', async () => {
+      await callTool('lure', 'Lure');
+      await dialog().getByText('Open this page.').waitFor();
+      await dialog().getByText('http://example.com/login', { exact: true }).waitFor();
+      await dialog()
+        .getByText(/only https addresses \(and http on this computer\) become links/)
+        .waitFor();
+      assert.equal(await dialog().getByRole('link').count(), 0);
+      await dialog().getByRole('button', { name: 'Decline' }).click();
+      await result().getByText('lure: decline', { exact: true }).waitFor();
     });
 
     test('URL-mode elicitation required before a call can run: accepted, the call succeeds', async () => {

@@ -185,6 +185,23 @@ test('a prompt with completed arguments, rendered as the messages a model would 
   await bench.shot('prompt');
 });
 
+test("the Skills tab lists the example's skill, renders its SKILL.md safely and browses its files, each read verified", async () => {
+  await page.getByRole('tab', { name: 'Skills' }).click();
+  await page.getByRole('button', { name: /^notes-research skill:\/\/notes-research\/SKILL\.md/ }).click();
+  const skill = page.getByRole('region', { name: 'Skill' });
+  const file = skill.getByRole('region', { name: 'File' });
+  // SKILL.md through the Markdown renderer, its frontmatter left out of the text.
+  await file.getByRole('heading', { name: 'Researching the notes' }).waitFor();
+  await file.locator('.markdown code', { hasText: 'find_notes' }).waitFor();
+  assert.doesNotMatch((await file.textContent()) ?? '', /name: notes-research|#|`/);
+  await skill
+    .getByRole('list', { name: 'Files' })
+    .getByRole('button', { name: /references\/note-format\.md/ })
+    .click();
+  await file.getByRole('heading', { name: 'The notes' }).waitFor();
+  await bench.shot('skills');
+});
+
 test('logs arrive at the level chosen', async () => {
   await page.getByRole('tab', { name: 'Logs' }).click();
   const logs = page.getByRole('region', { name: 'Logs' });

@@ -48,7 +48,18 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // Redis-backed stores implement the interfaces of server/, extensions/tasks and the HTTP event store.
   redis: ['extensions', 'protocol', 'server', 'transports', 'util'],
   // The web console (its page included) drives a Client; the CLI's `console` command serves it.
-  console: ['check', 'client', 'engine', 'extensions', 'node', 'protocol', 'transports', 'util'],
+  console: [
+    'check',
+    'client',
+    'engine',
+    'extensions',
+    'fleet',
+    'gateway',
+    'node',
+    'protocol',
+    'transports',
+    'util',
+  ],
   // `switchboard test`: drives a Client, reuses the checker's synthesizer and report look and the
   // gateway's mcpServers reader; the CLI's `test` command is its only user besides its entry point.
   mcptest: [

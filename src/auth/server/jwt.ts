@@ -120,7 +120,8 @@ export class JwtVerifier {
     const remote = jose.createRemoteJWKSet(url, {
       cooldownDuration: this.options.jwksCooldownMs ?? 30_000,
       cacheMaxAge: this.options.jwksMaxAgeMs ?? 600_000,
-      [jose.customFetch]: (input: string, init: RequestInit) => this.http.fetch(input, init),
+      // Capped: a JWKS larger than a megabyte is not read (the request gets 503, as for a slow one).
+      [jose.customFetch]: (input: string, init: RequestInit) => this.http.documentFetch(input, init),
     });
     return async (header, token) => {
       try {

@@ -6,7 +6,7 @@
 import type { Params } from '../../protocol/jsonrpc.js';
 import { META } from '../../protocol/meta.js';
 import type { Revision } from '../../protocol/revisions.js';
-import type { TransportKind } from '../requirements.js';
+import type { Area, TransportKind } from '../requirements.js';
 import type { Verdicts } from '../results.js';
 import { SurfaceRecorder } from '../snapshot.js';
 import type { Json, ProbeWire, Reply } from '../wire.js';
@@ -41,7 +41,24 @@ export interface ProbeOptions {
    * take a while to start on a busy machine.
    */
   readonly handshakeTimeoutMs: number;
+  /** The areas the report keeps (`--only`/`--skip`): probes that can show none of them are not run. Absent: all. */
+  readonly areas?: ReadonlySet<Area>;
+  /**
+   * Slow tool calls already made in an earlier revision (by tool definition and arguments): the
+   * same call is not made again, its answer is judged again (a tool defined alike is checked alike).
+   */
+  readonly slowCalls?: Map<string, SlowCall>;
 }
+
+/** A tool call that took SLOW_CALL_MS or more, and how it was answered. */
+export interface SlowCall {
+  readonly revision: Revision;
+  readonly ms: number;
+  readonly reply: Reply;
+}
+
+/** A tool call this slow is made once per check, not once per revision. */
+export const SLOW_CALL_MS = 2_000;
 
 /** A request the checker gave a progressToken, and how it went (for the progress and cancellation probes). */
 export interface TokenedRequest {
@@ -120,6 +137,12 @@ export class ProbeContext {
   /** A request every server in this revision answers, to see it still serves. */
   liveness(): Promise<Reply> {
     return this.request(this.modern ? 'server/discover' : 'ping');
+  }
+
+  /** Whether the report keeps a verdict of any of these areas (a probe showing none of them is skipped). */
+  wants(...areas: readonly Area[]): boolean {
+    const kept = this.options.areas;
+    return kept === undefined || areas.some((area) => kept.has(area));
   }
 
   declares(capability: string): boolean {

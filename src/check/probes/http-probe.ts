@@ -13,8 +13,10 @@ export interface Answer {
   readonly status: number;
   readonly contentType: string;
   readonly headers: ResponseLike['headers'];
-  /** The JSON-RPC message in the body (the first one of an event stream), if any. */
+  /** The JSON-RPC message in the body (the first response of an event stream), if any. */
   readonly message?: Json;
+  /** Every JSON-RPC response in the body (the items of a JSON array, the responses of an event stream). */
+  readonly responses: readonly Json[];
 }
 
 export interface Target {
@@ -44,7 +46,13 @@ export class HttpProbe {
     method: string,
     headers: Record<string, string>,
     body?: unknown,
-    options: { readonly read?: boolean; readonly anonymous?: boolean; readonly url?: string } = {},
+    options: {
+      readonly read?: boolean;
+      readonly anonymous?: boolean;
+      readonly url?: string;
+      /** Responses an event stream is read for (default 1). */
+      readonly responses?: number;
+    } = {},
   ): Promise<Answer> {
     const controller = new AbortController();
     const timer = setTimeout(
@@ -62,8 +70,15 @@ export class HttpProbe {
         signal: controller.signal,
       });
       const contentType = (response.headers.get('content-type') ?? '').toLowerCase();
-      const message = options.read === false ? undefined : await readMessage(response, contentType);
-      return { status: response.status, contentType, headers: response.headers, message };
+      const responses =
+        options.read === false ? [] : await readResponses(response, contentType, options.responses);
+      return {
+        status: response.status,
+        contentType,
+        headers: response.headers,
+        ...(responses[0] ? { message: responses[0] } : {}),
+        responses,
+      };
     } finally {
       clearTimeout(timer);
       controller.abort();
@@ -104,30 +119,40 @@ function withoutAuthorization(headers: Readonly<Record<string, string>> = {}): R
   );
 }
 
-/** The body's JSON-RPC message: the JSON of a JSON body, the first `data:` message of an event stream. */
-async function readMessage(response: ResponseLike, contentType: string): Promise<Json | undefined> {
-  if (!response.body) return undefined;
+/**
+ * The body's JSON-RPC responses: a JSON body's object (or the items of its array), an event
+ * stream's responses up to `expected` of them (read until the stream ends otherwise).
+ */
+async function readResponses(response: ResponseLike, contentType: string, expected = 1): Promise<Json[]> {
+  if (!response.body) return [];
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let text = '';
   const stream = contentType.startsWith('text/event-stream');
+  const found = () =>
+    text
+      .split('\n')
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => parse(line.slice(5).trim()))
+      .filter((m): m is Json => m !== undefined && ('result' in m || 'error' in m));
   try {
     while (text.length < MAX_BODY) {
       const { done, value } = await reader.read();
       if (value) text += decoder.decode(value, { stream: true });
-      if (stream) {
-        for (const line of text.split('\n')) {
-          if (!line.startsWith('data:')) continue;
-          const parsed = parse(line.slice(5).trim());
-          if (parsed && ('result' in parsed || 'error' in parsed)) return parsed;
-        }
-      }
+      if (stream && found().length >= expected) break;
       if (done) break;
     }
   } finally {
     await reader.cancel().catch(() => undefined);
   }
-  return stream ? undefined : parse(text);
+  if (stream) return found();
+  try {
+    const value: unknown = JSON.parse(text);
+    const items = Array.isArray(value) ? value : [value];
+    return items.filter((m): m is Json => typeof m === 'object' && m !== null && !Array.isArray(m));
+  } catch {
+    return [];
+  }
 }
 
 export function parse(text: string): Json | undefined {

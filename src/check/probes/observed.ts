@@ -24,6 +24,21 @@ const CAPABILITY_OF: Record<string, string> = {
   'roots/list': 'roots',
 };
 
+/**
+ * A revision whose handshake failed: only what broke the framing or the ids is judged (a server
+ * that answered with the wrong id, or split a message over lines, fails those rules, and the report
+ * says so, rather than calling the revision unspoken without a word).
+ */
+export function judgeBroken(ctx: ProbeContext): void {
+  const { wire, verdicts: v } = ctx;
+  for (const problem of wire.envelopeProblems) v.fail(problem.rule, problem.evidence);
+  // A line that begins a JSON value is a message broken over lines; other text means no MCP at all.
+  if (ctx.transport === 'stdio') {
+    for (const line of wire.malformed.filter((l) => /not valid JSON: "[{[]/.test(l)))
+      v.fail('stdio.messages-only', `stdout carried something that is not a JSON-RPC message: ${line}`);
+  }
+}
+
 export function judgeObserved(ctx: ProbeContext): void {
   const { wire, verdicts: v } = ctx;
   const seen = wire.inbound.length;

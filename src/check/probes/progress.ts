@@ -5,7 +5,7 @@
  * while it does: it is called again and cancelled at its first progress notification, and must
  * not answer with a result afterwards. Cancellations leave the server serving.
  */
-import { brief, describeReply, type Json } from '../wire.js';
+import { brief, describeReply, type Json, type Reply } from '../wire.js';
 import type { ProbeContext, TokenedRequest } from './context.js';
 
 const PROGRESS = 'notifications/progress';
@@ -17,6 +17,12 @@ const MIN_CANCEL_WAIT_MS = 1_000;
  * notification: cancelled at that notification the next time, it is surely still running.
  */
 const LONG_CALL_MS = 150;
+/** A call without progress that took this long is cancelled part way through the next time. */
+const CANCELLABLE_MS = 1_000;
+/** Latest point of a slow call at which it is cancelled. */
+const MAX_CANCEL_DELAY_MS = 1_000;
+/** A result this soon after the cancellation may have been sent before it arrived: no verdict. */
+const RACE_MS = 100;
 
 const tokenOf = (message: Json): unknown => (message.params as Json | undefined)?.progressToken;
 
@@ -90,16 +96,31 @@ export async function probeCancellation(ctx: ProbeContext): Promise<void> {
   const v = ctx.verdicts;
   await cancel(ctx, 'switchboard-check-never-sent', 'notifications/cancelled for a request it never got');
 
-  const running = [...ctx.progressTokens.entries()].find(([token, request]) =>
-    longCall(ctx, token, request),
-  )?.[1];
-  if (!running) {
-    v.notTested(
-      'cancellation.no-response',
-      `no call was seen sending progress and then working ${LONG_CALL_MS} ms more, so none was known to be still running when cancelled`,
-    );
-    return;
-  }
+  const tokened = [...ctx.progressTokens.entries()];
+  const withProgress = tokened.find(([token, request]) => longCall(ctx, token, request))?.[1];
+  if (withProgress) return cancelAtProgress(ctx, withProgress);
+  const slow = tokened.map(([, request]) => request).find(slowCall);
+  if (slow) return cancelAfter(ctx, slow);
+  v.notTested(
+    'cancellation.no-response',
+    `no call was seen sending progress and then working ${LONG_CALL_MS} ms more, nor taking ${CANCELLABLE_MS} ms, so none was known to be still running when cancelled`,
+  );
+}
+
+/** A call that took CANCELLABLE_MS or more (or ran past the timeout): cancelled early, it is still running. */
+function slowCall(request: TokenedRequest): boolean {
+  if (request.method !== 'tools/call') return false;
+  if (request.reply?.kind === 'timeout') return true;
+  return request.reply?.kind === 'result' && (request.tookMs ?? 0) >= CANCELLABLE_MS;
+}
+
+/** How long a cancelled call's answer is waited for: long enough for it to have come uncancelled. */
+const waitFor = (ctx: ProbeContext, took: number) =>
+  Math.min(ctx.options.timeoutMs, Math.max(MIN_CANCEL_WAIT_MS, 3 * took));
+
+/** The call again, cancelled at its first progress notification. */
+async function cancelAtProgress(ctx: ProbeContext, running: TokenedRequest): Promise<void> {
+  const v = ctx.verdicts;
   const { id, token, reply } = ctx.withProgress(running.method, running.params);
   const first = await ctx.wire.notification(
     (n) => n.method === PROGRESS && tokenOf(n) === token,
@@ -115,21 +136,72 @@ export async function probeCancellation(ctx: ProbeContext): Promise<void> {
     return;
   }
   await cancel(ctx, id, `the cancellation of ${running.method} ${brief(running.params)}`);
-  const wait = Math.min(ctx.options.timeoutMs, Math.max(MIN_CANCEL_WAIT_MS, 3 * (running.tookMs ?? 0)));
+  awaitNoResult(ctx, running, cancelled, reply, Date.now(), `after its progress ${brief(first.params)}`);
+}
+
+/** The call again, cancelled a quarter of the way through the time it took uncancelled (at most 1 s in). */
+async function cancelAfter(ctx: ProbeContext, running: TokenedRequest): Promise<void> {
+  const v = ctx.verdicts;
+  const took = running.reply?.kind === 'timeout' ? ctx.options.timeoutMs : (running.tookMs ?? CANCELLABLE_MS);
+  const { id, token, reply } = ctx.withProgress(running.method, running.params);
+  const cancelled = ctx.progressTokens.get(token)!;
+  const delay = Math.min(MAX_CANCEL_DELAY_MS, took / 4);
+  await Promise.race([reply, new Promise((resolve) => setTimeout(resolve, delay))]);
+  if (cancelled.reply) {
+    v.notTested(
+      'cancellation.no-response',
+      `the call was answered within ${Math.round(delay)} ms this time, before it could be cancelled`,
+    );
+    return;
+  }
+  const at = Date.now();
+  await cancel(ctx, id, `the cancellation of ${running.method} ${brief(running.params)}`);
+  awaitNoResult(
+    ctx,
+    running,
+    cancelled,
+    reply,
+    at,
+    `${Math.round(delay)} ms into it (uncancelled it took ${took} ms)`,
+  );
+}
+
+/** The wait for a cancelled call's (absent) result goes on in `ctx.pending` while the other probes run. */
+function awaitNoResult(
+  ctx: ProbeContext,
+  running: TokenedRequest,
+  cancelled: TokenedRequest,
+  reply: Promise<Reply>,
+  cancelledAt: number,
+  when: string,
+): void {
+  const v = ctx.verdicts;
   ctx.pending.push(
     new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, wait);
+      const timer = setTimeout(resolve, waitFor(ctx, running.tookMs ?? 0));
       void reply.then(() => {
         clearTimeout(timer);
         resolve();
       });
     }).then(() => {
+      const answeredAt = cancelled.tookMs === undefined ? undefined : cancelled.sentAt + cancelled.tookMs;
+      if (
+        cancelled.reply?.kind === 'result' &&
+        answeredAt !== undefined &&
+        answeredAt - cancelledAt < RACE_MS
+      ) {
+        v.notTested(
+          'cancellation.no-response',
+          `the result came ${answeredAt - cancelledAt} ms after the cancellation: it may have been on its way already`,
+        );
+        return;
+      }
       v.expect(
         'cancellation.no-response',
         cancelled.reply?.kind !== 'result',
         'a cancelled call gets no result',
         () =>
-          `${running.method} ${brief(running.params)} was cancelled after its progress ${brief(first.params)}, yet it was answered with ${describeReply(cancelled.reply!)}; the receiver of a cancellation should not answer the request`,
+          `${running.method} ${brief(running.params)} was cancelled ${when}, yet it was answered with ${describeReply(cancelled.reply!)}; the receiver of a cancellation should not answer the request`,
       );
     }),
   );

@@ -12,13 +12,16 @@ const requiredArguments = (prompt: Json): string[] =>
         .map((a) => String(a.name))
     : [];
 
-/** A value for a prompt argument: the first completion the server offers, else a placeholder. */
+/**
+ * A value for a prompt argument: the first completion the server offers, else a placeholder
+ * (`offered: false`, a value the server may rightly refuse).
+ */
 async function suggestedValue(
   ctx: ProbeContext,
   prompt: string,
   argument: string,
   known: Record<string, string>,
-): Promise<string> {
+): Promise<{ value: string; offered: boolean }> {
   if (ctx.declares('completions')) {
     const reply = await ctx.request('completion/complete', {
       ref: { type: 'ref/prompt', name: prompt },
@@ -30,10 +33,10 @@ async function suggestedValue(
     });
     const values =
       reply.kind === 'result' ? (reply.result.completion as Json | undefined)?.values : undefined;
-    if (Array.isArray(values) && typeof values[0] === 'string') return values[0];
+    if (Array.isArray(values) && typeof values[0] === 'string') return { value: values[0], offered: true };
   }
   // An argument named for a URI gets one: servers may put it where the schema wants a URI.
-  return /ur[il]/i.test(argument) ? 'https://example.com/check' : 'check';
+  return { value: /ur[il]/i.test(argument) ? 'https://example.com/check' : 'check', offered: false };
 }
 
 export async function probePrompts(ctx: ProbeContext, prompts: readonly Json[]): Promise<void> {
@@ -49,11 +52,17 @@ export async function probePrompts(ctx: ProbeContext, prompts: readonly Json[]):
     const name = String(prompt.name);
     const required = requiredArguments(prompt);
     const args: Record<string, string> = {};
-    for (const arg of required) args[arg] = await suggestedValue(ctx, name, arg, args);
+    let madeUp = false;
+    for (const arg of required) {
+      const suggested = await suggestedValue(ctx, name, arg, args);
+      args[arg] = suggested.value;
+      madeUp ||= !suggested.offered;
+    }
     const reply = await ctx.request('prompts/get', { name, arguments: args });
     if (reply.kind === 'result' && reply.result.resultType === 'input_required') continue;
-    if (reply.kind === 'error' && reply.code === -32602 && required.length > 0) {
-      // The server may rightly refuse values the checker made up: that shows nothing.
+    if (reply.kind === 'error' && madeUp) {
+      // The server may rightly refuse values the checker made up (no completion offered one, and
+      // a prompt argument has no schema to say more): that shows nothing.
       v.notTested(
         'prompts.get',
         `${JSON.stringify(name)} refused the made-up arguments ${brief(args)}: ${describeReply(reply)}`,

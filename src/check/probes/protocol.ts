@@ -1,6 +1,6 @@
 /**
- * The protocol's own rules: JSON-RPC errors for unknown methods and malformed frames, notifications
- * left unanswered, ping, logging, completion, capabilities declared and undeclared, and the
+ * The protocol's own rules: JSON-RPC errors for unknown methods and malformed frames, batches,
+ * notifications left unanswered, ping, completion, capabilities declared and undeclared, and the
  * 2026-07-28 version and envelope refusals.
  */
 import { META } from '../../protocol/meta.js';
@@ -15,14 +15,18 @@ const GRACE_MS = 500;
 
 /** Sends a malformed frame and returns its answer, waiting as long as GRACE_MS after a ping's. */
 async function malformed(ctx: ProbeContext, frame: string, id: string | undefined) {
-  const answer = ctx.wire.requestRaw(frame, id, 'ping');
+  const handle: { giveUp?: () => void } = {};
+  const answer = ctx.wire.requestRaw(frame, id, 'ping', undefined, handle);
   const ping = await ctx.request('ping');
   if (ping.kind === 'closed') return ping;
-  const grace = new Promise<{ kind: 'timeout'; ms: number }>((resolve) => {
-    const timer = setTimeout(() => resolve({ kind: 'timeout', ms: GRACE_MS }), GRACE_MS);
+  // No answer within the grace: none is waited for any longer (a null-id error for a later frame
+  // must not settle this one's wait).
+  const grace = new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, GRACE_MS);
     void answer.finally(() => clearTimeout(timer));
-  });
-  return Promise.race([answer, grace]);
+  }).then(() => handle.giveUp?.());
+  await Promise.race([answer, grace]);
+  return answer;
 }
 
 export async function probeJsonRpc(ctx: ProbeContext): Promise<void> {
@@ -52,6 +56,7 @@ export async function probeJsonRpc(ctx: ProbeContext): Promise<void> {
   }
 
   if (ctx.transport !== 'stdio') return;
+  await probeBatch(ctx);
   const parse = await malformed(ctx, '{"jsonrpc": "2.0", "id": "check-parse", "method": ', undefined);
   v.expect(
     'jsonrpc.parse-error',
@@ -72,6 +77,66 @@ export async function probeJsonRpc(ctx: ProbeContext): Promise<void> {
     () =>
       `{"jsonrpc":"2.0","id":"check-invalid","method":42} was answered with ${invalid.kind === 'timeout' ? 'nothing' : describeReply(invalid)}; JSON-RPC 2.0 answers an invalid request with error -32600`,
   );
+}
+
+/**
+ * A batch of two pings: 2025-03-26 must serve it (an answer for each), 2025-06-18 and 2025-11-25
+ * removed batching and should refuse it (an error, or no answer: not served).
+ */
+async function probeBatch(ctx: ProbeContext): Promise<void> {
+  const rule = batchRule(ctx.revision);
+  if (rule === undefined) return;
+  const ids = ['check-batch-1', 'check-batch-2'];
+  const late = ctx.wire.lateAnswers.length;
+  ctx.wire.expectAnswers(ids);
+  const frame = JSON.stringify(ids.map((id) => ({ jsonrpc: '2.0', id, method: 'ping' })));
+  const refusal = await malformed(ctx, frame, undefined);
+  const answers = ctx.wire.lateAnswers.slice(late).filter((m) => ids.includes(m.id as string));
+  const served = answers.filter((m) => 'result' in m);
+  const seen =
+    answers.length > 0
+      ? `answered with ${answers.map((m) => brief(m, 120)).join(', ')}`
+      : refusal.kind === 'timeout'
+        ? 'not answered'
+        : `answered with ${describeReply(refusal)}`;
+  judgeBatch(
+    ctx.verdicts,
+    rule,
+    served.length === ids.length,
+    served.length > 0,
+    `a batch of two pings was ${seen}`,
+  );
+}
+
+/** The batch rule of a revision: batches served (2025-03-26), refused (2025-06-18, 2025-11-25), or none. */
+export function batchRule(revision: string): 'jsonrpc.batch' | 'jsonrpc.batch-refused' | undefined {
+  if (revision === '2025-03-26') return 'jsonrpc.batch';
+  return revision === '2025-06-18' || revision === '2025-11-25' ? 'jsonrpc.batch-refused' : undefined;
+}
+
+/** The verdict on a batch: `all` of its requests served, or `any` of them. */
+export function judgeBatch(
+  v: ProbeContext['verdicts'],
+  rule: 'jsonrpc.batch' | 'jsonrpc.batch-refused',
+  all: boolean,
+  any: boolean,
+  seen: string,
+): void {
+  if (rule === 'jsonrpc.batch') {
+    v.expect(
+      rule,
+      all,
+      'a JSON-RPC batch is served, each request answered',
+      () => `${seen}; 2025-03-26 requires implementations to support receiving JSON-RPC batches`,
+    );
+  } else {
+    v.expect(
+      rule,
+      !any,
+      'a JSON-RPC batch is not served',
+      () => `${seen}; batching was removed in 2025-06-18, so a batch is no message of this revision`,
+    );
+  }
 }
 
 /** What each capability is shown by: a request that needs it. */
@@ -131,33 +196,6 @@ export async function probePing(ctx: ProbeContext): Promise<void> {
     'ping is answered with an empty result',
     () => `ping was answered with ${describeReply(reply)}; it must be an empty result`,
   );
-}
-
-export async function probeLogging(ctx: ProbeContext): Promise<void> {
-  if (ctx.modern) return;
-  const v = ctx.verdicts;
-  if (!ctx.declares('logging')) {
-    v.notApplicable('logging.set-level', 'the server does not declare logging');
-    v.notApplicable('logging.invalid-level', 'the server does not declare logging');
-    return;
-  }
-  const reply = await ctx.request('logging/setLevel', { level: 'debug' });
-  v.expect(
-    'logging.set-level',
-    reply.kind === 'result',
-    'logging/setLevel is answered with an empty result',
-    () => `logging/setLevel {"level":"debug"} was answered with ${describeReply(reply)}`,
-  );
-  const bad = await ctx.request('logging/setLevel', { level: 'loudest' });
-  v.expect(
-    'logging.invalid-level',
-    bad.kind === 'error' && bad.code === -32602,
-    'an unknown log level is refused with -32602',
-    () =>
-      `logging/setLevel {"level":"loudest"} was answered with ${describeReply(bad)}; the spec asks for error -32602`,
-  );
-  // Back to a quiet level, so the rest of the check is not flooded.
-  await ctx.request('logging/setLevel', { level: 'error' });
 }
 
 /** Asks for completions of the first prompt argument or template variable the server offers. */

@@ -5,17 +5,19 @@ import { disconnect, run } from './api.js';
 import { CheckTab } from './check.js';
 import { ConnectForm } from './connect-form.js';
 import { ErrorView, JsonView } from './content.js';
+import { FleetPage, hasFleet } from './fleet.js';
 import { GatewayServers } from './gateway.js';
 import { HistoryTab } from './history.js';
 import { LogsTab } from './logs.js';
 import { PromptsTab } from './prompts.js';
 import { Questions } from './questions.js';
 import { ResourcesTab } from './resources.js';
+import { SkillsTab } from './skills.js';
 import { useStore } from './store.js';
 import { ToolsTab } from './tools.js';
 import { TraceTab } from './trace.js';
 
-const TABS = ['tools', 'resources', 'prompts', 'history', 'trace', 'logs', 'check'] as const;
+const TABS = ['tools', 'resources', 'prompts', 'skills', 'history', 'trace', 'logs', 'check'] as const;
 type Tab = (typeof TABS)[number];
 
 /**
@@ -44,6 +46,11 @@ export function App() {
       ? `/${encodeURIComponent(id)}/${tab}${item === undefined ? '' : `/${encodeURIComponent(item)}`}`
       : '';
   };
+  const [fleet, setFleet] = useState(false);
+  useEffect(() => {
+    void hasFleet().then(setFleet);
+  }, []);
+  const onFleet = location.hash.startsWith('#/fleet');
   const connections = [...store.connections.values()];
   const current =
     (route.id ? store.connections.get(route.id) : undefined) ?? connections.find((c) => c.state === 'open');
@@ -58,6 +65,11 @@ export function App() {
       </header>
       <div class="layout">
         <aside class="side" aria-label="Connections">
+          {fleet ? (
+            <a class="item fleet-link" href="#/fleet" aria-current={onFleet ? 'page' : undefined}>
+              Fleet
+            </a>
+          ) : null}
           <h2>Connections</h2>
           <ul class="connections">
             {connections.map((c) => (
@@ -82,7 +94,9 @@ export function App() {
           <ConnectForm onConnected={(id) => go(id)} />
         </aside>
         <main class="main">
-          {current ? (
+          {onFleet ? (
+            <FleetPage />
+          ) : current ? (
             <ConnectionView
               key={current.id}
               connection={current}
@@ -196,6 +210,9 @@ function ConnectionView({
                 onSelect={(name) => onTab('prompts', name)}
                 onOpen={open}
               />
+            ) : null}
+            {tab === 'skills' ? (
+              <SkillsTab connection={connection} selected={item} onSelect={(uri) => onTab('skills', uri)} />
             ) : null}
             {tab === 'history' ? (
               <HistoryTab

@@ -6,6 +6,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ElicitParams } from '../../protocol/types.js';
 import { run } from './api.js';
 import { ContentView, JsonView } from './content.js';
+import { followableUrl } from './links.js';
 import { defaultsOf, type Schema, SchemaFields, validate } from './schema-form.js';
 import { type PendingQuestion, useStore } from './store.js';
 
@@ -65,9 +66,16 @@ function Elicitation({ pending, params }: { pending: PendingQuestion; params: El
       {url ? (
         <p>
           <code class="url">{url}</code>{' '}
-          <a href={url} target="_blank" rel="noopener noreferrer">
-            Open in a new tab
-          </a>
+          {followableUrl(url) ? (
+            <a href={url} target="_blank" rel="noopener noreferrer">
+              Open in a new tab
+            </a>
+          ) : (
+            <span class="muted">
+              Not opened from here: only https addresses (and http on this computer) become links. Copy it
+              only if you trust where it leads.
+            </span>
+          )}
         </p>
       ) : (
         <SchemaFields schema={schema} value={value} onChange={setValue} problems={problems} />

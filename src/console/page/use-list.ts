@@ -1,10 +1,13 @@
-/** Loads one of a connection's lists (tools, resources, prompts) and reloads it when the server says it changed. */
+/**
+ * Loads one of a connection's lists (tools, resources, prompts, skills) and reloads it when the
+ * server says it changed (skills are resources: their files' list changing).
+ */
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { Operations } from '../api-types.js';
 import { run } from './api.js';
 import { useStore } from './store.js';
 
-type ListOp = 'tools' | 'resources' | 'prompts';
+type ListOp = 'tools' | 'resources' | 'prompts' | 'skills';
 
 export function useList<K extends ListOp, T>(
   connectionId: string,
@@ -15,7 +18,7 @@ export function useList<K extends ListOp, T>(
   const [items, setItems] = useState<T[] | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const changes = (store.notifications.get(connectionId) ?? []).filter((n) =>
-    n.method.startsWith(`notifications/${op}/list_changed`),
+    n.method.startsWith(`notifications/${op === 'skills' ? 'resources' : op}/list_changed`),
   ).length;
   const reload = useCallback(() => {
     void run(connectionId, op, {} as Operations[K]['request']).then((answer) => {

@@ -20,6 +20,7 @@
  * it: to anyone else it does not exist (the same 404 as an unknown id).
  */
 import { type AuthInfo, principalOf } from '../../../engine/channel.js';
+import { hasModernEnvelope } from '../../../protocol/envelope.js';
 import { ErrorCode } from '../../../protocol/errors.js';
 import { classify, type JsonRpcRequest } from '../../../protocol/jsonrpc.js';
 import { META } from '../../../protocol/meta.js';
@@ -48,12 +49,6 @@ import { KeepAlive, type StreamPolicy } from './sse.js';
 
 /** What an authenticator answered: credentials (no `status`), or a reply. */
 const isAuthInfo = (value: AuthInfo | HttpReply): value is AuthInfo => !('status' in value);
-
-/** The body is a 2026-07-28 message: its params `_meta` names a protocol version. */
-function hasModernEnvelope(message: Record<string, unknown>): boolean {
-  const params = message.params;
-  return isPlainObject(params) && isPlainObject(params._meta) && META.protocolVersion in params._meta;
-}
 
 /** @internal Routing and bookkeeping shared by every adapter. */
 export class HandlerCore {
@@ -234,7 +229,9 @@ export class HandlerCore {
     if (!isPlainObject(message)) {
       return errorReply(400, 'Invalid Request: the body must be one JSON-RPC message (a JSON object).');
     }
-    if (hasModernEnvelope(message)) return this.#modernPost(exchange, message);
+    // A 2026-07-28 message: its params' `_meta` names a protocol version.
+    if (isPlainObject(message.params) && hasModernEnvelope(message.params))
+      return this.#modernPost(exchange, message);
     if (message.method === 'initialize') return this.#initialize(exchange, message);
     if (sessionId !== undefined) return this.#sessionPost(exchange, sessionId, message);
     const c = classify(message);
