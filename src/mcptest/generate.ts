@@ -117,10 +117,6 @@ export async function generateTests(
     }
   }
   const ignoreOf = (name: string) => [...(volatile.get(name) ?? [])].sort();
-  for (const { key, name, value } of answers) {
-    const sources = ignoreOf(name);
-    snapshots.set(key, snapshotValue(value, { ignore: sources.map(parseJsonPath), ignoreSources: sources }));
-  }
   // A value that changed between two asks is left out of the snapshot, so the suite does not flake.
   for (const test of tests ?? []) {
     const ignore = ignoreOf(test.name);
@@ -128,9 +124,15 @@ export async function generateTests(
   }
   const generated = (tests ?? []).map((t) => ({ ...t, generated: fingerprint(t) }));
   const { text, written, kept } = merge(existing, generated, options.serverText);
+  // Only the tests written get their answers recorded: a kept test of the same name has its own.
+  for (const { key, name, value } of answers) {
+    if (!written.has(name)) continue;
+    const sources = ignoreOf(name);
+    snapshots.set(key, snapshotValue(value, { ignore: sources.map(parseJsonPath), ignoreSources: sources }));
+  }
   writeFileSync(file, text);
   snapshots.save(false);
-  return { file, written, kept, notes: [...new Set(notes)] };
+  return { file, written: written.size, kept, notes: [...new Set(notes)] };
 }
 
 export class GenerateError extends Error {
@@ -373,11 +375,11 @@ function merge(
   existing: Document | undefined,
   generated: readonly WrittenTest[],
   serverText: string,
-): { text: string; written: number; kept: number } {
+): { text: string; written: ReadonlySet<string>; kept: number } {
   if (!existing || !isMap(existing.contents)) {
     const doc = new Document({ server: serverText, tests: generated });
     doc.commentBefore = HEADER;
-    return { text: doc.toString({ lineWidth: 0 }), written: generated.length, kept: 0 };
+    return { text: doc.toString({ lineWidth: 0 }), written: new Set(generated.map((t) => t.name)), kept: 0 };
   }
   const testsNode = existing.get('tests');
   const seq = isSeq(testsNode) ? testsNode : new YAMLSeq();
@@ -391,7 +393,13 @@ function merge(
   });
   const fresh = generated.filter((t) => !keptNames.has(t.name));
   seq.items = [...keptItems, ...fresh.map((t) => existing.createNode(t))];
+  // A file started as `tests: []` is written out in block style like a generated one.
+  seq.flow = false;
   existing.set('tests', seq);
   if (!existing.has('server')) existing.set('server', serverText);
-  return { text: existing.toString({ lineWidth: 0 }), written: fresh.length, kept: keptItems.length };
+  return {
+    text: existing.toString({ lineWidth: 0 }),
+    written: new Set(fresh.map((t) => t.name)),
+    kept: keptItems.length,
+  };
 }

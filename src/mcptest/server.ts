@@ -8,11 +8,16 @@ import type { Channel } from '../engine/channel.js';
 import { Client } from '../extensions/client.js';
 import { loadGatewayConfig } from '../gateway/config.js';
 import { formatProblem } from '../gateway/config-source.js';
-import { nodeFetch } from '../node/fetch.js';
+import {
+  describeTarget,
+  type HttpTarget,
+  openTarget,
+  parseTarget,
+  type StdioTarget,
+  TargetError,
+} from '../node/target.js';
 import type { Revision } from '../protocol/revisions.js';
-import { StreamableHttpClientChannel } from '../transports/http/client/streamable-channel.js';
-import { StdioClientChannel } from '../transports/stdio/client-channel.js';
-import { CommandLineError, splitCommandLine } from '../util/command-line.js';
+import type { StdioClientChannel } from '../transports/stdio/client-channel.js';
 import type { ServerSpec } from './format.js';
 
 /** A server that could not be named or reached; the message says what to change. */
@@ -21,33 +26,16 @@ export class TestServerError extends Error {
 }
 
 /** Where to reach the server, resolved: a process to start or an endpoint (`sse`: legacy HTTP+SSE). */
-export type ResolvedServer =
-  | Extract<ServerSpec, { kind: 'stdio' }>
-  | (Extract<ServerSpec, { kind: 'http' }> & { readonly sse?: boolean });
+export type ResolvedServer = StdioTarget | (HttpTarget & { readonly sse?: boolean });
 
 /** A target line as the CLI takes it: an http(s) URL, or a command line (shell-like quoting, no shell). */
 export function parseServerLine(line: string): ResolvedServer {
-  const trimmed = line.trim();
-  if (/^https?:\/\//i.test(trimmed)) {
-    try {
-      return { kind: 'http', url: new URL(trimmed).href };
-    } catch {
-      throw new TestServerError(
-        `${JSON.stringify(trimmed)} is not a valid URL; give the full endpoint, e.g. http://127.0.0.1:7420/mcp.`,
-      );
-    }
-  }
-  let words: string[];
   try {
-    words = splitCommandLine(trimmed);
+    return parseTarget([line]);
   } catch (error) {
-    if (error instanceof CommandLineError) throw new TestServerError(error.message);
+    if (error instanceof TargetError) throw new TestServerError(error.message);
     throw error;
   }
-  const [command, ...args] = words;
-  if (command === undefined || command === '')
-    throw new TestServerError(`The server ${JSON.stringify(line)} names no program to run.`);
-  return { kind: 'stdio', command, args };
 }
 
 /** The server of a test file (the parser has already read its `cwd` and `config` paths from the file's folder). */
@@ -93,12 +81,7 @@ export function resolveServer(spec: ServerSpec): ResolvedServer {
   }
 }
 
-export function describeServer(server: ResolvedServer): string {
-  if (server.kind === 'http') return server.url;
-  return [server.command, ...server.args]
-    .map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : JSON.stringify(w)))
-    .join(' ');
-}
+export const describeServer = (server: ResolvedServer): string => describeTarget(server);
 
 /** A connected Client and what to say when the server misbehaves. */
 export interface Connection {
@@ -127,21 +110,11 @@ export async function connect(server: ResolvedServer, options: ConnectOptions): 
   let stdio: StdioClientChannel | undefined;
   const open = (): Channel => {
     if (server.kind === 'http') {
-      return new StreamableHttpClientChannel(server.url, {
-        fetch: nodeFetch,
-        ...(server.headers ? { headers: { ...server.headers } } : {}),
-        transport: server.sse ? 'sse' : 'streamable',
-        rememberEra: false,
+      return openTarget(server, {
+        http: { transport: server.sse ? 'sse' : 'streamable', rememberEra: false },
       });
     }
-    stdio = new StdioClientChannel({
-      command: server.command,
-      args: server.args,
-      ...(server.env ? { env: server.env } : {}),
-      ...(server.cwd !== undefined ? { cwd: server.cwd } : {}),
-      inheritEnv: true,
-      stderr: 'pipe',
-    });
+    stdio = openTarget(server, { stdio: { inheritEnv: true, stderr: 'pipe' } });
     return stdio;
   };
   try {

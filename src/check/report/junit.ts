@@ -38,8 +38,9 @@ export function formatJunit(report: CheckReport): string {
           `      <failure message="${escapeMarkup(e.message)}" type="${e.level}">${evidence}</failure>`,
           '    </testcase>',
         );
-      } else if (e.status === 'warning') {
-        out.push(`${open}>`, `      <system-out>warning: ${evidence}</system-out>`, '    </testcase>');
+      } else if (e.status === 'warning' || e.status === 'advice') {
+        // Neither fails the build: a SHOULD warns, a MAY or hardening rule advises.
+        out.push(`${open}>`, `      <system-out>${e.status}: ${evidence}</system-out>`, '    </testcase>');
       } else if (e.status === 'passed') {
         out.push(`${open}/>`);
       } else {
