@@ -9,8 +9,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import { ErrorCode } from '../protocol/errors.js';
-import { errorReply, type HttpReply } from '../transports/http/server/exchange.js';
+import { type HttpReply, internalErrorReply } from '../transports/http/server/exchange.js';
 import {
   type HttpHandler,
   isMcpHttpHandler,
@@ -43,14 +42,7 @@ function serveExchange(handler: McpHttpHandler, req: IncomingMessage, res: Serve
 }
 
 function viaFetchOrFail(handler: HttpHandler, req: IncomingMessage, res: ServerResponse): void {
-  viaFetch(handler, req, res).catch((error) =>
-    fail(
-      res,
-      errorReply(500, `Internal error while serving the request: ${(error as Error)?.message ?? error}`, {
-        code: ErrorCode.InternalError,
-      }),
-    ),
-  );
+  viaFetch(handler, req, res).catch((error) => fail(res, internalErrorReply(error)));
 }
 
 function fail(res: ServerResponse, reply: HttpReply): void {

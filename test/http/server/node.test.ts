@@ -165,4 +165,34 @@ describe('toNodeListener()', () => {
       await server.close();
     }
   });
+
+  test('a bug while serving is the same 500 (-32603, its message) on every path', async () => {
+    const bug = new Error('the handler broke');
+    const fetchOnly: HttpHandler = { fetch: () => Promise.reject(bug), close: async () => {} };
+    const errors: Error[] = [];
+    const mcp = createHttpHandler(makeServer(), { onerror: (error) => errors.push(error) });
+    // The exchange path: serving rejects, so the listener answers with the handler's own failure reply.
+    Object.assign(mcp, { serveExchange: () => Promise.reject(bug) });
+    const replies: { status: number; body: unknown }[] = [];
+    for (const handler of [fetchOnly, mcp]) {
+      const server = await listen(toNodeListener(handler));
+      try {
+        const response = await fetch(`${server.origin}/mcp`, { method: 'POST', body: '{}' });
+        replies.push({ status: response.status, body: await response.json() });
+      } finally {
+        await server.close();
+      }
+    }
+    await mcp.close();
+    const expected = {
+      status: 500,
+      body: {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32603, message: 'Internal error while serving the request: the handler broke' },
+      },
+    };
+    assert.deepEqual(replies, [expected, expected]);
+    assert.deepEqual(errors, [bug], 'the MCP handler reports the bug to onerror');
+  });
 });

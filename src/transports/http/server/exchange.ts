@@ -113,6 +113,13 @@ export function errorReply(
   return jsonReply(status, errorFrame(options.id ?? null, error), options.headers);
 }
 
+/** The 500 for an error nobody expected while serving a request (a bug): its message, code -32603. */
+export function internalErrorReply(error: unknown): HttpReply {
+  return errorReply(500, `Internal error while serving the request: ${(error as Error)?.message ?? error}`, {
+    code: ErrorCode.InternalError,
+  });
+}
+
 /**
  * 503 for a POST to a session whose client does not read the session's event streams: the message
  * is not taken in (its answer would only pile up).

@@ -29,7 +29,13 @@ import type { ServerCore } from '../../../server/server.js';
 import { clip } from '../../../util/clip.js';
 import { asError, isPlainObject } from '../../../util/guards.js';
 import type { ScopedRequest } from './authenticator.js';
-import { acceptedReply, errorReply, type HttpExchange, type HttpReply } from './exchange.js';
+import {
+  acceptedReply,
+  errorReply,
+  type HttpExchange,
+  type HttpReply,
+  internalErrorReply,
+} from './exchange.js';
 import { FetchExchange, toResponse } from './fetch-exchange.js';
 import { SseSession } from './legacy-sse.js';
 import { type ModernCall, type ModernScope, serveModernRequest } from './modern.js';
@@ -126,13 +132,7 @@ export class HandlerCore {
   /** The 500 reply for an unexpected error (reported to `onerror`). */
   failure(error: unknown): HttpReply {
     this.options.onerror(asError(error));
-    return errorReply(
-      500,
-      `Internal error while serving the request: ${(error as Error)?.message ?? error}`,
-      {
-        code: ErrorCode.InternalError,
-      },
-    );
+    return internalErrorReply(error);
   }
 
   async close(): Promise<void> {

@@ -16,9 +16,8 @@
  * wait for it; after that, each is served with no extra step.
  */
 import type { AuthInfo } from '../../../engine/channel.js';
-import { ErrorCode } from '../../../protocol/errors.js';
 import type { ServerCore } from '../../../server/server.js';
-import { errorReply, type HttpExchange, type HttpReply } from './exchange.js';
+import { type HttpExchange, type HttpReply, internalErrorReply } from './exchange.js';
 import type { HandlerCore } from './handler-core.js';
 import { type HttpHandlerOptions, resolveOptions } from './options.js';
 
@@ -88,13 +87,7 @@ export class McpHttpHandler implements HttpHandler {
   /** The 500 reply for an unexpected error while serving an exchange (reported to `onerror`). */
   failure(error: unknown): HttpReply {
     if (this.#core) return this.#core.failure(error);
-    return errorReply(
-      500,
-      `Internal error while serving the request: ${(error as Error)?.message ?? error}`,
-      {
-        code: ErrorCode.InternalError,
-      },
-    );
+    return internalErrorReply(error);
   }
 
   close(): Promise<void> {
