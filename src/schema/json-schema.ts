@@ -17,6 +17,12 @@ import { SwitchboardError } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/types.js';
 import { deepFreeze } from '../util/freeze.js';
 import { errorMessage } from '../util/guards.js';
+import {
+  ITEM_WRAPPERS,
+  onlyWrapsSubschema,
+  PROPERTY_WRAPPERS,
+  SUMMING_KEYWORDS,
+} from '../util/schema-errors.js';
 import { compileFastPath } from './fast-path.js';
 import { childPath, issueText } from './issues.js';
 import type { LinearPatterns, PatternTest } from './linear-pattern.js';
@@ -269,30 +275,8 @@ function unresolvedRef(ref: string, where: string): SwitchboardError {
 // ---------------------------------------------------------------------------------------------
 // cfworker output → issues
 
-/** Keywords whose error only says "a subschema failed"; the errors that follow carry the detail. */
-const WRAPPERS = new Set([
-  'properties',
-  'patternProperties',
-  'additionalProperties',
-  'unevaluatedProperties',
-  'items',
-  'prefixItems',
-  'additionalItems',
-  'unevaluatedItems',
-  '$ref',
-  '$recursiveRef',
-  'allOf',
-  'if',
-  'dependentSchemas',
-]);
-
-/** Keywords whose own error is the useful one; the sub-errors that follow are left out. */
-const SUBSUMING = new Set(['anyOf', 'oneOf', 'not', 'contains', 'propertyNames']);
-
-const PROPERTY_WRAPPERS = new Set(['additionalProperties', 'unevaluatedProperties', 'patternProperties']);
 const DEPENDENCY = /^Instance has "(.*)" but does not have "(.*)"\.$/;
 const UNEVALUATED = new Set(['unevaluatedProperties', 'unevaluatedItems']);
-const ITEM_WRAPPERS = new Set(['items', 'prefixItems', 'additionalItems', 'unevaluatedItems']);
 
 /**
  * Turns cfworker's output units into issues with readable paths and the same message texts the fast
@@ -336,9 +320,8 @@ function translateErrors(
       skipUnder = undefined;
     }
     const { keyword } = error;
-    if (WRAPPERS.has(keyword)) continue;
-    if (keyword === 'dependencies' && error.error.endsWith('dependant schema.')) continue;
-    if (SUBSUMING.has(keyword)) skipUnder = `${error.keywordLocation}/`;
+    if (onlyWrapsSubschema(keyword, error.error)) continue;
+    if (SUMMING_KEYWORDS.has(keyword)) skipUnder = `${error.keywordLocation}/`;
 
     const { path, value } = locate(error.instanceLocation);
     const limit = keyword === 'false' ? undefined : resolveKeyword(root, lookup, error.keywordLocation);

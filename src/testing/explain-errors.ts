@@ -11,6 +11,7 @@
 import type { OutputUnit } from '@cfworker/json-schema';
 import type { Revision } from '../protocol/revisions.js';
 import { isPlainObject } from '../util/guards.js';
+import { onlyWrapsSubschema } from '../util/schema-errors.js';
 
 /** One reason a value does not match its definition. */
 export interface Finding {
@@ -49,26 +50,15 @@ interface ParsedError {
   closedProperty?: string;
 }
 
-const WRAPPERS = new Set([
-  '$ref',
-  '$recursiveRef',
-  'properties',
-  'patternProperties',
-  'additionalProperties',
-  'unevaluatedProperties',
-  'items',
-  'prefixItems',
-  'additionalItems',
-  'unevaluatedItems',
-  'contains',
-  'allOf',
-  'if',
-  'then',
-  'else',
-  'dependentSchemas',
-  'dependencies',
-  'propertyNames',
-]);
+/**
+ * Errors whose detail is in the errors after them. Besides the wrappers, `contains` and
+ * `propertyNames` sum up their subschemas' errors, but the errors under them name the item or the
+ * name that failed, which is what a reader of a frame wants.
+ */
+const carriesNoDetail = (error: ParsedError): boolean =>
+  onlyWrapsSubschema(error.keyword, error.text) ||
+  error.keyword === 'contains' ||
+  error.keyword === 'propertyNames';
 
 export function explainErrors(errors: readonly OutputUnit[], input: ExplainInput): Finding[] {
   const parsed = errors.map(parse);
@@ -87,7 +77,7 @@ export function explainErrors(errors: readonly OutputUnit[], input: ExplainInput
   const findings: Finding[] = [];
   const seen = new Set<string>();
   for (const error of kept) {
-    if (WRAPPERS.has(error.keyword)) continue;
+    if (carriesNoDetail(error)) continue;
     const summary = summaries.get(error);
     for (const finding of summary ? [summary] : describe(error, input)) {
       const key = `${finding.pointer}\u0000${finding.keyword}\u0000${finding.reason}`;
@@ -168,7 +158,7 @@ function mismatchesDiscriminator(branch: readonly ParsedError[], marker: ParsedE
   );
 }
 
-const leafCount = (list: readonly ParsedError[]) => list.filter((e) => !WRAPPERS.has(e.keyword)).length;
+const leafCount = (list: readonly ParsedError[]) => list.filter((e) => !carriesNoDetail(e)).length;
 
 function summarize(marker: ParsedError, branches: Map<string, ParsedError[]>, input: ExplainInput): Finding {
   const at = walkSchema(input, marker.kw);
