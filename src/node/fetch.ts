@@ -33,6 +33,7 @@ import type {
   RequestInitLike,
   ResponseLike,
 } from '../transports/http/client/fetch-like.js';
+import { isLoopbackHostname } from '../transports/http/server/security.js';
 
 export interface NodeFetchOptions {
   /**
@@ -144,15 +145,8 @@ function routeOf(
   // ProxyFromEnvironment does), since a local MCP server is the common case and a corporate proxy
   // cannot reach it. NO_PROXY applies to everything else.
   const proxied = new module.EnvHttpProxyAgent({ connections });
-  return (url) => (isLoopback(url.hostname) ? direct : proxied);
+  return (url) => (isLoopbackHostname(url.hostname) ? direct : proxied);
 }
-
-/** localhost, *.localhost, 127.0.0.0/8 and ::1 (URL.hostname keeps IPv6 brackets). */
-const isLoopback = (hostname: string): boolean =>
-  hostname === 'localhost' ||
-  hostname.endsWith('.localhost') ||
-  hostname === '[::1]' ||
-  /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 
 const abortError = (reason: unknown): Error =>
   reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError');
