@@ -24,7 +24,10 @@ function bytes(text: string): Uint8Array {
 describe('JsonLineDecoder', () => {
   test('a line too short to nest deeper than the limit is marked shallow (the engine skips its walk); a longer one never is', () => {
     const extras: unknown[] = [];
-    const decoder = new JsonLineDecoder({ message: (_value, extra) => extras.push(extra), malformed: () => {} });
+    const decoder = new JsonLineDecoder({
+      message: (_value, extra) => extras.push(extra),
+      malformed: () => {},
+    });
     const limit = MAX_JSON_DEPTH;
     // 2 * limit characters can hold `limit` levels at most; one character more may hold limit + 1.
     const nested = (n: number, pad = 0) => `${'['.repeat(n)}${' '.repeat(pad)}${']'.repeat(n)}`;
