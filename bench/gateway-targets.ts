@@ -4,8 +4,8 @@
  * (median [min-max] of the per-run ratios or values) and whether it is met. This is the table
  * docs/benchmarks.md quotes under "The gateway hop".
  */
-import { formatNumber, type Row, type Section } from './lib/report.js';
-import { type Spread, spread } from './lib/stats.js';
+import { formatSpread, ratios, type Section } from './lib/report.js';
+import { spread } from './lib/stats.js';
 import { ERAS, SECTIONS } from './scenarios/gateway.js';
 
 interface GatewayTarget {
@@ -19,14 +19,8 @@ interface GatewayTarget {
 
 /** Per run, `column / over` of one row (both measured in the same run). */
 function perRun(s: Section | undefined, metric: string, column: string, over: string): number[] | undefined {
-  const r: Row | undefined = s?.rows.find((x) => x.metric === metric);
-  if (!r) return undefined;
-  const values = r.values.get(column) ?? [];
-  const refs = r.values.get(over) ?? [];
-  return values.map((v, i) => {
-    const ref = refs[i];
-    return ref === undefined || !Number.isFinite(ref) || ref === 0 ? Number.NaN : v / ref;
-  });
+  const r = s?.rows.find((x) => x.metric === metric);
+  return r && ratios(r, column, over);
 }
 
 function values(s: Section | undefined, metric: string, column: string): number[] | undefined {
@@ -121,13 +115,6 @@ function targets(inFlight: number): GatewayTarget[] {
   return list;
 }
 
-function show(s: Spread | undefined, unit: 'x' | 'us'): string {
-  if (!s) return '-';
-  const suffix = unit === 'x' ? 'x' : ' us';
-  const m = `${formatNumber(s.median)}${suffix}`;
-  return s.n === 1 || s.min === s.max ? m : `${m} [${formatNumber(s.min)}-${formatNumber(s.max)}]`;
-}
-
 /** The targets table, or '' when the run measured no gateway section. */
 export function renderGatewayTargets(sections: readonly Section[], inFlight: number): string {
   const find = (title: string) => sections.find((s) => s.title === title);
@@ -141,7 +128,7 @@ export function renderGatewayTargets(sections: readonly Section[], inFlight: num
   for (const t of targets(inFlight)) {
     const s = spread(t.figures(find) ?? []);
     lines.push(
-      `| ${t.what} | ${t.goal} | ${show(s, t.unit)} | ${s ? (t.met(s.median) ? 'yes' : 'NO') : 'n/a'} |`,
+      `| ${t.what} | ${t.goal} | ${formatSpread(s, t.unit === 'x' ? 'x' : ' us')} | ${s ? (t.met(s.median) ? 'yes' : 'NO') : 'n/a'} |`,
     );
   }
   lines.push(

@@ -16,8 +16,9 @@ const line = (table: string, start: string) => {
 
 test('the targets table reads each figure off its row, per run, and judges it against the goal', () => {
   const stdio = section(SECTIONS.stdio, ['direct', 'gateway', 'relay'], 'direct');
-  const put = (metric: string, column: string, values: number[]) =>
-    values.forEach((v, run) => record(row(stdio, metric, 'x', 'higher'), column, run, v));
+  const put = (metric: string, column: string, values: number[]) => {
+    for (const [run, v] of values.entries()) record(row(stdio, metric, 'x', 'higher'), column, run, v);
+  };
   put('legacy 64 in flight throughput', 'direct', [100, 200, 100]);
   put('legacy 64 in flight throughput', 'gateway', [80, 100, 75]);
   put('legacy 64 in flight server CPU per call', 'gateway', [18, 30, 19]);
