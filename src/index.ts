@@ -176,7 +176,7 @@ export type {
   PromptHandler,
   PromptReturn,
 } from './server/prompts.js';
-export { type RedactFn, redactSecrets } from './server/redact.js';
+export { type RedactFn, redactSecrets, redactText } from './server/redact.js';
 export {
   MemoryKeyring,
   MemoryRequestStateStore,

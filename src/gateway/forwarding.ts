@@ -27,11 +27,10 @@ import type {
 } from '../protocol/types.js';
 import type { RequestContext } from '../server/context.js';
 import { InputRequiredError } from '../server/input.js';
-import { errorMessage } from '../util/guards.js';
 import type { Logger } from '../util/logger.js';
 import type { Route, Routes } from './routes.js';
 import type { GatewayTelemetry, UpstreamCallRecord } from './telemetry.js';
-import type { ForwardedCall, Upstream, UpstreamSession } from './upstream.js';
+import { type ForwardedCall, failureText, type Upstream, type UpstreamSession } from './upstream.js';
 
 type Send<T> = (client: Client, options: CallOptions) => Promise<T>;
 
@@ -194,7 +193,7 @@ export class Forwarding {
       if (error instanceof ProtocolError || error instanceof InputRequiredError) throw error;
       // A tool that cannot run is the model's business: it reads the reason as the tool's result.
       return {
-        content: [{ type: 'text', text: `Upstream "${upstream.name}": ${errorMessage(error)}` }],
+        content: [{ type: 'text', text: `Upstream "${upstream.name}": ${failureText(error)}` }],
         isError: true,
       };
     }
