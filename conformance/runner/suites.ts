@@ -78,7 +78,7 @@ export function parseList(output: string): ListedScenario[] {
 }
 
 /** Why a listed scenario is not run, or undefined when it is. Anything new the suites add is run. */
-export function skipReason({ role, name }: ListedScenario): string | undefined {
+export function skipReason({ role }: ListedScenario): string | undefined {
   if (role === 'authorization') {
     return 'tests an OAuth authorization server, which Switchboard is not (the suite leaves these out of its requirement sets too)';
   }
