@@ -8,7 +8,8 @@
  * `list_changed`), forwarding.ts (upstream sessions, leases, timeouts, retries), following.ts
  * (resource subscriptions), upstream.ts (one upstream: its health and sessions) and telemetry.ts.
  * Every request goes through the server's own pipeline (admission, visibility, middleware, encoder);
- * the gateway adds one middleware, which times requests and fills lazily started upstreams' lists.
+ * the gateway adds two middleware: one gives an MCP Apps view's tool calls by its own server's names
+ * their downstream names, the other times requests and fills lazily started upstreams' lists.
  */
 
 import type { Channel } from '../engine/channel.js';
@@ -57,6 +58,21 @@ export interface GatewayRuntimeOptions {
   shared?: Pick<ServerOptions, 'requestStateKey' | 'requestStateStore'>;
   /** With `lock`: the pins every node of a cluster shares (`gateway.redis`), read at `start()`. */
   sharedPins?: SharedPins;
+}
+
+/**
+ * An MCP Apps view calls the tools of its own server by their own names (its HTML was written for
+ * that server): a `tools/call` by a name no downstream tool has goes to the one tool of an upstream
+ * with views that the name stands for, under its downstream name, so every check applies to it.
+ */
+function appToolCalls(routes: Routes): Middleware<RequestContext> {
+  return (next) => (method, params, ctx) => {
+    if (method === 'tools/call' && typeof params.name === 'string') {
+      const name = routes.appTool(params.name);
+      if (name !== undefined) return next(method, { ...params, name }, ctx);
+    }
+    return next(method, params, ctx);
+  };
 }
 
 type Next = (params: Params) => Promise<unknown>;
@@ -118,6 +134,8 @@ export class Gateway {
       };
       this.pins.onerror = (error) => logger.warn(`gateway: the shared tool pins: ${error.message}`);
     }
+    // Before the front door's checks, which then judge the tool it stands for.
+    this.server.use(appToolCalls(this.routes));
     const first = options.guard?.(this.server);
     if (first) this.server.use(first);
     this.wire();
