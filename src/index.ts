@@ -166,6 +166,7 @@ export type {
   MethodParams,
   MethodResult,
 } from './server/methods.js';
+export type { CarriedInput } from './server/mrtr.js';
 export type { PassThroughHandle, PassThroughOptions } from './server/pass-through.js';
 export type {
   PromptArgs,
