@@ -8,7 +8,8 @@
  * `list_changed`), forwarding.ts (upstream sessions, leases, timeouts, retries), following.ts
  * (resource subscriptions), upstream.ts (one upstream: its health and sessions) and telemetry.ts.
  * Every request goes through the server's own pipeline (admission, visibility, middleware, encoder);
- * the gateway adds one middleware, which times requests and fills lazily started upstreams' lists.
+ * the gateway adds two middleware: one gives an MCP Apps view's tool calls by its own server's names
+ * their downstream names, the other times requests and fills lazily started upstreams' lists.
  */
 
 import type { Channel } from '../engine/channel.js';
@@ -23,7 +24,7 @@ import { Catalog } from './catalog.js';
 import type { GatewayConfig, HttpUpstreamConfig, UpstreamConfig } from './config.js';
 import { Following } from './following.js';
 import { Forwarding } from './forwarding.js';
-import { ToolPins } from './pins.js';
+import { type SharedPins, ToolPins } from './pins.js';
 import { Routes } from './routes.js';
 import { GatewayTelemetry } from './telemetry.js';
 import { Upstream, type UpstreamHealth, type UpstreamHooks } from './upstream.js';
@@ -55,6 +56,23 @@ export interface GatewayRuntimeOptions {
    * and store of 2026-07-28 request state, so an input round may come back to any node.
    */
   shared?: Pick<ServerOptions, 'requestStateKey' | 'requestStateStore'>;
+  /** With `lock`: the pins every node of a cluster shares (`gateway.redis`), read at `start()`. */
+  sharedPins?: SharedPins;
+}
+
+/**
+ * An MCP Apps view calls the tools of its own server by their own names (its HTML was written for
+ * that server): a `tools/call` by a name no downstream tool has goes to the one tool of an upstream
+ * with views that the name stands for, under its downstream name, so every check applies to it.
+ */
+function appToolCalls(routes: Routes): Middleware<RequestContext> {
+  return (next) => (method, params, ctx) => {
+    if (method === 'tools/call' && typeof params.name === 'string') {
+      const name = routes.appTool(params.name);
+      if (name !== undefined) return next(method, { ...params, name }, ctx);
+    }
+    return next(method, params, ctx);
+  };
 }
 
 type Next = (params: Params) => Promise<unknown>;
@@ -73,11 +91,13 @@ export class Gateway {
   private readonly hooks: UpstreamHooks;
   private current: GatewayConfig;
   private closed = false;
+  private readonly sharedPins: SharedPins | undefined;
 
   constructor(config: GatewayConfig, options: GatewayRuntimeOptions = {}) {
     this.current = config;
     const logger = options.logger ?? silentLogger;
     this.pins = options.lock === undefined ? undefined : ToolPins.load(options.lock);
+    this.sharedPins = options.sharedPins;
     const version = options.version ?? '0.0.0';
     this.server = new Server({ name: 'switchboard-gateway', version }, { ...options.shared, logger });
     this.routes = new Routes(config, logger);
@@ -106,6 +126,16 @@ export class Gateway {
       this.followed.sessionClosed(id);
       void this.forwarding.closeSessions(id);
     });
+    if (this.pins) {
+      // Another node pinned or approved: each running upstream's tools are admitted again.
+      this.pins.onChange = () => {
+        for (const upstream of this.routes.upstreams.values())
+          if (upstream.health().state === 'up') void this.catalog.refresh(upstream, ['tools']);
+      };
+      this.pins.onerror = (error) => logger.warn(`gateway: the shared tool pins: ${error.message}`);
+    }
+    // Before the front door's checks, which then judge the tool it stands for.
+    this.server.use(appToolCalls(this.routes));
     const first = options.guard?.(this.server);
     if (first) this.server.use(first);
     this.wire();
@@ -118,6 +148,7 @@ export class Gateway {
 
   /** Connects the upstreams that start eagerly and mirrors their lists; failures are reported in `health()`. */
   async start(): Promise<void> {
+    if (this.pins && this.sharedPins) await this.pins.share(this.sharedPins);
     await this.catalog.connect(
       [...this.routes.upstreams.values()].filter((upstream) => upstream.config.startup === 'eager'),
     );

@@ -104,18 +104,20 @@ function makeGateway(
   options: RunOptions,
   report: (text: string) => void,
   door?: FrontDoorParts,
+  stores: RedisStores | undefined = door?.stores,
 ): Gateway {
   return new Gateway(config, {
     logger: jsonLogger(report),
     version: options.version,
     ...(options.lock !== undefined ? { lock: options.lock } : {}),
     ...(door ? { guard: (server) => guard(server, config, door) } : {}),
-    ...(door?.stores
+    ...(stores
       ? {
           shared: {
-            requestStateKey: door.stores.server.requestStateKey,
-            requestStateStore: door.stores.server.requestStateStore,
+            requestStateKey: stores.server.requestStateKey,
+            requestStateStore: stores.server.requestStateStore,
           },
+          sharedPins: stores.pins,
         }
       : {}),
     fetchFor: withTokenExchange(options.fetchFor),
@@ -299,18 +301,35 @@ export async function approveTools(
   out: (text: string) => void,
   report: (text: string) => void,
 ): Promise<number> {
-  const gateway = makeGateway(config, options, report);
+  // With gateway.redis the approval goes to the pins every node shares, and they show the tools at once.
+  const redisUrl = config.security.redis;
+  const stores =
+    redisUrl === undefined
+      ? undefined
+      : await redisStores({ url: redisUrl, prefix: 'switchboard:gateway:', logger: jsonLogger(report) });
+  const gateway = makeGateway(config, options, report, undefined, stores);
+  let failed: Error | undefined;
   try {
     await gateway.start();
-    const held = gateway.pins!.pending().map((p) => p.name);
+    const pins = gateway.pins!;
+    pins.onerror = (error) => {
+      failed = error;
+    };
+    const held = pins.pending().map((p) => p.name);
     const unknown = names.filter((name) => !held.includes(name));
-    const approved = gateway.pins!.approve(names);
+    const approved = pins.approve(names);
+    await pins.settled();
+    if (failed) {
+      report(`switchboard gateway: the approval did not reach the shared pins: ${failed.message}\n`);
+      return 1;
+    }
     for (const tool of approved) out(`approved ${tool.name} (${tool.found})\n`);
     if (approved.length === 0 && names.length === 0) out('no tool is waiting for approval\n');
     for (const name of unknown) report(`switchboard gateway: ${name} is not waiting for approval.\n`);
     return unknown.length > 0 ? 1 : 0;
   } finally {
     await gateway.close();
+    await stores?.close();
   }
 }
 
