@@ -12,7 +12,7 @@ import {
   RateLimiterRes,
 } from 'rate-limiter-flexible';
 import { namesCaller } from './access.js';
-import type { Caller } from './caller.js';
+import { type Caller, memoryOf } from './caller.js';
 import type { RateLimitRule } from './config-security.js';
 import { glob } from './glob.js';
 
@@ -93,12 +93,7 @@ export class RateLimits {
   #rulesFor(caller: Caller | undefined, tool: string): readonly Counted[] {
     // Per caller, then per tool: no key string built per call.
     const key = caller?.key ?? ANONYMOUS;
-    let tools = this.#applies.get(key);
-    if (tools === undefined) {
-      if (this.#applies.size >= MAX_REMEMBERED) this.#applies.clear();
-      tools = new Map();
-      this.#applies.set(key, tools);
-    }
+    const tools = memoryOf(this.#applies, key, MAX_REMEMBERED);
     let counted = tools.get(tool);
     if (counted === undefined) {
       counted = this.#counted.filter(

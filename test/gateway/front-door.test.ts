@@ -96,6 +96,22 @@ async function switchboard(url: string, key: string, era: 'auto' | 'legacy', nam
   return client;
 }
 
+/** The official SDK clients, signed in with `key`: v1 (legacy) and v2 (pinned to 2026-07-28). */
+async function sdkV1(url: string, key: string, name: string): Promise<V1Client> {
+  const client = new V1Client({ name, version: '1.0.0' });
+  await client.connect(new V1Http(new URL(url), { requestInit: { headers: bearer(key) } }));
+  return client;
+}
+
+async function sdkV2(url: string, key: string, name: string): Promise<V2Client> {
+  const client = new V2Client(
+    { name, version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  await client.connect(new V2Http(new URL(url), { requestInit: { headers: bearer(key) } }));
+  return client;
+}
+
 async function failure(promise: Promise<unknown>): Promise<ProtocolError> {
   const error = await promise.then(
     () => assert.fail('should have failed'),
@@ -219,13 +235,8 @@ describe('switchboard gateway: the front door', () => {
   });
 
   test('the official SDK v1 and v2 clients sign in with a key and get their own lists', async () => {
-    const v1 = new V1Client({ name: 'sdk-v1', version: '1.0.0' });
-    await v1.connect(new V1Http(new URL(gateway.url), { requestInit: { headers: bearer(BOB) } }));
-    const v2 = new V2Client(
-      { name: 'sdk-v2', version: '1.0.0' },
-      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-    );
-    await v2.connect(new V2Http(new URL(gateway.url), { requestInit: { headers: bearer(ALICE) } }));
+    const v1 = await sdkV1(gateway.url, BOB, 'sdk-v1');
+    const v2 = await sdkV2(gateway.url, ALICE, 'sdk-v2');
     try {
       assert.deepEqual(
         (await v1.listTools()).tools.map((t) => t.name),
@@ -256,13 +267,8 @@ describe('switchboard gateway: the front door', () => {
       ),
       /401|Unauthorized|invalid_token/,
     );
-    const v1 = new V1Client({ name: 'sdk-v1-rules', version: '1.0.0' });
-    await v1.connect(new V1Http(new URL(gateway.url), { requestInit: { headers: bearer(ALICE) } }));
-    const v2 = new V2Client(
-      { name: 'sdk-v2-rules', version: '1.0.0' },
-      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-    );
-    await v2.connect(new V2Http(new URL(gateway.url), { requestInit: { headers: bearer(ALICE) } }));
+    const v1 = await sdkV1(gateway.url, ALICE, 'sdk-v1-rules');
+    const v2 = await sdkV2(gateway.url, ALICE, 'sdk-v2-rules');
     type Outcome = { result?: unknown; code?: number; message?: string };
     const errorOf = (promise: Promise<unknown>): Promise<Outcome> =>
       promise.then(
@@ -288,11 +294,7 @@ describe('switchboard gateway: the front door', () => {
       await v2.close();
     }
     // bob's limit (2 a minute) is spent by the tests before: the v2 client gets -32023 with the wait.
-    const bobV2 = new V2Client(
-      { name: 'sdk-v2-limited', version: '1.0.0' },
-      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-    );
-    await bobV2.connect(new V2Http(new URL(gateway.url), { requestInit: { headers: bearer(BOB) } }));
+    const bobV2 = await sdkV2(gateway.url, BOB, 'sdk-v2-limited');
     try {
       for (let i = 0; i < 3; i++) await errorOf(bobV2.callTool({ name: 'local__whoami', arguments: {} }));
       const limited = await bobV2.callTool({ name: 'local__whoami', arguments: {} }).then(
