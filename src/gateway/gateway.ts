@@ -27,7 +27,7 @@ import { Forwarding } from './forwarding.js';
 import { type SharedPins, ToolPins } from './pins.js';
 import { Routes } from './routes.js';
 import { GatewayTelemetry } from './telemetry.js';
-import { Upstream, type UpstreamHealth, type UpstreamHooks } from './upstream.js';
+import { Upstream, type UpstreamHealth, type UpstreamHooks, type UpstreamState } from './upstream.js';
 
 export interface GatewayRuntimeOptions {
   /** Where the gateway reports upstream failures and dropped items. Default: silent. */
@@ -73,6 +73,19 @@ function appToolCalls(routes: Routes): Middleware<RequestContext> {
     }
     return next(method, params, ctx);
   };
+}
+
+/** An upstream that is not up, and why (its last error, or what it is doing). */
+export interface NotUp {
+  readonly name: string;
+  readonly state: UpstreamState;
+  readonly why: string;
+}
+
+export interface Readiness {
+  /** Every eagerly started upstream was tried: up, or failed within its connect time. */
+  readonly ready: boolean;
+  readonly notUp: readonly NotUp[];
 }
 
 type Next = (params: Params) => Promise<unknown>;
@@ -204,6 +217,30 @@ export class Gateway {
 
   health(): UpstreamHealth[] {
     return [...this.routes.upstreams.values()].map((upstream) => upstream.health());
+  }
+
+  /**
+   * Whether the gateway is ready: once every upstream it starts eagerly was tried (is up, or failed
+   * within its connect time), it serves what it can. `notUp` names every upstream that is not up,
+   * ready or not, and why.
+   */
+  readiness(): Readiness {
+    const notUp: NotUp[] = [];
+    let ready = true;
+    for (const upstream of this.routes.upstreams.values()) {
+      if (!upstream.started) ready = false;
+      const { name, state, lastError } = upstream.health();
+      if (state === 'up') continue;
+      const why =
+        lastError ??
+        (state === 'idle'
+          ? 'starts on first use (startup: lazy)'
+          : state === 'starting'
+            ? `connecting (for at most ${upstream.config.connectTimeoutMs} ms)`
+            : state);
+      notUp.push({ name, state, why });
+    }
+    return { ready, notUp };
   }
 
   /** Names shown downstream for each upstream (tools and prompts), for the start-up summary. */

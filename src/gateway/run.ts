@@ -227,9 +227,11 @@ export async function runGateway(
   if (!options.stdio) checkExposure(config, host, options, report);
   const door = await frontDoorParts(config, report);
   const gateway = makeGateway(config, options, report, door);
-  await gateway.start();
   const unwatch = options.watch ? watchConfig(config.file, gateway, report) : () => {};
   if (options.stdio) {
+    // One client, which lists as soon as it connects: it gets the lists once every eager upstream
+    // was tried (each within its connect time).
+    await gateway.start();
     const closed = new Promise<void>((resolve) => {
       serveStdio(gateway.server, { exit: false, onclose: resolve });
     });
@@ -276,7 +278,15 @@ export async function runGateway(
   >;
   running.server.removeAllListeners('request');
   running.server.on('request', withHealthEndpoints(mcp!, gateway, config, ORIGINS));
-  report(summary(gateway, running.url));
+  // Listening first: a hung upstream delays nothing. The upstreams come up in the background (each
+  // within its connect time), healthy ones served as soon as they are up; /readyz says who is not.
+  report(
+    `switchboard gateway: listening at ${running.url}, starting ${plural(config.upstreams.length, 'server')}\n`,
+  );
+  let stopping = false;
+  void gateway.start().then(() => {
+    if (!stopping) report(summary(gateway, running.url));
+  });
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);
@@ -286,6 +296,7 @@ export async function runGateway(
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  stopping = true;
   unwatch();
   await running.close();
   await gateway.close();
