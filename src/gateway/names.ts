@@ -35,18 +35,33 @@ export function withSuffix(base: string, key: string): string {
 /**
  * Resource URIs (and templates) as the gateway shows them: `gateway://<server>/<original>`, so a
  * read routes back to its server and two servers' `file:///a` stay apart. The original is kept
- * verbatim after the prefix, so a template's `{variables}` remain a template.
+ * verbatim after the prefix, so a template's `{variables}` remain a template. An MCP Apps view
+ * (`ui://...`) stays a `ui://` URI, which is all hosts render: its server goes first in the path,
+ * `ui://<server>/<rest>` for the upstream's `ui://<rest>`.
  */
 export function exposedUri(namespace: string, uri: string): string {
+  if (uri.startsWith(APP_URI_PREFIX))
+    return `${APP_URI_PREFIX}${namespace}/${uri.slice(APP_URI_PREFIX.length)}`;
   return `${URI_PREFIX}${namespace}/${uri}`;
 }
 
 export const URI_PREFIX = 'gateway://';
+/** The scheme of MCP Apps views: kept downstream (the Apps specification requires it). */
+export const APP_URI_PREFIX = 'ui://';
 
-/** The server and original URI of a gateway URI, or undefined when it is not one. */
+/** The server and original URI of a gateway URI (or a mapped `ui://` one), or undefined when it is not one. */
 export function parseExposedUri(uri: string): { namespace: string; uri: string } | undefined {
-  if (!uri.startsWith(URI_PREFIX)) return undefined;
-  const slash = uri.indexOf('/', URI_PREFIX.length);
+  const prefix = uri.startsWith(URI_PREFIX)
+    ? URI_PREFIX
+    : uri.startsWith(APP_URI_PREFIX)
+      ? APP_URI_PREFIX
+      : undefined;
+  if (prefix === undefined) return undefined;
+  const slash = uri.indexOf('/', prefix.length);
   if (slash === -1) return undefined;
-  return { namespace: uri.slice(URI_PREFIX.length, slash), uri: uri.slice(slash + 1) };
+  const rest = uri.slice(slash + 1);
+  return {
+    namespace: uri.slice(prefix.length, slash),
+    uri: prefix === URI_PREFIX ? rest : `${APP_URI_PREFIX}${rest}`,
+  };
 }

@@ -4,6 +4,9 @@
  * whose definition later differs from its recorded hash is hidden and reported until someone
  * approves the new definition (`switchboard gateway approve`): the defence against a server that
  * changes what a tool says after people trusted it.
+ *
+ * With `gateway.redis` the pins are shared ({@link SharedPins}): the lock file seeds them, the first
+ * node to see a tool pins it for all, and an approval on any node holds on every node at once.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -28,9 +31,28 @@ export function toolHash(tool: Tool): string {
   return `sha256:${createHash('sha256').update(definition).digest('hex')}`;
 }
 
+/** Pins held in common by the nodes of a cluster (the Redis pin store). */
+export interface SharedPins {
+  /** Adds the pins of `seed` that no node has yet; resolves to every pin in force. */
+  load(seed: ReadonlyMap<string, string>): Promise<Map<string, string>>;
+  /** Pins `name` to `hash` unless some node pinned it already; resolves to the pin in force. */
+  pinFirst(name: string, hash: string): Promise<string>;
+  /** Sets these pins (approvals) and tells the other nodes. */
+  approve(pins: ReadonlyMap<string, string>): Promise<void>;
+  /** `listener` runs when another node approved. */
+  onChange(listener: () => void): void;
+}
+
 export class ToolPins {
   private readonly pinned: Map<string, string>;
   private readonly held = new Map<string, PendingTool>();
+  #shared: SharedPins | undefined;
+  /** The writes to the shared pins, in order. */
+  #sharing: Promise<void> = Promise.resolve();
+  /** Runs when the pins changed elsewhere (another node pinned first, or approved): admit the tools again. */
+  onChange: () => void = () => {};
+  /** Told when the shared pins cannot be read or written (this node goes on with the pins it has). */
+  onerror: (error: Error) => void = () => {};
 
   private constructor(
     readonly file: string,
@@ -74,8 +96,46 @@ export class ToolPins {
   }
 
   /**
+   * Shares the pins with the other nodes: the lock file's pins that no node has yet are added, then
+   * the shared ones are in force here (and written to the lock file). Call before the first admit.
+   */
+  async share(shared: SharedPins): Promise<void> {
+    this.#adopt(await shared.load(this.pinned));
+    this.#shared = shared;
+    shared.onChange(() => {
+      shared.load(new Map()).then(
+        (pins) => {
+          this.#adopt(pins);
+          this.onChange();
+        },
+        (error: unknown) => this.onerror(error as Error),
+      );
+    });
+  }
+
+  /** Resolves when what this node pinned or approved is in the shared pins. */
+  settled(): Promise<void> {
+    return this.#sharing;
+  }
+
+  #adopt(pins: ReadonlyMap<string, string>): void {
+    this.pinned.clear();
+    for (const [name, hash] of pins) this.pinned.set(name, hash);
+    this.save();
+  }
+
+  #share(write: (shared: SharedPins) => Promise<void>): void {
+    const shared = this.#shared;
+    if (!shared) return;
+    this.#sharing = this.#sharing
+      .then(() => write(shared))
+      .catch((error: unknown) => this.onerror(error as Error));
+  }
+
+  /**
    * Whether tool `name` may be shown: a tool never seen is pinned now (and the file written); one
-   * whose hash differs from its pin is held back until approved.
+   * whose hash differs from its pin is held back until approved. Shared: when another node pinned
+   * the tool first with another definition, that pin wins and the tools are admitted again.
    */
   admit(name: string, tool: Tool): boolean {
     const found = toolHash(tool);
@@ -83,6 +143,13 @@ export class ToolPins {
     if (pinned === undefined) {
       this.pinned.set(name, found);
       this.save();
+      this.#share(async (shared) => {
+        const inForce = await shared.pinFirst(name, found);
+        if (inForce === found || this.pinned.get(name) !== found) return;
+        this.pinned.set(name, inForce);
+        this.save();
+        this.onChange();
+      });
     }
     if (pinned === undefined || pinned === found) {
       this.held.delete(name);
@@ -104,7 +171,10 @@ export class ToolPins {
       this.pinned.set(tool.name, tool.found);
       this.held.delete(tool.name);
     }
-    if (chosen.length > 0) this.save();
+    if (chosen.length > 0) {
+      this.save();
+      this.#share((shared) => shared.approve(new Map(chosen.map((tool) => [tool.name, tool.found]))));
+    }
     return chosen;
   }
 
