@@ -218,7 +218,13 @@ export class Forwarding {
     return this.forwardAs(upstream, upstreamMethod, params, ctx);
   }
 
-  private forwardAs(upstream: Upstream, upstreamMethod: string, params: Params, ctx: RequestContext) {
+  /** `upstreamMethod` with `params` to `upstream`, its result unchecked (vendor methods, skills). */
+  forwardAs(
+    upstream: Upstream,
+    upstreamMethod: string,
+    params: Params,
+    ctx: RequestContext,
+  ): Promise<unknown> {
     return this.forward(upstream, upstreamMethod, ctx, (client, options) =>
       client.request(upstreamMethod as 'ping', params as never, { ...options, unchecked: true }),
     );

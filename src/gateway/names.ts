@@ -35,18 +35,33 @@ export function withSuffix(base: string, key: string): string {
 /**
  * Resource URIs (and templates) as the gateway shows them: `gateway://<server>/<original>`, so a
  * read routes back to its server and two servers' `file:///a` stay apart. The original is kept
- * verbatim after the prefix, so a template's `{variables}` remain a template.
+ * verbatim after the prefix, so a template's `{variables}` remain a template. A `skill://` URI
+ * keeps its scheme, with the server as the first segment of its skill path
+ * (`skill://<server>/<skill-path>/<file-path>`, see {@link SKILL_PREFIX}).
  */
 export function exposedUri(namespace: string, uri: string): string {
+  if (uri.startsWith(SKILL_PREFIX)) return `${SKILL_PREFIX}${namespace}/${uri.slice(SKILL_PREFIX.length)}`;
   return `${URI_PREFIX}${namespace}/${uri}`;
 }
 
 export const URI_PREFIX = 'gateway://';
 
+/**
+ * Agent Skills (SEP-2640) are `skill://<skill-path>/<file-path>`, where a skill path's segments
+ * before the skill's name are a prefix the server chooses: the gateway, serving every upstream's
+ * skills as one server, puts the upstream's name there. The skill's name stays the last segment of
+ * its path (as the SEP requires), `SKILL.md` stays explicit, and relative references inside a skill
+ * resolve as before; same-URI skills of two upstreams stay apart.
+ */
+export const SKILL_PREFIX = 'skill://';
+
 /** The server and original URI of a gateway URI, or undefined when it is not one. */
 export function parseExposedUri(uri: string): { namespace: string; uri: string } | undefined {
-  if (!uri.startsWith(URI_PREFIX)) return undefined;
-  const slash = uri.indexOf('/', URI_PREFIX.length);
+  const skill = uri.startsWith(SKILL_PREFIX);
+  if (!skill && !uri.startsWith(URI_PREFIX)) return undefined;
+  const start = skill ? SKILL_PREFIX.length : URI_PREFIX.length;
+  const slash = uri.indexOf('/', start);
   if (slash === -1) return undefined;
-  return { namespace: uri.slice(URI_PREFIX.length, slash), uri: uri.slice(slash + 1) };
+  const namespace = uri.slice(start, slash);
+  return { namespace, uri: skill ? `${SKILL_PREFIX}${uri.slice(slash + 1)}` : uri.slice(slash + 1) };
 }

@@ -1,14 +1,14 @@
 /**
  * Names and routes: which upstream, and which of its names or URIs, a downstream name or URI
  * stands for. Tools and prompts are `<server><separator><name>` (names.ts makes them valid),
- * resources and templates `gateway://<server>/<uri>`; an upstream with `"namespace": false` keeps
+ * resources and templates `gateway://<server>/<uri>` (skills `skill://<server>/<skill-path>/...`); an upstream with `"namespace": false` keeps
  * its own names and URIs. Two upstreams that come to the same downstream name are told apart by
  * the config's collision policy (`suffix` or `skip`).
  */
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import type { Logger } from '../util/logger.js';
 import type { GatewayConfig } from './config.js';
-import { exposedName, exposedUri, parseExposedUri, withSuffix } from './names.js';
+import { exposedName, exposedUri, parseExposedUri, SKILL_PREFIX, withSuffix } from './names.js';
 import type { Upstream } from './upstream.js';
 
 /** Where a downstream tool or prompt name leads. */
@@ -80,7 +80,13 @@ export class Routes {
 
   /** The upstream a downstream URI belongs to (by name) and its URI there. */
   owner(uri: string): { namespace: string; uri: string } | undefined {
-    return parseExposedUri(uri) ?? (this.bare === undefined ? undefined : { namespace: this.bare, uri });
+    const parsed = parseExposedUri(uri);
+    // A `skill://` URI is a namespaced server's when its first segment names one; any other is
+    // the server without a namespace's, as it is (its own skills keep their URIs).
+    if (parsed && (!uri.startsWith(SKILL_PREFIX) || this.upstreams.get(parsed.namespace)?.config.namespace)) {
+      return parsed;
+    }
+    return this.bare === undefined ? undefined : { namespace: this.bare, uri };
   }
 
   /** An upstream's URI as clients see it: under `gateway://<server>/`, or as it is without a namespace. */

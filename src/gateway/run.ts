@@ -272,11 +272,14 @@ export async function runGateway(
     if (req.method === 'GET' && path === '/readyz') {
       const upstreams = gateway.health();
       const ready = upstreams.every((u) => u.state === 'up' || (u.state === 'idle' && isLazy(config, u)));
-      const held = gateway.pins?.pending().map((p) => p.name) ?? [];
+      const pending = gateway.pins?.pending() ?? [];
+      const held = pending.filter((p) => p.kind === 'tool').map((p) => p.name);
+      const heldSkills = pending.filter((p) => p.kind === 'skill').map((p) => p.name);
       return reply(res, ready ? 200 : 503, {
         ready,
         upstreams,
         ...(held.length > 0 ? { heldTools: held } : {}),
+        ...(heldSkills.length > 0 ? { heldSkills } : {}),
         // How a client (the console) tells which upstream a tool or prompt name belongs to.
         separator: config.options.separator,
       });
@@ -310,7 +313,7 @@ export async function runGateway(
   return 0;
 }
 
-/** `switchboard gateway approve`: connects, pins the held tools' current definitions, stops. */
+/** `switchboard gateway approve`: connects, pins the held tools' and skills' current definitions, stops. */
 export async function approveTools(
   config: GatewayConfig,
   options: RunOptions,
@@ -325,7 +328,7 @@ export async function approveTools(
     const unknown = names.filter((name) => !held.includes(name));
     const approved = gateway.pins!.approve(names);
     for (const tool of approved) out(`approved ${tool.name} (${tool.found})\n`);
-    if (approved.length === 0 && names.length === 0) out('no tool is waiting for approval\n');
+    if (approved.length === 0 && names.length === 0) out('no tool or skill is waiting for approval\n');
     for (const name of unknown) report(`switchboard gateway: ${name} is not waiting for approval.\n`);
     return unknown.length > 0 ? 1 : 0;
   } finally {
