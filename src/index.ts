@@ -166,6 +166,7 @@ export type {
   MethodParams,
   MethodResult,
 } from './server/methods.js';
+export type { CarriedInput } from './server/mrtr.js';
 export type { PassThroughHandle, PassThroughOptions } from './server/pass-through.js';
 export type {
   PromptArgs,
@@ -175,7 +176,7 @@ export type {
   PromptHandler,
   PromptReturn,
 } from './server/prompts.js';
-export { type RedactFn, redactSecrets } from './server/redact.js';
+export { type RedactFn, redactSecrets, redactText } from './server/redact.js';
 export {
   MemoryKeyring,
   MemoryRequestStateStore,

@@ -405,7 +405,10 @@ export class ProbeWire {
 export function describeReply(reply: Reply): string {
   switch (reply.kind) {
     case 'result':
-      return `result ${brief(reply.result, 200)}`;
+      // What came, not what the probes read: a `null` result is shown as `null`, not as `{}`.
+      return 'result' in reply.message
+        ? `result ${brief(reply.message.result, 200)}`
+        : 'a response with neither "result" nor "error"';
     case 'error':
       return `error ${brief(reply.code)} ${brief(reply.text)}`;
     case 'timeout':

@@ -139,6 +139,12 @@ export interface CallOptions {
    * its capabilities and log level go in the request's `_meta` instead of this client's.
    */
   onBehalfOf?: { capabilities: ClientCapabilities; logLevel: LoggingLevel | undefined };
+  /**
+   * 2026-07-28, for a proxy carrying its own client's input rounds: an `input_required` answer is
+   * returned as it is (its questions for that client, not this one's handlers), and a retry's
+   * `inputResponses` and `requestState` (the server's own, echoed) go with the request.
+   */
+  carryInput?: { inputResponses?: Params | undefined; requestState?: string | undefined };
 }
 
 export interface ListOptions extends CallOptions {
@@ -747,13 +753,16 @@ export class ClientCore {
     const facts = this.facts;
     const modern = featuresOf(facts.revision).modern;
     const spec = methodSpec(method);
-    const cacheable = modern && this.cache !== undefined && spec?.cacheable === true;
+    const carry = modern ? options.carryInput : undefined;
+    // A retry's result is never cached (nor is a first run's that may come back as questions).
+    const cacheable = modern && this.cache !== undefined && spec?.cacheable === true && carry === undefined;
     const cacheKey = cacheable ? ResultCache.key(method, params) : '';
     if (cacheable && !options.fresh) {
       const hit = this.cache!.get(cacheKey);
       if (hit) return hit;
     }
     const extra = options.meta;
+    if (carry !== undefined) params = withCarriedInput(params, carry);
     let wire = params;
     if (modern) {
       // Most calls add nothing to the envelope: they share its frozen object rather than copying it
@@ -772,6 +781,8 @@ export class ClientCore {
     const call = options as RequestOptions;
     let result = await this.peer!.request(method, wire, call);
     let rounds = 0;
+    // Carried: the questions are the proxy's client's, returned unanswered.
+    if (carry !== undefined && result.resultType === 'input_required' && spec?.inputRequired) return result;
     while (result.resultType === 'input_required' && modern && spec?.inputRequired) {
       if (++rounds > (this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS)) {
         throw new SwitchboardError(
@@ -906,6 +917,8 @@ export class ClientCore {
     const params: Params = args === undefined ? { name } : { name, arguments: args };
     this.prepareToolCall(name, params);
     const result = await this.known('tools/call', params, options);
+    // Questions carried for a proxy's client (`carryInput`): not a result to check yet.
+    if (result.resultType === 'input_required') return result as unknown as CallToolResult;
     return this.finishToolCall(name, params, result as unknown as Record<string, unknown>, options);
   }
 
@@ -1067,3 +1080,12 @@ function handshakeRefused(method: string, revision: Revision, error: unknown, ad
 }
 
 const NEVER_ABORTED = new AbortController().signal;
+
+/** A request's params with a carried retry's `inputResponses` and `requestState` (each only when given). */
+function withCarriedInput(params: Params, carry: NonNullable<CallOptions['carryInput']>): Params {
+  if (carry.inputResponses === undefined && carry.requestState === undefined) return params;
+  const wire: Params = { ...params };
+  if (carry.inputResponses !== undefined) wire.inputResponses = carry.inputResponses;
+  if (carry.requestState !== undefined) wire.requestState = carry.requestState;
+  return wire;
+}

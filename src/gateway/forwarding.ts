@@ -2,8 +2,10 @@
  * Forwarding: a downstream request sent to its upstream, in the right upstream session, and the
  * answer passed back. A legacy downstream client has its own session with each upstream; a
  * 2026-07-28 request (which has no session) goes on the gateway's catalog session, or, to a legacy
- * upstream that may ask questions during the call, on a session leased for that call alone. Here
- * too: timeouts (the upstream's `timeoutMs`), the one retry of a read whose connection died, and the
+ * upstream that may ask questions during the call, on a session leased for that call alone. A
+ * 2026-07-28 upstream's `input_required` goes down to a 2026-07-28 client as it is, the upstream's
+ * `requestState` sealed inside the gateway's, and the retry goes back with it (never run again from
+ * the top). Here too: timeouts (the upstream's `timeoutMs`), the one retry of a read whose connection died, and the
  * routes of upstream tasks.
  *
  * The per-call path (`forward` → `run`) is written without `async` and with no await once the
@@ -25,11 +27,10 @@ import type {
 } from '../protocol/types.js';
 import type { RequestContext } from '../server/context.js';
 import { InputRequiredError } from '../server/input.js';
-import { errorMessage } from '../util/guards.js';
 import type { Logger } from '../util/logger.js';
 import type { Route, Routes } from './routes.js';
 import type { GatewayTelemetry, UpstreamCallRecord } from './telemetry.js';
-import type { ForwardedCall, Upstream, UpstreamSession } from './upstream.js';
+import { type ForwardedCall, failureText, type Upstream, type UpstreamSession } from './upstream.js';
 
 type Send<T> = (client: Client, options: CallOptions) => Promise<T>;
 
@@ -100,6 +101,52 @@ function passDown<T>(result: T): T {
   return result;
 }
 
+/**
+ * What a 2026-07-28 upstream's `input_required` leaves with the gateway's own `requestState`: the
+ * upstream it came from and the upstream's own state, echoed to it unchanged on the retry.
+ */
+interface Carried {
+  readonly upstream: string;
+  readonly requestState?: string;
+}
+
+/**
+ * A 2026-07-28 upstream asked the 2026-07-28 client questions: they go down as they are (the
+ * upstream's keys), its `requestState` sealed inside the gateway's, bound to this caller and request.
+ */
+function passOn(upstream: Upstream, answer: Record<string, unknown>, ctx: RequestContext): Error {
+  const { inputRequests, requestState } = answer;
+  if (requestState !== undefined && typeof requestState !== 'string') {
+    return new ProtocolError(
+      ErrorCode.InternalError,
+      `Upstream "${upstream.name}" answered input_required with a non-string requestState.`,
+    );
+  }
+  const carried: Carried =
+    requestState === undefined ? { upstream: upstream.name } : { upstream: upstream.name, requestState };
+  return ctx.passInputRequired(inputRequests as Params | undefined, carried);
+}
+
+/**
+ * The retry of a call whose last round was an upstream's: its state and the client's answers, for
+ * that upstream alone (the gateway's state is sealed, so `carry` is what the gateway put there).
+ */
+function carriedFor(upstream: Upstream, ctx: RequestContext): NonNullable<CallOptions['carryInput']> {
+  const carried = ctx.carriedInput;
+  if (carried === undefined) return NO_CARRY;
+  const { upstream: name, requestState } = carried.carry as Carried;
+  if (name !== upstream.name) {
+    throw new ProtocolError(
+      ErrorCode.InvalidParams,
+      `This requestState was issued for upstream "${name}", and this request now goes to "${upstream.name}". Send the request again without requestState and inputResponses.`,
+    );
+  }
+  return { inputResponses: carried.inputResponses, requestState };
+}
+
+/** A first run: an upstream's input_required comes back, nothing is added to the request. */
+const NO_CARRY: NonNullable<CallOptions['carryInput']> = Object.freeze({});
+
 export class Forwarding {
   /** Per downstream session: its own session with each upstream. */
   private readonly sessions = new Map<string, Map<string, ClientSession>>();
@@ -146,7 +193,7 @@ export class Forwarding {
       if (error instanceof ProtocolError || error instanceof InputRequiredError) throw error;
       // A tool that cannot run is the model's business: it reads the reason as the tool's result.
       return {
-        content: [{ type: 'text', text: `Upstream "${upstream.name}": ${errorMessage(error)}` }],
+        content: [{ type: 'text', text: `Upstream "${upstream.name}": ${failureText(error)}` }],
         isError: true,
       };
     }
@@ -327,6 +374,15 @@ export class Forwarding {
         capabilities: ctx.client.capabilities,
         logLevel: ctx.meta?.[META.logLevel] as LoggingLevel | undefined,
       };
+      if (session.client.era === 'modern' && MAY_ASK.has(ctx.method)) {
+        try {
+          options.carryInput = carriedFor(upstream, ctx);
+        } catch (error) {
+          session.router.end(call);
+          record.end(error);
+          return Promise.reject(error);
+        }
+      }
     }
     if (ctx.meta?.progressToken !== undefined) {
       options.onprogress = (update) => {
@@ -350,6 +406,10 @@ export class Forwarding {
         session.router.end(call);
         record.end();
         if (call.inputRequired) throw call.inputRequired;
+        if (options.carryInput !== undefined) {
+          const answer = result as Record<string, unknown>;
+          if (answer.resultType === 'input_required') throw passOn(upstream, answer, ctx);
+        }
         return passDown(result);
       },
       (error: unknown) => {

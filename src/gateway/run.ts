@@ -13,7 +13,7 @@ import { SwitchboardError } from '../protocol/errors.js';
 import { type RedisStores, redisStores } from '../redis/stores.js';
 import { redactSecrets } from '../server/redact.js';
 import { createHttpHandler } from '../transports/http/server/handler.js';
-import { isLoopbackHostname } from '../transports/http/server/security.js';
+import { isLoopbackHostname, type OriginPolicy } from '../transports/http/server/security.js';
 import { serveStdio } from '../transports/stdio/serve.js';
 import { clip } from '../util/clip.js';
 import { errorMessage } from '../util/guards.js';
@@ -24,9 +24,9 @@ import { formatProblem } from './config-source.js';
 import { frontDoor } from './front-door.js';
 import { Gateway, type GatewayRuntimeOptions } from './gateway.js';
 import { guard } from './guard.js';
+import { withHealthEndpoints } from './health-endpoints.js';
 import { RateLimits } from './rate-limits.js';
 import { exchangingFetch, TokenExchanger } from './token-exchange.js';
-import type { UpstreamHealth } from './upstream.js';
 
 export interface RunOptions {
   readonly stdio: boolean;
@@ -209,6 +209,12 @@ function checkExposure(
   );
 }
 
+/**
+ * The Host/Origin rules of every path of the listener, the MCP endpoint's and the health paths':
+ * the HTTP handler's defaults (loopback names on a loopback address, same-origin pages).
+ */
+const ORIGINS: OriginPolicy = {};
+
 /** Serves until stopped; `report` writes the start-up summary and the JSON log lines (stderr). */
 export async function runGateway(
   config: GatewayConfig,
@@ -240,6 +246,7 @@ export async function runGateway(
     gateway.server,
     auth
       ? {
+          ...ORIGINS,
           ...shared,
           auth: frontDoor(auth, {
             onRefused: (exchange) =>
@@ -257,45 +264,16 @@ export async function runGateway(
             onerror: (error) => logLine(report, 'warn', `auth: ${errorMessage(error)}`),
           }),
         }
-      : shared,
+      : { ...ORIGINS, ...shared },
   );
   const running = await serve(handler, { host, port: options.port ?? config.options.port });
   gateway.telemetry.collectProcessMetrics();
-  // /healthz, /readyz and /metrics beside the MCP endpoint, on the same listener.
+  // /healthz, /readyz and /metrics beside the MCP endpoint, on the same listener, behind its Host/Origin rules.
   const [mcp] = running.server.listeners('request') as Array<
     (req: IncomingMessage, res: ServerResponse) => void
   >;
   running.server.removeAllListeners('request');
-  running.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const path = req.url?.split('?')[0];
-    if (req.method === 'GET' && path === '/healthz') return reply(res, 200, { status: 'up' });
-    if (req.method === 'GET' && path === '/readyz') {
-      const upstreams = gateway.health();
-      const ready = upstreams.every((u) => u.state === 'up' || (u.state === 'idle' && isLazy(config, u)));
-      const pending = gateway.pins?.pending() ?? [];
-      const held = pending.filter((p) => p.kind === 'tool').map((p) => p.name);
-      const heldSkills = pending.filter((p) => p.kind === 'skill').map((p) => p.name);
-      return reply(res, ready ? 200 : 503, {
-        ready,
-        upstreams,
-        ...(held.length > 0 ? { heldTools: held } : {}),
-        ...(heldSkills.length > 0 ? { heldSkills } : {}),
-        // How a client (the console) tells which upstream a tool or prompt name belongs to.
-        separator: config.options.separator,
-      });
-    }
-    if (req.method === 'GET' && path === '/metrics') {
-      void gateway.telemetry.metrics().then(
-        (text) => {
-          res.writeHead(200, { 'content-type': gateway.telemetry.contentType, 'cache-control': 'no-store' });
-          res.end(text);
-        },
-        (error: unknown) => reply(res, 500, { error: errorMessage(error) }),
-      );
-      return;
-    }
-    mcp!(req, res);
-  });
+  running.server.on('request', withHealthEndpoints(mcp!, gateway, config, ORIGINS));
   report(summary(gateway, running.url));
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -334,15 +312,6 @@ export async function approveTools(
   } finally {
     await gateway.close();
   }
-}
-
-function isLazy(config: GatewayConfig, health: UpstreamHealth): boolean {
-  return config.upstreams.find((u) => u.name === health.name)?.startup === 'lazy';
-}
-
-function reply(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-  res.end(JSON.stringify(body));
 }
 
 /** What a person wants to see at start: where it listens, and each upstream with its state. */

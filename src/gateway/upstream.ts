@@ -21,7 +21,9 @@ import type {
 } from '../protocol/types.js';
 import type { RequestContext } from '../server/context.js';
 import { type InputCallOptions, InputRequiredError } from '../server/input.js';
+import { redactText } from '../server/redact.js';
 import type { FetchLike } from '../transports/http/client/fetch-like.js';
+import { clip } from '../util/clip.js';
 import { errorMessage } from '../util/guards.js';
 import type { Logger } from '../util/logger.js';
 import type { HttpUpstreamConfig, UpstreamConfig } from './config.js';
@@ -47,6 +49,21 @@ export interface UpstreamHealth {
 const EVERY_INPUT: ClientCapabilities = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
 /** Leased sessions kept open while idle, per upstream (stdio: processes). */
 const MAX_IDLE_LEASES = 4;
+
+/** Lines of a failure kept for health reports (the first, and the last of a stderr tail), and each line's length. */
+const FAILURE_LINES = 8;
+const FAILURE_LINE_CHARS = 240;
+
+/**
+ * Why an upstream failed, fit to be shown (`/readyz`, logs, an error to a client): secrets masked by
+ * the log masking rules (a server may print its key on stderr, which a stdio failure quotes), and
+ * trimmed to the first line and the last lines, each cut to a readable length.
+ */
+export function failureText(error: unknown): string {
+  const lines = redactText(errorMessage(error)).split('\n');
+  const kept = lines.length <= FAILURE_LINES ? lines : [lines[0]!, ...lines.slice(1 - FAILURE_LINES)];
+  return kept.map((line) => clip(line, FAILURE_LINE_CHARS)).join('\n');
+}
 
 /** After this many failures in a row the circuit opens: calls fail at once until the next attempt. */
 const CIRCUIT_FAILURES = 3;
@@ -280,7 +297,7 @@ export class Upstream {
     this.catalogSession = undefined;
     if (this.stopped) return;
     this.failures++;
-    this.lastError = errorMessage(error);
+    this.lastError = failureText(error);
     this.state = this.failures >= CIRCUIT_FAILURES ? 'circuit-open' : 'failing';
     this.hooks.logger.warn(`gateway: upstream "${this.name}" is ${this.state}: ${this.lastError}`);
     this.hooks.catalogChanged(this);

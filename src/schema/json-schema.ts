@@ -359,7 +359,7 @@ function translateErrors(
       keyword === 'false'
         ? falseSchemaMessage(errors[i - 1])
         : keyword === 'anyOf' || keyword === 'oneOf'
-          ? alternativesMessage(errors, i, root, lookup, value, limit)
+          ? alternativesMessage(errors, i, { instance, root, lookup }, value, limit)
           : keywordMessage(keyword, limit, value);
     issues.push({ path, message: message ?? error.error });
     flag(error.instanceLocation);
@@ -429,18 +429,25 @@ function falseSchemaMessage(wrapper: OutputUnit | undefined): string {
   return issueText.forbidden;
 }
 
+interface Translation {
+  readonly instance: unknown;
+  readonly root: Schema;
+  readonly lookup: Record<string, Schema | boolean>;
+}
+
 /**
  * anyOf / oneOf. When every alternative failed only on `type` (the common `["string", "null"]`-style
- * union), say which types were allowed; otherwise say how many alternatives there were.
+ * union), say which types were allowed; otherwise say how many alternatives there were and why each
+ * failed (not only the last one tried).
  */
 function alternativesMessage(
   errors: readonly OutputUnit[],
   index: number,
-  root: Schema,
-  lookup: Record<string, Schema | boolean>,
+  translation: Translation,
   value: unknown,
   alternatives: unknown,
 ): string | undefined {
+  const { root, lookup } = translation;
   const error = errors[index]!;
   const count = Array.isArray(alternatives) ? alternatives.length : 0;
   const matches = /\((\d+) matches\)/.exec(error.error);
@@ -463,8 +470,64 @@ function alternativesMessage(
   return fallback();
 
   function fallback() {
-    return count > 0 ? issueText.noAlternative(count) : undefined;
+    if (count === 0) return undefined;
+    const why = branchReasons(errors, index, translation, Array.isArray(alternatives) ? alternatives : []);
+    return `${issueText.noAlternative(count)}${why ? ` (${why})` : ''}`;
   }
+}
+
+/** How many of a branch's issues a message names. */
+const BRANCH_ISSUES = 2;
+
+/** Why each alternative of the anyOf/oneOf at `errors[index]` failed: `#1: ...; #2: ...`. */
+function branchReasons(
+  errors: readonly OutputUnit[],
+  index: number,
+  translation: Translation,
+  alternatives: readonly unknown[],
+): string {
+  const marker = errors[index]!;
+  const prefix = `${marker.keywordLocation}/`;
+  const branches = new Map<string, OutputUnit[]>();
+  let current: OutputUnit[] | undefined;
+  for (let i = index + 1; i < errors.length; i++) {
+    const sub = errors[i]!;
+    if (sub.keywordLocation.startsWith(prefix)) {
+      const branch = sub.keywordLocation.slice(prefix.length).split('/')[0]!;
+      current = branches.get(branch) ?? [];
+      branches.set(branch, current);
+    } else if (sub.keyword !== 'false' || current === undefined) break;
+    current.push(sub);
+  }
+  const at = locateInstance(translation.instance, marker.instanceLocation).path;
+  return [...branches]
+    .map(([branch, list]) => {
+      const issues = translateErrors(list, translation.instance, translation.root, translation.lookup);
+      const shown = issues.slice(0, BRANCH_ISSUES).map((issue) => {
+        const relative =
+          issue.path === at
+            ? ''
+            : issue.path.startsWith(at) && at !== '$'
+              ? issue.path.slice(at.length)
+              : issue.path;
+        return relative === '' ? issue.message : `${relative.replace(/^\./, '')}: ${issue.message}`;
+      });
+      const more = issues.length - shown.length;
+      return `${branchLabel(alternatives[Number(branch)], Number(branch))}: ${shown.join(', ')}${more > 0 ? ` (+${more})` : ''}`;
+    })
+    .join('; ');
+}
+
+/** An alternative by its number, and its title or `$ref` name when it has one: `#2 "Square"`. */
+function branchLabel(alternative: unknown, index: number): string {
+  const schema = typeof alternative === 'object' && alternative !== null ? (alternative as Schema) : {};
+  const name =
+    typeof schema.title === 'string'
+      ? schema.title
+      : typeof schema.$ref === 'string'
+        ? schema.$ref.slice(schema.$ref.lastIndexOf('/') + 1)
+        : undefined;
+  return name === undefined ? `#${index + 1}` : `#${index + 1} ${JSON.stringify(name)}`;
 }
 
 /** Reads the keyword value at a cfworker keyword location, following `$ref`s as cfworker did. */

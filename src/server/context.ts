@@ -30,12 +30,13 @@ import {
   capabilityError,
   DEFAULT_INPUT_TIMEOUT_MS,
   type InputCallOptions,
+  type InputRequiredError,
   type InputSource,
   LinkInput,
   UnavailableInput,
 } from './input.js';
 import type { ClientView, RequestLink } from './link.js';
-import type { MrtrRound } from './mrtr.js';
+import type { CarriedInput, MrtrRound } from './mrtr.js';
 import { type RedactFn, redactSecrets } from './redact.js';
 import type { UrlElicitationTracker } from './url-elicitations.js';
 
@@ -82,6 +83,7 @@ export class RequestContext {
   private inputSource: InputSource | undefined;
   private readonly services: ContextServices;
   private readonly source: InputSource | undefined;
+  private readonly round: MrtrRound | undefined;
 
   constructor(
     /** The method being served, e.g. `tools/call`. */
@@ -102,6 +104,7 @@ export class RequestContext {
     options: { round?: MrtrRound; input?: InputSource; services?: ContextServices } = {},
   ) {
     this.source = options.input ?? options.round;
+    this.round = options.input === undefined ? options.round : undefined;
     this.services = options.services ?? {};
   }
 
@@ -315,6 +318,34 @@ export class RequestContext {
     throw new ProtocolError(ErrorCode.UrlElicitationRequired, params.message, {
       elicitations: [{ mode: 'url', elicitationId, url: params.url, message: params.message }],
     });
+  }
+
+  // --- 2026-07-28 input of a server behind a pass-through item (proxies, gateways) --------------
+
+  /**
+   * The retry of a request whose previous round passed on another server's `input_required` (see
+   * {@link passInputRequired}): what was carried, verified (sealed, this caller's, this request's,
+   * unused, unexpired), and the client's `inputResponses`. Undefined otherwise.
+   */
+  get carriedInput(): CarriedInput | undefined {
+    return this.round?.carried;
+  }
+
+  /**
+   * 2026-07-28, for a pass-through item whose server behind answered `input_required`: this
+   * request answers `input_required` with that server's `inputRequests` as they are (its keys, its
+   * questions) and a `requestState` of this server's, sealed and bound like its own, holding `carry`
+   * (any JSON: that server's own `requestState`, and what routes the retry back). The retry's
+   * {@link carriedInput} gives `carry` back with the client's answers. Throw what it returns.
+   */
+  passInputRequired(inputRequests: Params | undefined, carry: unknown): InputRequiredError {
+    if (this.round === undefined) {
+      throw new SwitchboardError(
+        'CONFIG',
+        `'${this.method}' cannot answer input_required here: only a 2026-07-28 tools/call, prompts/get or resources/read can (a legacy client is asked with requests of its own).`,
+      );
+    }
+    return this.round.passInputRequired(inputRequests, carry);
   }
 
   private get input(): InputSource {

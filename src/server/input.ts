@@ -47,13 +47,13 @@ export const DEFAULT_INPUT_TIMEOUT_MS = 10 * 60_000;
 export class InputRequiredError extends Error {
   override name = 'InputRequiredError';
   constructor(
-    /** The input request's method. */
-    readonly method: InputMethod,
+    /** The input request's method (of the first, when a server behind asked; none when it sent only a state). */
+    readonly method: InputMethod | undefined,
     /** Its key in `inputRequests`. */
-    readonly key: string,
+    readonly key: string | undefined,
   ) {
     super(
-      `Input required (${method}): this request will be answered with input_required and run again with the client's answer. Let this error propagate.`,
+      `Input required${method === undefined ? '' : ` (${method})`}: this request will be answered with input_required and run again with the client's answer. Let this error propagate.`,
     );
   }
 }

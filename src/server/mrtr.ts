@@ -67,6 +67,10 @@ export class MrtrRound implements InputSource {
   private inflight: Promise<unknown>[] | undefined;
 
   private bound: Promise<Binding> | undefined;
+  /** What the previous round carried for the server behind a pass-through item (a retry's). */
+  carried: CarriedInput | undefined;
+  /** The questions of the server behind, passed to the client in this round's answer. */
+  private passed: { readonly inputRequests: Params | undefined; readonly carry: unknown } | undefined;
 
   constructor(
     /** Answers carried by the request's `requestState` (and its `inputResponses`); none on a first run. */
@@ -89,9 +93,32 @@ export class MrtrRound implements InputSource {
     return this.bound;
   }
 
-  /** True when no input call was made: nothing to wait for, nothing to ask. */
+  /** True when no input call was made and nothing was passed on: nothing to wait for, nothing to ask. */
   get idle(): boolean {
-    return this.inflight === undefined;
+    return this.inflight === undefined && this.passed === undefined;
+  }
+
+  /** What this round passes on of the server behind (see {@link passInputRequired}). */
+  get passedOn(): { readonly inputRequests: Params | undefined; readonly carry: unknown } | undefined {
+    return this.passed;
+  }
+
+  /**
+   * A pass-through item's forward got `input_required` from the server behind: this round answers
+   * with that server's questions, and `carry` (its `requestState`, where it is) goes sealed into
+   * this server's own state, bound to the caller and request like any other.
+   */
+  passInputRequired(inputRequests: Params | undefined, carry: unknown): InputRequiredError {
+    if (this.passed !== undefined || this.inflight !== undefined) {
+      throw new SwitchboardError(
+        'CONFIG',
+        'A request can answer input_required with its own questions or pass on those of one server behind it, once, not both.',
+      );
+    }
+    this.passed = { inputRequests, carry };
+    const first = inputRequests === undefined ? undefined : Object.entries(inputRequests)[0];
+    const method = (first?.[1] as { method?: unknown } | undefined)?.method;
+    return new InputRequiredError(isInputMethod(method) ? method : undefined, first?.[0]);
   }
 
   /** Questions without an answer, by key. */
@@ -162,6 +189,14 @@ export class MrtrRound implements InputSource {
 
 const NO_QUESTIONS: ReadonlyMap<string, Question> = new Map();
 
+/** A retry's input for the server behind a pass-through item: what was carried, and the client's answers. */
+export interface CarriedInput {
+  /** What the forward passed with `ctx.passInputRequired` in the previous round. */
+  readonly carry: unknown;
+  /** The retry's `inputResponses`, as the client sent them (the server behind checks them). */
+  readonly inputResponses: Params | undefined;
+}
+
 /** The slice of a request's link a round reads: the credentials of the transport (HTTP auth). */
 interface CallerLink {
   readonly extra: InboundExtra | undefined;
@@ -211,6 +246,10 @@ export class Mrtr {
     const answers = new Map<string, SealedAnswer>();
     const round = new MrtrRound(answers, f, capabilities, method, params, link);
     const state = await this.verify(params.requestState, await round.binding());
+    if (state.u !== undefined) {
+      round.carried = { carry: state.u, inputResponses: params.inputResponses as Params | undefined };
+      return round;
+    }
     for (const [key, answer] of Object.entries(state.a)) answers.set(key, answer);
     const responses = (params.inputResponses ?? {}) as Record<string, unknown>;
     for (const [key, question] of Object.entries(state.p)) {
@@ -229,29 +268,49 @@ export class Mrtr {
   /** After the handler settled: the `input_required` result if it asked anything, else undefined. */
   async finish(round: MrtrRound): Promise<Record<string, unknown> | undefined> {
     if (round.idle) return undefined;
+    const passed = round.passedOn;
+    if (passed !== undefined) {
+      // Another server's questions, under its keys; its state rides inside ours.
+      const payload = await this.payload(round, {}, {}, passed.carry);
+      const result: Record<string, unknown> = { resultType: 'input_required' };
+      if (passed.inputRequests !== undefined) result.inputRequests = passed.inputRequests;
+      result.requestState = await this.options.sealer.seal(payload);
+      return result;
+    }
     await round.settled();
     if (round.questions.size === 0) return undefined;
-    const binding = await round.binding();
     const inputRequests: Record<string, unknown> = {};
     const asked: Record<string, SealedQuestion> = {};
     for (const [key, q] of round.questions) {
       inputRequests[key] = q.params === undefined ? { method: q.m } : { method: q.m, params: q.params };
       asked[key] = { m: q.m, h: q.h };
     }
-    const payload: RequestStatePayload = {
+    const payload = await this.payload(round, round.keptAnswers(), asked, undefined);
+    return {
+      resultType: 'input_required',
+      inputRequests,
+      requestState: await this.options.sealer.seal(payload),
+    };
+  }
+
+  /** The state of the next round: bound to this request and caller, good once, until it expires. */
+  private async payload(
+    round: MrtrRound,
+    answers: Record<string, SealedAnswer>,
+    asked: Record<string, SealedQuestion>,
+    carry: unknown,
+  ): Promise<RequestStatePayload> {
+    const binding = await round.binding();
+    return {
       v: 1,
       m: binding.method,
       r: binding.request,
       c: binding.caller,
       e: Date.now() + this.ttlMs,
       n: newNonce(),
-      a: round.keptAnswers(),
+      a: answers,
       p: asked,
-    };
-    return {
-      resultType: 'input_required',
-      inputRequests,
-      requestState: await this.options.sealer.seal(payload),
+      ...(carry === undefined ? {} : { u: carry }),
     };
   }
 

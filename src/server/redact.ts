@@ -7,7 +7,9 @@
  *   is or ends with `password`, `passwd`, `secret`, `token`, `apikey`, `authorization`, `cookie`,
  *   `privatekey`, `credential(s)` or `sessionid` (so `dbPassword`, `x-api-key`, `accessToken`,
  *   `set-cookie`, `clientSecret`; but not `maxTokens` or `tokenCount`);
- * - bearer credentials inside strings (`Bearer abc...` becomes `Bearer [REDACTED]`).
+ * - inside strings (a process's stderr, an error message): bearer credentials (`Bearer abc...`
+ *   becomes `Bearer [REDACTED]`) and the value after a secret-naming key written as text
+ *   (`API_KEY=sk-1`, `password: hunter2`, `"token":"abc"` keep the key and lose the value).
  * Errors become `{ name, message }` (their own JSON is `{}`). Input is never mutated; cycles and
  * very deep nesting are cut.
  */
@@ -21,9 +23,34 @@ export const REDACTED = '[REDACTED]';
 const SECRET_KEY =
   /(?:password|passwd|secret|token|apikey|authorization|cookie|privatekey|credentials?|sessionid)$/;
 const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9\-._~+/]+=*/gi;
+/**
+ * `key=value`, `key: value`, `"key": "value"` in text, for a key that ends like a secret-naming one
+ * (confirmed by {@link isSecretKey}): the key (word characters, `-`, `.`, optionally quoted), `=` or
+ * `:`, and the value (quoted, or up to a space, comma, `;` or `&`). Only such keys are matched, so a
+ * value is never taken for another key's (`note: API_KEY=...`). A key starts only after a character
+ * that cannot be in one, so a long word is scanned once, not once per character.
+ */
+const KEY_VALUE =
+  /(?<![A-Za-z0-9_.-])(["']?)([A-Za-z0-9_.-]*?(?:pass[-_]?(?:word|wd)|secret|token|api[-_]?key|authorization|cookie|private[-_]?key|credentials?|session[-_]?id))\1(\s*[:=]\s*)("[^"\n]*"|'[^'\n]*'|[^\s"',;&]+)/gi;
 const MAX_DEPTH = 32;
 
 export const isSecretKey = (key: string): boolean => SECRET_KEY.test(key.toLowerCase().replace(/[-_]/g, ''));
+
+/** Text with the string rules applied: bearer credentials and values after secret-naming keys masked. */
+export function redactText(text: string): string {
+  const masked = text.replace(BEARER, `$1 ${REDACTED}`);
+  if (!masked.includes('=') && !masked.includes(':')) return masked;
+  return masked.replace(KEY_VALUE, (match, quote: string, key: string, between: string, value: string) =>
+    // `Authorization: Bearer [REDACTED]`: the bearer rule already masked what follows.
+    isSecretKey(key.slice(key.lastIndexOf('.') + 1)) && !/^(?:Bearer|Basic)$/i.test(value)
+      ? `${quote}${key}${quote}${between}${quoted(value, REDACTED)}`
+      : match,
+  );
+}
+
+/** `replacement` in the quotes `value` had, if any. */
+const quoted = (value: string, replacement: string): string =>
+  value[0] === '"' || value[0] === "'" ? `${value[0]}${replacement}${value[0]}` : replacement;
 
 /** The default {@link RedactFn}: masks values under secret-looking keys and bearer credentials. */
 export function redactSecrets(data: unknown): unknown {
@@ -31,7 +58,7 @@ export function redactSecrets(data: unknown): unknown {
 }
 
 function walk(value: unknown, depth: number, seen: WeakSet<object>): unknown {
-  if (typeof value === 'string') return value.replace(BEARER, `$1 ${REDACTED}`);
+  if (typeof value === 'string') return redactText(value);
   if (typeof value !== 'object' || value === null) return value;
   if (depth >= MAX_DEPTH || seen.has(value)) return '[…]';
   seen.add(value);

@@ -106,6 +106,22 @@ export class Registry<T> {
     return page;
   }
 
+  /**
+   * One page of the enabled entries `keep` accepts, paged over those alone: a caller who sees only
+   * some entries gets full pages and cursors that name only entries it sees (never a hidden one's key).
+   */
+  pageOf(cursor: string | undefined, pageSize: number, keep: (value: T) => boolean): Page<T> {
+    const { values, keys } = this.sorted();
+    const kept: T[] = [];
+    const keptKeys: string[] = [];
+    for (let i = 0; i < values.length; i++) {
+      if (!keep(values[i]!)) continue;
+      kept.push(values[i]!);
+      keptKeys.push(keys[i]!);
+    }
+    return paginate(kept, keptKeys, cursor, pageSize);
+  }
+
   private sorted(): { values: T[]; keys: string[] } {
     if (!this.snapshot) {
       const keys = [...this.slots.keys()].filter((k) => this.slots.get(k)!.enabled).sort(compareKeys);

@@ -6,7 +6,8 @@
  * AES-256-GCM (web-standard `crypto.subtle`): the client can neither read nor alter it, and a state
  * sealed under another key fails to open. Inside: a version, the originating request (method plus a
  * digest of its name/uri and arguments), the caller it was issued to, an expiry, a one-time nonce,
- * and the answers so far. Each check failing is a -32602 with its own message (see `input.ts`).
+ * and the answers so far (or, for a proxy's pass-through item, the state of the server behind it).
+ * Each check failing is a -32602 with its own message (see `mrtr.ts`).
  *
  * Multi-node deployments must give every node the same keys (one `requestStateKey`, or a shared
  * {@link RequestStateKeyring} such as `switchboard/redis`'s); the default key is random per process,
@@ -141,6 +142,11 @@ export interface RequestStatePayload {
   readonly a: Readonly<Record<string, SealedAnswer>>;
   /** Questions of the last round, by input key. */
   readonly p: Readonly<Record<string, SealedQuestion>>;
+  /**
+   * What a pass-through item carries for the server behind it (its own `requestState` and where it
+   * goes; see `ctx.passInputRequired`): that server asked the questions and checks the answers.
+   */
+  readonly u?: unknown;
 }
 
 const PREFIX = 'sb1.';

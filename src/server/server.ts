@@ -1096,14 +1096,27 @@ export class ServerCore {
     }
   }
 
-  /** A page of a registry as a list result; memoized per page unless a filter makes it per caller. */
+  /**
+   * A page of a registry as a list result; memoized per page unless a filter makes it per caller.
+   * Then it is paged over what this caller sees: its pages are full and its cursors name only items
+   * it may see (a page cut from the whole list would name a hidden item in its cursor).
+   */
   private listed<E extends { descriptor: object }, K extends ListKind>(
     kind: K,
     registry: Registry<E>,
     params: Params,
     ctx: RequestContext,
   ): Record<string, unknown> {
-    const page = registry.page(params.cursor as string | undefined, this.pageSize);
+    const cursor = params.cursor as string | undefined;
+    if (this.listFilters.has(kind) || this.scoped) {
+      const page = registry.pageOf(cursor, this.pageSize, (e) =>
+        this.visible(kind, e.descriptor as ListItem<K>, ctx),
+      );
+      const own: Record<string, unknown> = { [kind]: page.items.map((e) => e.descriptor) };
+      if (page.nextCursor !== undefined) own.nextCursor = page.nextCursor;
+      return own;
+    }
+    const page = registry.page(cursor, this.pageSize);
     let result = pageResults.get(page);
     if (!result) {
       // The kind names the result's list: `{ tools: [...] }`, `{ resourceTemplates: [...] }`.
@@ -1111,13 +1124,8 @@ export class ServerCore {
       if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
       pageResults.set(page, markMemoizable(result));
     }
-    const filters = this.listFilters.get(kind);
     // The cached page is frozen and shared; middleware gets a copy of its own to change at will.
-    if (!filters && !this.scoped) return this.middleware.length === 0 ? result : copyForMiddleware(result);
-    return {
-      ...result,
-      [kind]: (result[kind] as ListItem<K>[]).filter((item) => this.visible(kind, item, ctx)),
-    };
+    return this.middleware.length === 0 ? result : copyForMiddleware(result);
   }
 
   private async listResources(params: Params, ctx: RequestContext): Promise<Record<string, unknown>> {

@@ -4,9 +4,11 @@
  *
  * `@cfworker/json-schema` reports every failed branch of an `anyOf`, so a single bad content block
  * yields a dozen errors about the wrong branches. Before reporting, each failed `anyOf`/`oneOf` keeps
- * only the branch the value was evidently meant for (no `const` mismatch on a direct member, e.g.
- * `type: "text"` for `TextContent`; fewest errors otherwise). When no branch fits, the value is
- * reported once as matching none of them, naming the discriminator when all branches use one.
+ * only the branch the value was evidently meant for (the one branch with no `const` mismatch on a
+ * direct member, e.g. `type: "text"` for `TextContent`). When no branch or several fit, the value is
+ * reported once as matching none of them, naming the discriminator when all branches use one, and
+ * otherwise each branch (by its `$ref`, title, discriminator or required members) with why it
+ * failed: a reader sees every reading of the value, not the one the validator tried last.
  */
 import type { OutputUnit } from '@cfworker/json-schema';
 import type { Revision } from '../protocol/revisions.js';
@@ -73,6 +75,11 @@ export function explainErrors(errors: readonly OutputUnit[], input: ExplainInput
       error.closedProperty = error.inst[error.inst.length - 1];
     }
   }
+  return findingsOf(parsed, input);
+}
+
+/** The findings of a list of errors (the whole list, or one branch's part of it). */
+function findingsOf(parsed: ParsedError[], input: ExplainInput): Finding[] {
   const { kept, summaries } = pruneAlternatives(parsed, input);
   const findings: Finding[] = [];
   const seen = new Set<string>();
@@ -133,16 +140,13 @@ function pruneAlternatives(
     }
     if (branches.size === 0) continue; // oneOf matched more than one branch: the marker is the finding.
     const fitting = [...branches.entries()].filter(([, list]) => !mismatchesDiscriminator(list, marker));
-    const chosen =
-      fitting.length === 0
-        ? undefined
-        : fitting.reduce((best, next) => (leafCount(next[1]) < leafCount(best[1]) ? next : best))[0];
+    const chosen = fitting.length === 1 ? fitting[0]![0] : undefined;
     live = live.filter((error) => {
       if (error === marker) return chosen === undefined;
       if (!startsWith(error.kw, marker.kw)) return true;
       return chosen !== undefined && error.kw[marker.kw.length] === chosen;
     });
-    if (chosen === undefined) summaries.set(marker, summarize(marker, branches, input));
+    if (chosen === undefined) summaries.set(marker, summarize(marker, branches, new Map(fitting), input));
   }
   return { kept: live, summaries };
 }
@@ -160,7 +164,16 @@ function mismatchesDiscriminator(branch: readonly ParsedError[], marker: ParsedE
 
 const leafCount = (list: readonly ParsedError[]) => list.filter((e) => !carriesNoDetail(e)).length;
 
-function summarize(marker: ParsedError, branches: Map<string, ParsedError[]>, input: ExplainInput): Finding {
+/**
+ * One finding for a failed `anyOf`/`oneOf` no single branch fits. `fitting` are the branches whose
+ * discriminator agrees with the value (several), or none: then every branch is explained.
+ */
+function summarize(
+  marker: ParsedError,
+  branches: Map<string, ParsedError[]>,
+  fitting: Map<string, ParsedError[]>,
+  input: ExplainInput,
+): Finding {
   const at = walkSchema(input, marker.kw);
   const alternatives = isPlainObject(at.parent) && Array.isArray(at.node) ? at.node : [];
   const names = alternatives.map((alt, i) => branchName(alt, i));
@@ -170,7 +183,11 @@ function summarize(marker: ParsedError, branches: Map<string, ParsedError[]>, in
   );
   const member = discriminators[0]?.inst[marker.inst.length];
   const base = toPointer(marker.inst);
-  if (member !== undefined && discriminators.every((d) => d?.inst[marker.inst.length] === member)) {
+  if (
+    fitting.size === 0 &&
+    member !== undefined &&
+    discriminators.every((d) => d?.inst[marker.inst.length] === member)
+  ) {
     const expected = discriminators.map((d) => JSON.stringify(constAt(input, d!.kw)));
     const value = valueAt(input.instance, [...marker.inst, member]);
     return {
@@ -182,22 +199,70 @@ function summarize(marker: ParsedError, branches: Map<string, ParsedError[]>, in
       reason: `"${member}" ${JSON.stringify(value)} matches none of ${names.join(', ')} (expected one of ${[...new Set(expected)].join(', ')}) in revision ${input.revision}`,
     };
   }
+  const explained = [...(fitting.size > 0 ? fitting : branches)]
+    .map(([index, list]) => ({
+      name: names[Number(index)] ?? `alternative #${index}`,
+      why: branchReason(findingsOf(list, input), marker.inst),
+      leaves: leafCount(list),
+    }))
+    .sort((a, b) => a.leaves - b.leaves);
+  const same = explained.length > 1 && new Set(explained.map((b) => b.why)).size === 1;
+  const shown = same ? [] : explained.slice(0, SHOWN_BRANCHES);
+  const more = same ? 0 : explained.length - shown.length;
+  const why = same ? `each: ${explained[0]!.why}` : shown.map((b) => `${b.name}: ${b.why}`).join('; ');
   return {
     pointer: base,
     value: valueAt(input.instance, marker.inst),
     keyword: marker.keyword,
     definition: at.name,
     schemaPath: at.path,
-    reason: `value matches none of ${names.join(', ')} in revision ${input.revision}`,
+    reason:
+      `value matches none of ${names.join(', ')} in revision ${input.revision} ` +
+      `(${why}${more > 0 ? `; ${more} more` : ''})`,
   };
 }
 
-function branchName(alternative: unknown, index: number): string {
-  if (isPlainObject(alternative) && typeof alternative.$ref === 'string') {
-    return alternative.$ref.slice(alternative.$ref.lastIndexOf('/') + 1);
+/** How many branches a summary explains (those closest to matching first), to keep it on a line or two. */
+const SHOWN_BRANCHES = 3;
+/** How many of a branch's findings its explanation names. */
+const SHOWN_REASONS = 2;
+
+/** Why one branch rejects the value, in a few words: its findings, relative to where the branches meet. */
+function branchReason(findings: readonly Finding[], at: readonly string[]): string {
+  const base = toPointer(at);
+  const missing = findings.filter((f) => f.keyword === 'required' && f.pointer.startsWith(base));
+  const parts: string[] = [];
+  if (missing.length > 0) {
+    const names = missing.map((f) => {
+      const relative = f.pointer.slice(base.length);
+      return JSON.stringify(relative.slice(1).replace(/~1/g, '/').replace(/~0/g, '~'));
+    });
+    parts.push(`missing ${names.join(', ')}`);
   }
-  if (isPlainObject(alternative) && alternative.type !== undefined)
-    return `${JSON.stringify(alternative.type)} value`;
+  for (const finding of findings) {
+    if (missing.includes(finding)) continue;
+    const relative = finding.pointer.startsWith(base) ? finding.pointer.slice(base.length) : finding.pointer;
+    const reason = finding.reason.replace(/ in revision \S+$/, '');
+    parts.push(relative === '' ? reason : `${relative}: ${reason}`);
+  }
+  const more = parts.length - SHOWN_REASONS;
+  return `${parts.slice(0, SHOWN_REASONS).join(', ')}${more > 0 ? ` (+${more})` : ''}`;
+}
+
+/** A branch as a reader knows it: its definition's name, its title, its discriminator or its members. */
+function branchName(alternative: unknown, index: number): string {
+  if (!isPlainObject(alternative)) return `alternative #${index}`;
+  if (typeof alternative.$ref === 'string')
+    return alternative.$ref.slice(alternative.$ref.lastIndexOf('/') + 1);
+  if (typeof alternative.title === 'string') return JSON.stringify(alternative.title);
+  const properties = isPlainObject(alternative.properties) ? alternative.properties : {};
+  for (const [member, schema] of Object.entries(properties)) {
+    if (isPlainObject(schema) && schema.const !== undefined)
+      return `${member} ${JSON.stringify(schema.const)}`;
+  }
+  if (Array.isArray(alternative.required) && alternative.required.length > 0)
+    return `the one with ${alternative.required.map((name) => JSON.stringify(name)).join(', ')}`;
+  if (alternative.type !== undefined) return `${JSON.stringify(alternative.type)} value`;
   return `alternative #${index}`;
 }
 

@@ -12,6 +12,7 @@ import { ErrorCode, ProtocolError } from '../../src/protocol/errors.js';
 import { featuresOf, REVISIONS } from '../../src/protocol/revisions.js';
 import type { CallToolResult, Tool } from '../../src/protocol/types.js';
 import type { RequestContext } from '../../src/server/context.js';
+import { decodeCursor } from '../../src/server/pagination.js';
 import { createLinkedChannels } from '../../src/transports/memory.js';
 import { connectPair } from '../helpers/pair.js';
 import { trapUnhandledRejections } from '../helpers/trap.js';
@@ -293,6 +294,28 @@ describe('filterList()', () => {
     user.assertClean();
     await user.close();
     await admin.close();
+  });
+
+  test('pages are cut from what the caller sees: full pages, cursors that name only its items', async () => {
+    const server = new Server({ name: 'paged', version: '1' }, { pageSize: 2 });
+    for (const name of ['a.hidden', 'b', 'c.hidden', 'd', 'e.hidden', 'f'])
+      server.registerTool(name, {}, () => name);
+    server.filterList('tools', (tool) => !tool.name.endsWith('.hidden'));
+    const pair = await connectPair(server, { version: { pin: '2025-11-25' } });
+    const first = await pair.client.listTools({ singlePage: true });
+    assert.deepEqual(
+      first.tools.map((t) => t.name),
+      ['b', 'd'],
+    );
+    assert.equal(decodeCursor(first.nextCursor!), 'd', 'never a hidden name');
+    const second = await pair.client.listTools({ cursor: first.nextCursor! });
+    assert.deepEqual(
+      second.tools.map((t) => t.name),
+      ['f'],
+    );
+    assert.equal(second.nextCursor, undefined);
+    pair.assertClean();
+    await pair.close();
   });
 
   test('2026-07-28: filtered results are cached privately (cacheScope "private")', async () => {

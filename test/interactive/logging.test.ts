@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import fc from 'fast-check';
 import type { LogMessage } from '../../src/client/client.js';
 import { Server, type ServerOptions } from '../../src/extensions/server.js';
 import { LEGACY_REVISIONS, type Revision } from '../../src/protocol/revisions.js';
 import type { LoggingLevel } from '../../src/protocol/types.js';
-import { isSecretKey, redactSecrets } from '../../src/server/redact.js';
+import { isSecretKey, redactSecrets, redactText } from '../../src/server/redact.js';
 import { connectPair } from '../helpers/pair.js';
 import { rawSession } from '../helpers/raw-session.js';
 
@@ -202,5 +203,43 @@ describe('log redaction', () => {
     });
     assert.equal(isSecretKey('PRIVATE_KEY'), true);
     assert.equal(isSecretKey('tokenizer'), false);
+  });
+
+  test('in text (a stderr tail, an error message), the value after a secret-naming key is masked', () => {
+    assert.equal(
+      redactText(
+        'boot: API_KEY=sk-live-1 db.password=\'p w\' {"token":"t1","n":1} x-api-key: k; maxTokens=5',
+      ),
+      'boot: API_KEY=[REDACTED] db.password=\'[REDACTED]\' {"token":"[REDACTED]","n":1} x-api-key: [REDACTED]; maxTokens=5',
+    );
+    assert.equal(redactText('Authorization: Bearer abc.def'), 'Authorization: Bearer [REDACTED]');
+    assert.equal(
+      redactText('see http://host:8080/a?page=2 at 10:30'),
+      'see http://host:8080/a?page=2 at 10:30',
+    );
+    assert.deepEqual(redactSecrets({ note: 'password=hunter2' }), { note: 'password=[REDACTED]' });
+    // One pass over a long word, not one per character.
+    const started = performance.now();
+    redactText(`${'a'.repeat(1_000_000)}:`);
+    assert.ok(performance.now() - started < 5000, 'a megabyte of text is masked in linear time');
+  });
+
+  test('property: a secret written as key=value or "key": "value" never survives in the text', () => {
+    const key = fc.constantFrom(
+      'API_KEY',
+      'password',
+      'github_token',
+      'clientSecret',
+      'x-api-key',
+      'db.password',
+    );
+    const value = fc.stringMatching(/^[A-Za-z0-9_\-+/.]{6,30}$/);
+    fc.assert(
+      fc.property(key, value, fc.constantFrom('=', ': ', ':'), fc.string(), (k, v, sep, before) => {
+        const around = `${before.replace(/[A-Za-z0-9_.\-"']$/, '')} ${k}${sep}${v} done`;
+        assert.ok(!redactText(around).includes(`${k}${sep}${v}`), around);
+        assert.ok(!redactText(`{"${k}":"${v}"}`).includes(v));
+      }),
+    );
   });
 });

@@ -61,10 +61,39 @@ describe('raw JSON Schema', () => {
       ok: false,
       issues: [
         { path: 'items[1]', message: 'unexpected item (not allowed by the schema)' },
-        { path: 'choice', message: 'does not match any of the 2 allowed alternatives' },
+        {
+          path: 'choice',
+          message:
+            'does not match any of the 2 allowed alternatives (#1: expected "a", received "c"; #2: expected "b", received "c")',
+        },
         { path: 'note', message: 'expected string or null, received number' },
         { path: 'step', message: 'expected a multiple of 0.5, received 0.3' },
         { path: 'zzz', message: 'unexpected property (not allowed by the schema)' },
+      ],
+    });
+  });
+
+  test('an anyOf no alternative matches says why each failed, by its title or $ref name', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        shape: {
+          anyOf: [
+            { title: 'Circle', type: 'object', properties: { r: { type: 'number' } }, required: ['r'] },
+            { $ref: '#/$defs/Square' },
+          ],
+        },
+      },
+      $defs: { Square: { type: 'object', properties: { side: { type: 'number' } }, required: ['side'] } },
+    };
+    assert.deepEqual(compileSchema(schema, input('shapes')).validate({ shape: { r: 'big' } }), {
+      ok: false,
+      issues: [
+        {
+          path: 'shape',
+          message:
+            'does not match any of the 2 allowed alternatives (#1 "Circle": r: expected number, received string; #2 "Square": side: required)',
+        },
       ],
     });
   });
