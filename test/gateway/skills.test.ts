@@ -25,7 +25,7 @@ import { StreamableHttpClientChannel } from '../../src/transports/http/client/st
 import { createHttpHandler } from '../../src/transports/http/server/handler.js';
 import { runCli } from '../cli/run-cli.js';
 import { SKILLS_DIR } from '../extensions/skills-fixture.js';
-import { configOf } from './helpers.js';
+import { configOf, UPSTREAM } from './helpers.js';
 
 const SKILLS_UPSTREAM = fileURLToPath(new URL('../fixtures/skills-upstream.js', import.meta.url));
 const REFERENCE = fileURLToPath(new URL('../fixtures/skills-reference-server.js', import.meta.url));
@@ -158,6 +158,19 @@ describe('skills through the gateway', () => {
       }
     });
   }
+
+  test('without an upstream that declares it, the gateway does not declare the extension', async () => {
+    const gw = await gatewayOf({ plain: { command: process.execPath, args: [UPSTREAM] } });
+    try {
+      for (const era of ERAS) {
+        const client = await gw.client(era);
+        assert.ok(client.serverCapabilities.resources, era);
+        assert.equal(client.serverCapabilities.extensions?.[SKILLS_EXTENSION], undefined, era);
+      }
+    } finally {
+      await gw.close();
+    }
+  });
 
   test('a skill added upstream is announced downstream (list_changed) and listed', async () => {
     const dir = skillsDir('git-workflow');
