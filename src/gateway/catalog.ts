@@ -199,9 +199,9 @@ export class Catalog {
       const [resources, templates, skills] = await Promise.all([
         caps.resources ? client.listResources().then((r) => r.resources) : [],
         caps.resources ? client.listResourceTemplates().then((r) => r.resourceTemplates) : [],
-        this.skills.read(client),
+        this.skills.read(upstream, client),
       ]);
-      this.skills.apply(upstream, skills);
+      if (skills) this.skills.apply(upstream, skills);
       this.apply(upstream, 'resource', resources);
       this.apply(upstream, 'template', templates);
     }

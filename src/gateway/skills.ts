@@ -33,7 +33,7 @@ import type { Params } from '../protocol/jsonrpc.js';
 import type { Resource, ServerCapabilities } from '../protocol/types.js';
 import type { RequestContext } from '../server/context.js';
 import { paginate } from '../server/pagination.js';
-import { isPlainObject } from '../util/guards.js';
+import { errorMessage, isPlainObject } from '../util/guards.js';
 import type { Logger } from '../util/logger.js';
 import type { Forwarding } from './forwarding.js';
 import type { ToolPins } from './pins.js';
@@ -84,10 +84,19 @@ export class GatewaySkills {
     return declared.some((s) => s.directoryRead === true) ? { directoryRead: true } : {};
   }
 
-  /** Reads an upstream's skills (every page; none when it does not declare the extension). */
-  async read(client: Client): Promise<SkillEntry[]> {
+  /**
+   * Reads an upstream's skills (every page; none when it does not declare the extension). A list
+   * that fails (a malformed entry...) is reported and leaves what was shown (undefined): the
+   * upstream's resources are shown all the same.
+   */
+  async read(upstream: Upstream, client: Client): Promise<SkillEntry[] | undefined> {
     if (!skillsOf(client.serverCapabilities)) return [];
-    return (await client.listSkills()).skills;
+    try {
+      return (await client.listSkills()).skills;
+    } catch (error) {
+      this.logger.warn(`gateway: cannot list the skills of "${upstream.name}": ${errorMessage(error)}`);
+      return undefined;
+    }
   }
 
   /** Shows `entries` (the upstream's, as it listed them) for `upstream`, replacing what it showed before. */

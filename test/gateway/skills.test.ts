@@ -15,7 +15,8 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Client } from '../../src/extensions/client.js';
-import { SKILLS_EXTENSION } from '../../src/extensions/skills/types.js';
+import { SKILLS_METHOD_SPECS } from '../../src/extensions/skills/plugin.js';
+import { SKILLS_EXTENSION, SKILLS_LIST } from '../../src/extensions/skills/types.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { guard } from '../../src/gateway/guard.js';
 import { nodeFetch } from '../../src/node/fetch.js';
@@ -25,7 +26,7 @@ import { StreamableHttpClientChannel } from '../../src/transports/http/client/st
 import { createHttpHandler } from '../../src/transports/http/server/handler.js';
 import { runCli } from '../cli/run-cli.js';
 import { SKILLS_DIR } from '../extensions/skills-fixture.js';
-import { configOf, UPSTREAM } from './helpers.js';
+import { configOf, UPSTREAM, upstreamServer } from './helpers.js';
 
 const SKILLS_UPSTREAM = fileURLToPath(new URL('../fixtures/skills-upstream.js', import.meta.url));
 const REFERENCE = fileURLToPath(new URL('../fixtures/skills-reference-server.js', import.meta.url));
@@ -169,6 +170,34 @@ describe('skills through the gateway', () => {
       }
     } finally {
       await gw.close();
+    }
+  });
+
+  test('an upstream whose skills/list is malformed keeps its resources shown, and the problem is logged', async () => {
+    const bad = await upstreamServer((server) => {
+      server.registerResource('memo', 'memo://one', {}, () => 'one');
+      server.declareExtension(SKILLS_EXTENSION, {}, { legacy: true });
+      server.methods.define({
+        ...SKILLS_METHOD_SPECS[SKILLS_LIST]!,
+        method: SKILLS_LIST,
+        handler: () => ({ skills: [{ uri: 'skill://x/SKILL.md' }] }),
+      });
+    });
+    const gw = await gatewayOf({ bad: { url: bad.url } });
+    try {
+      const client = await gw.client('legacy');
+      assert.deepEqual((await client.listSkills()).skills, []);
+      assert.deepEqual(
+        (await client.listResources()).resources.map((r) => r.uri),
+        ['gateway://bad/memo://one'],
+      );
+      assert.ok(
+        gw.warnings.some((w) => /cannot list the skills of "bad": .*skills\[0\]\.frontmatter/.test(w)),
+        gw.warnings.join('\n'),
+      );
+    } finally {
+      await gw.close();
+      await bad.close();
     }
   });
 
