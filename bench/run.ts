@@ -13,10 +13,11 @@
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Config, FULL, SMOKE } from './config.js';
+import { renderGatewayTargets } from './gateway-targets.js';
 import { renderSection, type Section } from './lib/report.js';
 import { coldSections } from './scenarios/cold.js';
 import type { Context } from './scenarios/common.js';
@@ -81,6 +82,7 @@ function machine(): string {
 async function main(): Promise<void> {
   const { config, only, out, nodes } = parseArgs(process.argv.slice(2));
   const started = Date.now();
+  const loadAtStart = loadavg()[0]!;
   const ctx: Context = {
     config,
     nodes,
@@ -103,6 +105,7 @@ async function main(): Promise<void> {
     '',
     machine(),
     `- Command: \`${command}\`; ` + `${config.runs} run(s), implementations interleaved, ${minutes} min`,
+    `- Load average (1 min): ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end`,
     `- Cells: median [min-max] over runs (${config.load.runs} runs for the stdio throughput rows). Ratio columns: ` +
       'per-run `implementation / raw`, then median [min-max]; for throughput more is better, for times, CPU ' +
       'and bytes less is better.',
@@ -110,6 +113,7 @@ async function main(): Promise<void> {
     ...sections.flatMap((s) => [renderSection(s), '']),
     // The smoke pass proves that every cell runs; its figures say nothing, so no target is judged.
     config.smoke ? '' : renderTargets(sections),
+    config.smoke ? '' : renderGatewayTargets(sections, config.inFlight),
     ...(ctx.failures.length > 0
       ? ['', '### Failed cells', '', ...ctx.failures.map((f) => `- ${f.split('\n')[0]}`)]
       : []),

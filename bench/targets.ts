@@ -131,6 +131,7 @@ function show(t: Target, v: number | undefined): string {
 }
 
 export function renderTargets(sections: readonly Section[]): string {
+  if (!TARGETS.some((t) => sections.some((x) => x.title.startsWith(t.section)))) return '';
   const lines = [
     '### Targets (issue #5)',
     '',

@@ -70,7 +70,8 @@ export function formatNumber(v: number): string {
   return v.toPrecision(2);
 }
 
-function formatSpread(s: Spread | undefined, suffix = ''): string {
+/** `median [min-max]` with `suffix` after the median, or '-' when there is no figure. */
+export function formatSpread(s: Spread | undefined, suffix = ''): string {
   if (!s) return '-';
   const m = `${formatNumber(s.median)}${suffix}`;
   return s.n === 1 || s.min === s.max ? m : `${m} [${formatNumber(s.min)}-${formatNumber(s.max)}]`;

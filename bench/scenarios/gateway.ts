@@ -1,15 +1,19 @@
 /**
  * The gateway's cost: the same load client calls the Switchboard fixture's `echo` directly and through
- * one gateway hop (`up__echo`), with the upstream over stdio and over HTTP. Legacy era downstream, so
- * the gateway serves each client in its own upstream session, as it does in production. Issue 12's
- * targets: the hop at most 1.25x the direct p50 latency, at least 0.7x the direct throughput with
- * 64 calls in flight.
+ * one gateway hop (`up__echo`), with the upstream over stdio and over HTTP, from a legacy client (the
+ * gateway serves it in its own upstream session, as in production) and from a 2026-07-28 client (no
+ * session: the gateway's own upstream session carries its calls). Over stdio the `relay` column is the
+ * floor of any hop: a process that copies bytes both ways and parses nothing.
  *
  * From outside (issue 21): one stdio server bridged to Streamable HTTP, one session, by the gateway
  * and by the proxies people use today (`mcp-proxy`, `supergateway`), against Switchboard's own HTTP
  * server answering the same call with no hop. The serving CPU per call is the hop's plus its
  * upstream's (the stdio server it spawned).
+ *
+ * And the library alone over stdio at 64 in flight (both eras against the raw pair), so that one
+ * `--only gateway` run holds every figure issue 21's targets name (see gateway-targets.ts).
  */
+import type { Era } from '../clients/types.js';
 import { fixture, type ServerProcess, startServer } from '../lib/harness.js';
 import { record, row, type Section, section } from '../lib/report.js';
 import type { ClientSpec, LoadResult } from '../worker.js';
@@ -17,6 +21,14 @@ import { type Context, cell, inTurn, recordLoad } from './common.js';
 
 type Path = 'direct' | 'gateway' | 'relay';
 const PATHS: readonly Path[] = ['direct', 'gateway'];
+/** stdio also measures the floor of any hop: a relay that copies bytes and parses nothing. */
+const STDIO_PATHS: readonly Path[] = ['direct', 'gateway', 'relay'];
+/** The downstream clients' eras, as the rows name them. */
+export const ERAS: readonly { readonly era: Era; readonly label: string }[] = [
+  { era: 'legacy', label: 'legacy' },
+  { era: 'modern', label: '2026-07-28' },
+];
+
 /** From outside: what serves Streamable HTTP, bridging the stdio fixture (or, `no hop`, being it). */
 type Bridge = 'no hop' | 'gateway' | 'mcp-proxy' | 'supergateway';
 const BRIDGES: readonly Bridge[] = ['no hop', 'gateway', 'mcp-proxy', 'supergateway'];
@@ -26,8 +38,20 @@ const BRIDGE_SERVERS: Record<Bridge, { fixture: string; args: string[]; tool: st
   'mcp-proxy': { fixture: 'proxy-bridge', args: ['mcp-proxy'], tool: 'echo' },
   supergateway: { fixture: 'proxy-bridge', args: ['supergateway'], tool: 'echo' },
 };
-/** stdio also measures the floor of any hop: a relay that copies bytes and parses nothing. */
-const STDIO_PATHS: readonly Path[] = ['direct', 'gateway', 'relay'];
+
+/** The library alone: Switchboard client + server in each era, and the raw pair they are divided by. */
+const LIBRARY = [
+  { id: 'switchboard', client: 'switchboard', era: 'legacy', server: 'switchboard-stdio' },
+  { id: 'switchboard-modern', client: 'switchboard', era: 'modern', server: 'switchboard-stdio' },
+  { id: 'raw', client: 'raw', era: 'legacy', server: 'raw-stdio' },
+] as const;
+
+export const SECTIONS = {
+  stdio: 'gateway: stdio upstream, one hop vs direct',
+  http: 'gateway: HTTP upstream, one hop vs direct',
+  outside: 'gateway: from outside, one stdio server bridged to Streamable HTTP',
+  library: 'gateway run: the library alone over stdio, 64 in flight',
+} as const;
 
 const node = (script: string, args: readonly string[] = []): ClientSpec['target'] => ({
   kind: 'stdio',
@@ -37,47 +61,57 @@ const node = (script: string, args: readonly string[] = []): ClientSpec['target'
 
 export async function gatewaySections(ctx: Context): Promise<Section[]> {
   const { config } = ctx;
-  const stdio = section('gateway: stdio upstream, one hop vs direct', STDIO_PATHS, 'direct');
-  const http = section('gateway: HTTP upstream, one hop vs direct', PATHS, 'direct');
+  const stdio = section(SECTIONS.stdio, STDIO_PATHS, 'direct');
+  const http = section(SECTIONS.http, PATHS, 'direct');
   const load = { warmupMs: config.load.warmupMs, durationMs: config.load.durationMs };
 
   const measure = async (
     s: Section,
     label: string,
     paths: readonly Path[],
-    target: (path: Path) => ClientSpec['target'],
+    target: (path: Path) => { target: ClientSpec['target']; serverPid?: number },
   ) => {
-    for (let run = 0; run < config.load.runs; run++) {
-      ctx.log(`gateway ${label}, run ${run + 1}/${config.load.runs}`);
-      for (const [prefix, inFlight] of [
-        ['seq', 1],
-        [`${config.inFlight} in flight`, config.inFlight],
-      ] as const) {
-        await inTurn(ctx, paths, run, async (path) => {
-          const result = await cell<LoadResult>(ctx, `${label} ${path} ${prefix}`, {
-            type: 'load',
-            client: 'switchboard',
-            era: 'legacy',
-            target: target(path),
-            tool: 'echo',
-            ...(path === 'gateway' ? { toolName: 'up__echo' } : {}),
-            inFlight,
-            ...load,
+    for (let run = 0; run < config.runs; run++) {
+      ctx.log(`gateway ${label}, run ${run + 1}/${config.runs}`);
+      for (const { era, label: eraLabel } of ERAS) {
+        for (const [shape, inFlight] of [
+          ['seq', 1],
+          [`${config.inFlight} in flight`, config.inFlight],
+        ] as const) {
+          const prefix = `${eraLabel} ${shape}`;
+          await inTurn(ctx, paths, run, async (path) => {
+            const result = await cell<LoadResult>(ctx, `${label} ${path} ${prefix}`, {
+              type: 'load',
+              client: 'switchboard',
+              era,
+              ...target(path),
+              tool: 'echo',
+              ...(path === 'gateway' ? { toolName: 'up__echo' } : {}),
+              inFlight,
+              ...load,
+            });
+            recordLoad(s, prefix, path, run, result, { latency: true, server: true });
+            record(
+              row(s, `${prefix} upstream CPU per call`, 'us', 'lower', true),
+              path,
+              run,
+              result?.upstreamCpuUsPerCall,
+            );
           });
-          recordLoad(s, prefix, path, run, result, { latency: true, server: true });
-        });
+        }
       }
     }
   };
 
   // stdio: the client spawns the fixture, or the gateway, which spawns the fixture.
-  await measure(stdio, 'stdio', STDIO_PATHS, (path) =>
-    path === 'direct'
-      ? node('switchboard-stdio')
-      : path === 'relay'
-        ? node('relay-stdio')
-        : node('gateway-stdio', ['stdio']),
-  );
+  await measure(stdio, 'stdio', STDIO_PATHS, (path) => ({
+    target:
+      path === 'direct'
+        ? node('switchboard-stdio')
+        : path === 'relay'
+          ? node('relay-stdio')
+          : node('gateway-stdio', ['stdio']),
+  }));
 
   // HTTP: one fixture server; the gateway (its own process) in front of it.
   let upstream: ServerProcess | undefined;
@@ -85,8 +119,11 @@ export async function gatewaySections(ctx: Context): Promise<Section[]> {
   try {
     upstream = await startServer('switchboard-http', []);
     gateway = await startServer('gateway-http', ['http', upstream.url]);
-    const urls = { direct: upstream.url, gateway: gateway.url };
-    await measure(http, 'http', PATHS, (path) => ({ kind: 'http', url: urls[path as 'direct' | 'gateway'] }));
+    const servers = { direct: upstream, gateway };
+    await measure(http, 'http', PATHS, (path) => {
+      const server = servers[path as 'direct' | 'gateway'];
+      return { target: { kind: 'http', url: server.url }, serverPid: server.pid };
+    });
   } catch (error) {
     ctx.failures.push(`gateway http: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
@@ -95,17 +132,18 @@ export async function gatewaySections(ctx: Context): Promise<Section[]> {
   }
 
   const note =
-    '`direct`: Switchboard client (legacy era) and the Switchboard fixture server; `gateway`: the same ' +
-    'client through `switchboard/gateway` fronting that server (calls `up__echo`, forwarded in the ' +
-    "client's own upstream session). Server CPU per call: the process the client talks to (the gateway " +
-    'alone in the gateway column, without its upstream). Targets (issue 12): p50 ratio <= 1.25, ' +
-    'throughput ratio >= 0.7.';
+    '`direct`: the Switchboard client and the Switchboard fixture server; `gateway`: the same ' +
+    'client through `switchboard/gateway` fronting that server (calls `up__echo`; a legacy ' +
+    "client's calls go in its own upstream session, a 2026-07-28 client's on the gateway's). Rows " +
+    "by the downstream client's era. Server CPU per call: the process the client talks to (the " +
+    'gateway alone in the gateway column); upstream CPU: what that process spawned (the stdio ' +
+    'fixture behind the gateway or the relay). Targets: see Targets (issue 21).';
   stdio.notes.push(
     `${note} \`relay\`: the same fixture behind a process that copies bytes both ways and parses ` +
       'nothing, the floor of any stdio hop (two more pipe transfers and a third process).',
   );
   http.notes.push(note);
-  return [stdio, http, await fromOutside(ctx)];
+  return [stdio, http, await fromOutside(ctx), await library(ctx)];
 }
 
 /**
@@ -114,7 +152,7 @@ export async function gatewaySections(ctx: Context): Promise<Section[]> {
  */
 async function fromOutside(ctx: Context): Promise<Section> {
   const { config } = ctx;
-  const s = section('gateway: from outside, one stdio server bridged to Streamable HTTP', BRIDGES, 'no hop');
+  const s = section(SECTIONS.outside, BRIDGES, 'no hop');
   const load = { warmupMs: config.load.warmupMs, durationMs: config.load.durationMs };
   for (let run = 0; run < config.runs; run++) {
     ctx.log(`gateway from outside, run ${run + 1}/${config.runs}`);
@@ -161,10 +199,38 @@ async function fromOutside(ctx: Context): Promise<Section> {
       "server's; no upstream). `gateway`: `switchboard/gateway` over HTTP spawning the Switchboard " +
       'stdio fixture (calls `up__echo`). `mcp-proxy`, `supergateway` (stateful: one stdio child per ' +
       'session): the same stdio fixture behind each proxy. The client: Switchboard, legacy era, one ' +
-      'session. Hop CPU: the bridging process; upstream CPU: the processes it spawned. Targets ' +
-      '(issue 21): the gateway at least 0.95x the no-hop throughput at 64 in flight and at most 1.2x ' +
-      'its serving CPU per call; at least 5x less serving CPU per call than each proxy, and a lower ' +
-      'seq p50.',
+      'session. Hop CPU: the bridging process; upstream CPU: the processes it spawned.',
+  );
+  return s;
+}
+
+/** The library's own stdio figure at 64 in flight, both eras, against the raw pair of the same runs. */
+async function library(ctx: Context): Promise<Section> {
+  const { config } = ctx;
+  const s = section(
+    SECTIONS.library,
+    LIBRARY.map((l) => l.id),
+    'raw',
+  );
+  const load = { warmupMs: config.load.warmupMs, durationMs: config.load.durationMs };
+  for (let run = 0; run < config.runs; run++) {
+    ctx.log(`gateway run: the library alone, run ${run + 1}/${config.runs}`);
+    await inTurn(ctx, LIBRARY, run, async (l) => {
+      const result = await cell<LoadResult>(ctx, `library ${l.id} ${config.inFlight} in flight`, {
+        type: 'load',
+        client: l.client,
+        era: l.era,
+        target: node(l.server),
+        tool: 'echo',
+        inFlight: config.inFlight,
+        ...load,
+      });
+      recordLoad(s, `${config.inFlight} in flight`, l.id, run, result);
+    });
+  }
+  s.notes.push(
+    'The rows of "stdio: client + server" (`npm run bench -- --only stdio`), measured again in the ' +
+      'gateway run: `switchboard` legacy era, `switchboard-modern` 2026-07-28, `raw` no MCP library.',
   );
   return s;
 }

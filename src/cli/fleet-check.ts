@@ -148,7 +148,11 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
         unrunnable.push(uncheckedResult(declared.label, 'stdio', declared.label, declared.error));
         continue;
       }
-      const missing = specReferences(declared.spec).filter((v) => process.env[v] === undefined);
+      const references = new Set([
+        ...specReferences(declared.spec),
+        ...(declared.start ? specReferences(declared.start) : []),
+      ]);
+      const missing = [...references].filter((v) => process.env[v] === undefined);
       const transport = declared.transport === 'streamable-http' ? 'http' : declared.transport;
       if (missing.length > 0) {
         unrunnable.push(
@@ -161,7 +165,12 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
         );
         continue;
       }
-      targets.push({ name: declared.label, transport, target: checkTarget(declared.spec) });
+      targets.push({
+        name: declared.label,
+        transport,
+        target: checkTarget(declared.spec),
+        ...(declared.start ? { start: filled(declared.start) } : {}),
+      });
     }
   }
   const history = values.history;
@@ -206,14 +215,22 @@ function forJson(result: FleetResult) {
   return { ...rest, ...(report ? { checks: report.checks } : {}) };
 }
 
-/** A server.json spec as the checker runs it, its `${NAME}` references read from our environment. */
-function checkTarget(spec: ServerSpec): CheckTarget {
+/** A server.json spec with its `${NAME}` references read from our environment. */
+function filled<S extends ServerSpec>(spec: S): S {
   const fill = (v: string) => substitute(v, (name) => process.env[name] ?? '');
   const each = (m: Readonly<Record<string, string>>) =>
     Object.fromEntries(Object.entries(m).map(([k, v]) => [k, fill(v)]));
   return spec.kind === 'stdio'
-    ? { kind: 'stdio', command: spec.command, args: spec.args.map(fill), env: each(spec.env) }
-    : { kind: 'http', url: fill(spec.url), headers: each(spec.headers) };
+    ? { ...spec, args: spec.args.map(fill), env: each(spec.env) }
+    : { ...spec, url: fill(spec.url), headers: each(spec.headers) };
+}
+
+/** A server.json spec as the checker runs it. */
+function checkTarget(spec: ServerSpec): CheckTarget {
+  const full = filled(spec);
+  return full.kind === 'stdio'
+    ? { kind: 'stdio', command: full.command, args: full.args, env: full.env }
+    : { kind: 'http', url: full.url, headers: full.headers };
 }
 
 /** Name, version and transport: what the file declares against what each running server says. */

@@ -18,6 +18,7 @@ import {
 import { unifiedDiff } from '../fleet/diff.js';
 import { type RenderOptions, readEntry } from '../fleet/entries.js';
 import { FleetError } from '../fleet/errors.js';
+import { type RunningPackage, startHttpPackage } from '../fleet/http-package.js';
 import {
   applyChange,
   checkServerName,
@@ -30,7 +31,7 @@ import {
   planRemove,
 } from '../fleet/install.js';
 import { printEntries } from '../fleet/print.js';
-import type { ServerSpec } from '../fleet/spec.js';
+import { type ServerSpec, type StdioSpec, substitute } from '../fleet/spec.js';
 import { verifyLaunch } from '../fleet/verify.js';
 import type { CliIo } from './io.js';
 import { escapeControls } from './terminal-text.js';
@@ -240,7 +241,7 @@ function bridgeCommand(): RenderOptions['bridge'] {
 async function specOf(
   parsed: ReturnType<typeof parse>,
   io: CliIo,
-): Promise<{ name: string; spec: ServerSpec; notes: string[] }> {
+): Promise<{ name: string; spec: ServerSpec; start?: StdioSpec; notes: string[] }> {
   const { values } = parsed;
   const { before, after } = split(parsed);
   const [name, url, ...extra] = before;
@@ -284,7 +285,7 @@ async function addCommand(
   io: CliIo,
 ): Promise<number> {
   const { values } = parsed;
-  const { name, spec, notes } = await specOf(parsed, io);
+  const { name, spec, start, notes } = await specOf(parsed, io);
   checkServerName(name);
   for (const note of notes) out(`${note}\n`);
   const inlineSecrets = values['inline-secrets'] ?? false;
@@ -335,7 +336,24 @@ async function addCommand(
     return failed > 0 ? 1 : 0;
   }
   if (values['no-verify'] || written.length === 0) return failed > 0 ? 1 : 0;
-  const results = await Promise.all(
+  // A server.json package that serves HTTP: run it (as its user will) while the entries are verified.
+  let running: RunningPackage | undefined;
+  if (start && local.kind === 'url') {
+    const fill = (v: string) => substitute(v, (variable) => place.env[variable] ?? '');
+    const env = Object.fromEntries(Object.entries(start.env).map(([k, v]) => [k, fill(v)]));
+    try {
+      running = await startHttpPackage(
+        { command: start.command, args: start.args.map(fill), env },
+        fill(local.url),
+        timeoutMs,
+      );
+    } catch (error) {
+      if (!(error instanceof FleetError)) throw error;
+      out(`NOT verified: ${error.message}\n`);
+      return 1;
+    }
+  }
+  const verifying = Promise.all(
     written.map((plan) => {
       const launch = readEntry(plan.client, plan.entry);
       if (typeof launch === 'string') return Promise.resolve({ ok: false as const, reason: launch });
@@ -348,6 +366,7 @@ async function addCommand(
       });
     }),
   );
+  const results = await verifying.finally(() => running?.close());
   results.forEach((result, i) => {
     const client = written[i]!.client;
     if (result.ok)

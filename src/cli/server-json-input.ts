@@ -13,7 +13,7 @@ import {
   parseServerJson,
   type ServerJson,
 } from '../fleet/server-json.js';
-import type { ServerSpec } from '../fleet/spec.js';
+import type { ServerSpec, StdioSpec } from '../fleet/spec.js';
 import type { CliIo } from './io.js';
 
 export function readServerJson(file: string): ServerJson {
@@ -47,7 +47,7 @@ export async function specFromServerJson(
   env: Readonly<Record<string, string>>,
   headers: Readonly<Record<string, string>>,
   _io: CliIo,
-): Promise<{ spec: ServerSpec; notes: string[] }> {
+): Promise<{ spec: ServerSpec; start?: StdioSpec; notes: string[] }> {
   const json = readServerJson(file);
   const declared = await declaredServers(json, terminalInputs({ ...env, ...headers }));
   const chosen = declared.find((d): d is Declared => !('error' in d));
@@ -58,9 +58,21 @@ export async function specFromServerJson(
   const notes = [
     `${json.name}${json.version ? ` ${json.version}` : ''}: the ${chosen.label}${declared.length > 1 ? ` (the first of the ${declared.length} the file declares)` : ''}.`,
   ];
+  if (chosen.start && chosen.spec.kind === 'url')
+    notes.push(
+      `The package serves ${chosen.transport} at ${chosen.spec.url}: each client connects to that URL, so the package must be running first; start it with: ${shellWords([chosen.start.command, ...chosen.start.args])}` +
+        (Object.keys(chosen.start.env).length > 0
+          ? ` (environment: ${Object.keys(chosen.start.env).join(', ')})`
+          : ''),
+    );
   if (chosen.secrets.length > 0)
     notes.push(
       `Its secrets are references: set ${chosen.secrets.join(', ')} in the environment the client runs in.`,
     );
-  return { spec: chosen.spec, notes };
+  return { spec: chosen.spec, ...(chosen.start ? { start: chosen.start } : {}), notes };
+}
+
+/** A command line a person can paste into a POSIX shell. */
+function shellWords(words: readonly string[]): string {
+  return words.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
 }

@@ -17,6 +17,11 @@ export interface InboundExtra {
   readonly auth?: AuthInfo;
   /** Transport-specific details, e.g. the HTTP request headers. */
   readonly transport?: Record<string, unknown>;
+  /**
+   * The transport knows the value nests no deeper than `MAX_JSON_DEPTH` (its JSON text was too
+   * short to, see `mayExceedDepth`): the engine skips its own walk of the value.
+   */
+  readonly shallow?: boolean;
 }
 
 /** Credentials a transport verified for the message (e.g. a bearer token). */

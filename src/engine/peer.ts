@@ -7,7 +7,7 @@
  */
 import { ErrorCode, ProtocolError, SwitchboardError, toErrorObject } from '../protocol/errors.js';
 import { errorFrame, notificationFrame, requestFrame, resultFrame } from '../protocol/frames.js';
-import { exceedsDepth, MAX_JSON_DEPTH, tooDeepMessage } from '../protocol/json-depth.js';
+import { checkSentDepth, exceedsDepth, tooDeepMessage, tooDeepToSerialize } from '../protocol/json-depth.js';
 import {
   classify,
   isRequestId,
@@ -327,12 +327,13 @@ export class Peer {
       }
       let frame: string;
       try {
-        // The peer refuses a message nested deeper than the limit, so it is not sent. Node 20-24's
-        // JSON.stringify overflowed its stack on such params; Node 26's does not, so it is checked
-        // here (params sit at level 2 of the message).
-        if (exceedsDepth(params, MAX_JSON_DEPTH - 1)) throw new RangeError(tooDeepMessage('The value'));
+        // The peer refuses a message nested deeper than the limit, so it is not sent (params sit
+        // at level 2 of the message). Walked only when the JSON is long enough to nest that deep,
+        // or when JSON.stringify overflowed its stack on it (Node 20-24 do; Node 26 does not).
         frame = requestFrame(id, method, params);
-      } catch (error) {
+        checkSentDepth(params, frame.length, 'The value');
+      } catch (thrown) {
+        const error = tooDeepToSerialize(thrown, params, 'The value');
         this.settle(id);
         reject(
           new SwitchboardError(
@@ -426,7 +427,7 @@ export class Peer {
 
   /** @internal What the channel delivered (see {@link PeerSink}). */
   receive(value: unknown, extra: InboundExtra | undefined): void {
-    if (exceedsDepth(value)) {
+    if (extra?.shallow !== true && exceedsDepth(value)) {
       this.refuseTooDeep(value);
       return;
     }
@@ -632,9 +633,10 @@ export class Peer {
     } else {
       try {
         // As for requests: a result nested deeper than the peer accepts is not sent (result: level 2).
-        if (exceedsDepth(result, MAX_JSON_DEPTH - 1)) throw new RangeError(tooDeepMessage('The result'));
         frame = resultFrame(request.id, result);
-      } catch (serializeError) {
+        checkSentDepth(result, frame.length, 'The result');
+      } catch (thrown) {
+        const serializeError = tooDeepToSerialize(thrown, result, 'The result');
         frame = errorFrame(request.id, {
           code: ErrorCode.InternalError,
           message: `The result of '${request.method}' could not be serialized: ${(serializeError as Error).message}`,

@@ -10,13 +10,19 @@ import type { GatewayConfig } from '../gateway/config.js';
 import { describeTarget } from '../node/target.js';
 import type { Revision } from '../protocol/revisions.js';
 import { errorMessage } from '../util/guards.js';
+import { type HttpPackageStart, startHttpPackage } from './http-package.js';
 
 export interface FleetTarget {
   readonly name: string;
   /** stdio, http (Streamable HTTP) or sse, as the config or server.json says. */
   readonly transport: 'stdio' | 'http' | 'sse';
   readonly target: CheckTarget;
+  /** A server.json package that serves HTTP: run before `target` (its URL) is checked, stopped after. */
+  readonly start?: HttpPackageStart;
 }
+
+/** How long a package that serves HTTP may take to start serving, unless the check's timeout is longer. */
+const START_TIMEOUT_MS = 30_000;
 
 /** One server's result; everything but `report` goes into the history file. */
 export interface FleetResult {
@@ -92,7 +98,16 @@ async function checkOne(target: FleetTarget, options: FleetCheckOptions): Promis
   let sse = false;
   progress?.(`${target.name}: checking ${describeTarget(target.target)}`);
   let report: CheckReport;
+  let running: Awaited<ReturnType<typeof startHttpPackage>> | undefined;
   try {
+    if (target.start && target.target.kind === 'http') {
+      progress?.(`${target.name}: starting ${[target.start.command, ...target.start.args].join(' ')}`);
+      running = await startHttpPackage(
+        target.start,
+        String(target.target.url),
+        Math.max(options.timeoutMs ?? 0, START_TIMEOUT_MS),
+      );
+    }
     report = await checkServer(target.target, {
       ...(options.revisions ? { revisions: options.revisions } : {}),
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
@@ -110,6 +125,8 @@ async function checkOne(target: FleetTarget, options: FleetCheckOptions): Promis
     );
     progress?.(`${target.name}: could not be checked: ${failed.error}`);
     return { ...failed, changes: changesSince(options.previous?.get(target.name), failed) };
+  } finally {
+    await running?.close();
   }
   const failedChecks = report.checks.filter((c) => c.status === 'failed');
   const result: FleetResult = {

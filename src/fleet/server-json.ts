@@ -4,12 +4,13 @@
  * with `registry_name`/`name`/`version_detail`, later `registry_type`/`identifier`/`transport`,
  * snake_case), 2025-09-16 (camelCase), 2025-09-29, 2025-10-11 and 2025-10-17 (`version` optional
  * for oci and mcpb), 2025-12-11 (`variables` in remote URLs). Each package becomes the command its
- * `registryType` implies, each remote a URL target; inputs not given are asked for (or an error
+ * `registryType` implies (and, when its `transport` is streamable-http or sse, the URL it then
+ * serves at, its template filled from the package's arguments and variables), each remote a URL target; inputs not given are asked for (or an error
  * names the flag), secrets become `${NAME}` references, never values.
  */
 import { isPlainObject } from '../util/guards.js';
 import { FleetError } from './errors.js';
-import type { ServerSpec } from './spec.js';
+import type { ServerSpec, StdioSpec } from './spec.js';
 
 /** A server.json as the fleet commands use it. */
 export interface ServerJson {
@@ -27,6 +28,11 @@ export interface Declared {
   /** The transport the file declares: stdio, streamable-http or sse. */
   readonly transport: 'stdio' | 'streamable-http' | 'sse';
   readonly spec: ServerSpec;
+  /**
+   * For a package that serves HTTP (its `transport` is streamable-http or sse): the command that
+   * runs it, which must be serving before anyone connects to `spec`'s URL.
+   */
+  readonly start?: StdioSpec;
   /** Secret variables the spec refers to (`${NAME}`). */
   readonly secrets: readonly string[];
 }
@@ -106,6 +112,11 @@ export async function declaredServers(
 
 class Resolver {
   readonly secrets: string[] = [];
+  /**
+   * The values of the package's arguments and environment variables, by valueHint, name (with and
+   * without its dashes) and variable name: what a package transport's URL template refers to.
+   */
+  readonly resolved = new Map<string, string>();
   constructor(private readonly inputs: InputSource) {}
 
   /** An input's value: given, fixed, default, `${NAME}` for a secret, or asked for when required. */
@@ -155,6 +166,10 @@ class Resolver {
         name,
         type === 'named' ? `the option ${name}` : `the argument ${name}`,
       );
+      if (value !== undefined) {
+        this.resolved.set(name, value);
+        this.resolved.set(name.replace(/^-+/, ''), value);
+      }
       if (type === 'named') {
         if (value !== undefined) args.push(name, value);
         else if (flag(arg, 'isRequired', 'is_required')) args.push(name);
@@ -170,11 +185,12 @@ async function packageServer(pkg: Record<string, unknown>, inputs: InputSource):
   const version = text(pkg.version);
   if (registry === undefined || identifier === undefined)
     throw new FleetError('A package of the server.json has no registryType or identifier.');
-  const transport = isPlainObject(pkg.transport) ? (text(pkg.transport.type) ?? 'stdio') : 'stdio';
+  const declaredTransport = isPlainObject(pkg.transport) ? pkg.transport : {};
+  const transport = text(declaredTransport.type) ?? 'stdio';
   const label = `package ${registry} ${identifier}${version ? `@${version}` : ''}`;
-  if (transport !== 'stdio')
+  if (transport !== 'stdio' && transport !== 'streamable-http' && transport !== 'sse')
     throw new FleetError(
-      `The ${label} serves ${transport}: a client cannot start it from its file and then connect; use a remote of the server.json, or run the package yourself and add its URL.`,
+      `The ${label} has the transport ${JSON.stringify(transport)}: use stdio, streamable-http or sse.`,
     );
   const resolver = new Resolver(inputs);
   const runtime = await resolver.arguments(field(pkg, 'runtimeArguments', 'runtime_arguments'));
@@ -184,7 +200,10 @@ async function packageServer(pkg: Record<string, unknown>, inputs: InputSource):
     const name = text(variable.name);
     if (name === undefined) continue;
     const value = await resolver.value(variable, name, `the environment variable ${name}`);
-    if (value !== undefined) env[name] = value;
+    if (value !== undefined) {
+      env[name] = value;
+      resolver.resolved.set(name, value);
+    }
   }
   const hint = text(field(pkg, 'runtimeHint', 'runtime_hint'));
   let command: string;
@@ -229,12 +248,60 @@ async function packageServer(pkg: Record<string, unknown>, inputs: InputSource):
         `The ${label}: a ${registry} package is not run from a command line (${registry === 'mcpb' ? 'an MCP bundle is installed by the client itself' : 'unknown registryType'}); use another package or a remote.`,
       );
   }
+  const run: StdioSpec = { kind: 'stdio', command, args, env };
+  if (transport === 'stdio') return { label, transport, spec: run, secrets: resolver.secrets };
+  const served = await packageUrl(declaredTransport, resolver, label);
   return {
-    label,
-    transport: 'stdio',
-    spec: { kind: 'stdio', command, args, env },
+    label: `${label} (${transport} at ${served.url})`,
+    transport,
+    spec: {
+      kind: 'url',
+      url: served.url,
+      transport: transport === 'sse' ? 'sse' : 'http',
+      headers: served.headers,
+    },
+    start: run,
     secrets: resolver.secrets,
   };
+}
+
+/**
+ * Where a package that serves HTTP listens: its transport's `url`, whose `{variables}` are the
+ * package's own arguments (by valueHint or name) and environment variables, and its headers.
+ */
+async function packageUrl(
+  transport: Record<string, unknown>,
+  resolver: Resolver,
+  label: string,
+): Promise<{ url: string; headers: Record<string, string> }> {
+  const template = text(transport.url);
+  if (template === undefined)
+    throw new FleetError(`The ${label} serves ${String(transport.type)} but its transport has no "url".`);
+  const unknown: string[] = [];
+  const url = template.replace(/\{([A-Za-z0-9_.-]+)\}/g, (whole, name: string) => {
+    const value = resolver.resolved.get(name);
+    if (value === undefined) unknown.push(name);
+    return value ?? whole;
+  });
+  if (unknown.length > 0)
+    throw new FleetError(
+      `The ${label} serves at ${template}, but no argument or environment variable of the package gives ${unknown.map((n) => `{${n}}`).join(', ')}: give ${unknown.length === 1 ? 'it' : 'them'} with --env ${unknown[0]}=VALUE.`,
+    );
+  if (!URL.canParse(url.replace(/\$\{[A-Za-z_][A-Za-z0-9_]*\}/g, 'x')))
+    throw new FleetError(`The ${label} serves at ${JSON.stringify(url)}, which is not a URL.`);
+  const headers = await resolveHeaders(transport.headers, resolver);
+  return { url, headers };
+}
+
+async function resolveHeaders(list: unknown, resolver: Resolver): Promise<Record<string, string>> {
+  const headers: Record<string, string> = {};
+  for (const header of objects(list)) {
+    const name = text(header.name);
+    if (name === undefined) continue;
+    const value = await resolver.value(header, name, `the header ${name}`);
+    if (value !== undefined) headers[name] = value;
+  }
+  return headers;
 }
 
 async function remoteServer(remote: Record<string, unknown>, inputs: InputSource): Promise<Declared> {
@@ -247,13 +314,7 @@ async function remoteServer(remote: Record<string, unknown>, inputs: InputSource
     );
   const resolver = new Resolver(inputs);
   const url = await resolver.substitute(template, remote);
-  const headers: Record<string, string> = {};
-  for (const header of objects(remote.headers)) {
-    const name = text(header.name);
-    if (name === undefined) continue;
-    const value = await resolver.value(header, name, `the header ${name}`);
-    if (value !== undefined) headers[name] = value;
-  }
+  const headers = await resolveHeaders(remote.headers, resolver);
   const transport = type === 'sse' ? 'sse' : 'streamable-http';
   return {
     label: `remote ${url}`,

@@ -70,6 +70,26 @@ function deepExceeds(root: object, rootDepth: number, limit: number): boolean {
 export const mayExceedDepth = (textLength: number, limit: number = MAX_JSON_DEPTH): boolean =>
   textLength > 2 * limit;
 
+/**
+ * Checks an outgoing part of a message (params, a result: level 2 of the message) once it is
+ * serialized into a frame of `frameLength` characters, instead of walking every message for its
+ * depth first: only JSON long enough to nest deeper than the limit is walked. Throws the RangeError
+ * naming the limit. A value nested deep enough to overflow JSON.stringify's stack (Node 20-24
+ * recurse; Node 26 does not) never gets a frame: see {@link tooDeepToSerialize}.
+ */
+export function checkSentDepth(value: unknown, frameLength: number, what: string): void {
+  const limit = MAX_JSON_DEPTH - 1;
+  if (mayExceedDepth(frameLength, limit) && exceedsDepth(value, limit))
+    throw new RangeError(tooDeepMessage(what));
+}
+
+/** What serializing `value` threw, as the error naming the limit when that is why. */
+export function tooDeepToSerialize(error: unknown, value: unknown, what: string): unknown {
+  return error instanceof RangeError && exceedsDepth(value, MAX_JSON_DEPTH - 1)
+    ? new RangeError(tooDeepMessage(what))
+    : error;
+}
+
 /** The sentence that names the limit, for the error that refuses such a message. */
 export const tooDeepMessage = (what: string): string =>
   `${what} is nested deeper than ${MAX_JSON_DEPTH} levels of objects and arrays, more than this implementation accepts; send a flatter structure.`;

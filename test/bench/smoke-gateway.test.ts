@@ -9,13 +9,18 @@ test('the gateway benchmark smoke pass completes and prints its tables', (t) =>
       '### gateway: stdio upstream, one hop vs direct',
       '### gateway: HTTP upstream, one hop vs direct',
       '### gateway: from outside, one stdio server bridged to Streamable HTTP',
+      '### gateway run: the library alone over stdio, 64 in flight',
     ],
     t.signal,
     [
+      /^\| metric \| unit \| direct \| gateway \| relay \|/m,
       /^\| metric \| unit \| direct \| gateway \|/m,
-      /^\| seq latency p50 \| us/m,
-      /^\| 64 in flight throughput \| calls\/s/m,
+      // Both downstream eras, every row filled (a cell that failed would leave a dash).
+      /^\| legacy seq latency p50 \| us \(less is better\) \| [\d,.]+ \| [\d,.]+ \| [\d,.]+ \|/m,
+      /^\| 2026-07-28 64 in flight throughput \| calls\/s \(more is better\) \| [\d,.]+ \| [\d,.]+ \| [\d,.]+ \|/m,
+      /^\| 2026-07-28 64 in flight server CPU per call \| us/m,
       /^\| metric \| unit \| no hop \| gateway \| mcp-proxy \| supergateway \|/m,
       /^\| 64 in flight serving CPU per call \(hop \+ upstream\) \| us/m,
+      /^\| metric \| unit \| switchboard \| switchboard-modern \| raw \|/m,
     ],
   ));

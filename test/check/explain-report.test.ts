@@ -9,7 +9,7 @@ import { checkServer } from 'switchboard/check';
 
 const SERVER = fileURLToPath(new URL('../fixtures/check-bad-results.js', import.meta.url));
 
-test('schema.server-messages names every branch of a failed anyOf, and a null result as null', async () => {
+test('schema.server-messages and tools.output-schema name every branch of a failed anyOf; a null result is null', async () => {
   const report = await checkServer(
     { kind: 'stdio', command: process.execPath, args: [SERVER] },
     { revisions: ['2025-06-18'], timeoutMs: 5_000 },
@@ -28,5 +28,10 @@ test('schema.server-messages names every branch of a failed anyOf, and a null re
   assert.match(
     evidence,
     /CallToolResult \(tools\/call, id \d+\): \/result: expected object, got null; value: null/,
+  );
+  const output = report.checks.find((c) => c.id === 'tools.output-schema');
+  assert.match(
+    (output?.evidence ?? []).join('\n'),
+    /"shape": does not match any of the 2 allowed alternatives \(#1 "Circle": r: required; #2 "Square": side: required\)/,
   );
 });

@@ -73,6 +73,26 @@ describe('deep nesting, server side', () => {
     await wire.close();
   });
 
+  // The depth of what goes out is walked only when its JSON is long enough to be too deep: at the
+  // limit itself (where JSON.stringify copes on every Node version) the walk must still refuse.
+  test('a tool result just past the limit is not sent (-32603); one level less is', async () => {
+    const server = new Server({ name: 'deep', version: '1' });
+    server.registerTool('nest', { inputSchema: { type: 'object' } }, ({ n }) => ({
+      content: [],
+      structuredContent: deepValue(n as number),
+    }));
+    const wire = await openWire(server);
+    await wire.initialize('2025-06-18', {});
+    // The result sits at level 2 of the message and holds structuredContent: 998 + 2 levels fit.
+    const fits = await wire.request('tools/call', { name: 'nest', arguments: { n: 998 } });
+    assert.ok(fits.result, JSON.stringify(fits).slice(0, 300));
+    const over = await wire.request('tools/call', { name: 'nest', arguments: { n: 999 } });
+    assert.equal(over.result, undefined, 'the too-deep result went out');
+    assert.equal(over.error?.code, ErrorCode.InternalError);
+    assert.match(over.error.message, /nested deeper than 1000 levels/);
+    await wire.close();
+  });
+
   test('a 100k-deep progressToken, and a deep notification, change nothing', async () => {
     const wire = await openWire(elicitingServer());
     await wire.initialize('2025-06-18');

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ProtocolError } from '../../src/protocol/errors.js';
 import { SwitchboardError } from '../../src/protocol/errors.js';
+import { MAX_JSON_DEPTH } from '../../src/protocol/json-depth.js';
 import { encodeFrame, JsonLineDecoder } from '../../src/transports/stdio/framing.js';
 
 const utf8 = new TextEncoder();
@@ -21,6 +22,22 @@ function bytes(text: string): Uint8Array {
 }
 
 describe('JsonLineDecoder', () => {
+  test('a line too short to nest deeper than the limit is marked shallow (the engine skips its walk); a longer one never is', () => {
+    const extras: unknown[] = [];
+    const decoder = new JsonLineDecoder({
+      message: (_value, extra) => extras.push(extra),
+      malformed: () => {},
+    });
+    const limit = MAX_JSON_DEPTH;
+    // 2 * limit characters can hold `limit` levels at most; one character more may hold limit + 1.
+    const nested = (n: number, pad = 0) => `${'['.repeat(n)}${' '.repeat(pad)}${']'.repeat(n)}`;
+    decoder.push(bytes(`${nested(limit)}\n${nested(limit, 1)}\n{"a":1}\n`));
+    assert.deepEqual(extras, [{ shallow: true }, undefined, { shallow: true }]);
+    decoder.push(bytes(`${nested(limit + 1)}`));
+    decoder.end();
+    assert.equal(extras[3], undefined, 'a line deep enough to be refused was marked shallow');
+  });
+
   test('delivers many messages from one chunk, in order', () => {
     const { decoder, messages, errors } = collect();
     decoder.push(bytes('{"a":1}\n{"b":2}\n[1,2]\n"s"\n'));

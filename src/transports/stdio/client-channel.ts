@@ -105,8 +105,8 @@ export class StdioClientChannel implements Channel {
     this.#shutdownTimeoutMs = options.shutdownTimeoutMs ?? 2000;
     this.#decoder = new JsonLineDecoder(
       {
-        message: (value) => {
-          if (!this.#finished) this.#sink?.message(value);
+        message: (value, extra) => {
+          if (!this.#finished) this.#sink?.message(value, extra);
         },
         malformed: (error) => {
           if (!this.#finished) this.#sink?.malformed(error);

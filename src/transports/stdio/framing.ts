@@ -7,8 +7,9 @@
  * size cap is dropped as it streams in instead of being buffered. (The official SDK concatenates
  * its whole buffer on every chunk and re-scans it from the start: quadratic on large messages.)
  */
-import type { ChannelSink } from '../../engine/channel.js';
+import type { ChannelSink, InboundExtra } from '../../engine/channel.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../../protocol/errors.js';
+import { mayExceedDepth } from '../../protocol/json-depth.js';
 import { headOf } from '../../util/clip.js';
 
 /** Default cap on one inbound message: 32 MiB (the official SDK stops at 10 MB). */
@@ -23,6 +24,7 @@ export interface JsonLineDecoderOptions {
 }
 
 const LF = 0x0a;
+const SHALLOW: InboundExtra = Object.freeze({ shallow: true });
 const CR = 0x0d;
 const EMPTY = new Uint8Array(0);
 
@@ -195,7 +197,8 @@ export class JsonLineDecoder {
       );
       return;
     }
-    this.#sink.message(value);
+    // A line too short to nest deeper than the limit spares the engine its walk of the value.
+    this.#sink.message(value, mayExceedDepth(text.length) ? undefined : SHALLOW);
   }
 
   #reportOversize(atLeast: number): void {

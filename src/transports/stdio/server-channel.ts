@@ -74,7 +74,7 @@ export class StdioServerChannel implements Channel {
     });
     this.#decoder = new JsonLineDecoder(
       {
-        message: (value) => this.#sink?.message(value),
+        message: (value, extra) => this.#sink?.message(value, extra),
         malformed: (error) => this.#sink?.malformed(error),
       },
       { maxMessageBytes: options.maxMessageBytes },

@@ -1,0 +1,139 @@
+/**
+ * Issue 21's "As fast as a relay" targets, read off the gateway sections of one run
+ * (`npm run bench -- --only gateway`): one row per target with its goal, the figure measured
+ * (median [min-max] of the per-run ratios or values) and whether it is met. This is the table
+ * docs/benchmarks.md quotes under "The gateway hop".
+ */
+import { formatSpread, ratios, type Section } from './lib/report.js';
+import { spread } from './lib/stats.js';
+import { ERAS, SECTIONS } from './scenarios/gateway.js';
+
+interface GatewayTarget {
+  readonly what: string;
+  readonly goal: string;
+  /** The per-run figures, or undefined when the run has none. */
+  readonly figures: (find: (title: string) => Section | undefined) => readonly number[] | undefined;
+  readonly unit: 'x' | 'us';
+  readonly met: (median: number) => boolean;
+}
+
+/** Per run, `column / over` of one row (both measured in the same run). */
+function perRun(s: Section | undefined, metric: string, column: string, over: string): number[] | undefined {
+  const r = s?.rows.find((x) => x.metric === metric);
+  return r && ratios(r, column, over);
+}
+
+function values(s: Section | undefined, metric: string, column: string): number[] | undefined {
+  return s?.rows.find((x) => x.metric === metric)?.values.get(column);
+}
+
+const atLeast = (goal: number) => (v: number) => v >= goal;
+const atMost = (goal: number) => (v: number) => v <= goal;
+
+function targets(inFlight: number): GatewayTarget[] {
+  const many = `${inFlight} in flight`;
+  const list: GatewayTarget[] = [];
+  for (const { label } of ERAS) {
+    for (const [transport, title] of [
+      ['stdio', SECTIONS.stdio],
+      ['HTTP', SECTIONS.http],
+    ] as const) {
+      list.push({
+        what: `${transport} upstream, ${label} client, ${many}: throughput, gateway / direct`,
+        goal: '>= 0.7x',
+        unit: 'x',
+        figures: (find) => perRun(find(title), `${label} ${many} throughput`, 'gateway', 'direct'),
+        met: atLeast(0.7),
+      });
+      list.push({
+        what: `${transport} upstream, ${label} client, ${many}: the gateway's own CPU per forwarded call`,
+        goal: '<= 20 us',
+        unit: 'us',
+        figures: (find) => values(find(title), `${label} ${many} server CPU per call`, 'gateway'),
+        met: atMost(20),
+      });
+    }
+    list.push({
+      what: `stdio upstream, ${label} client, one call at a time: p50, gateway / the relay floor`,
+      goal: '<= 1.25x',
+      unit: 'x',
+      figures: (find) => perRun(find(SECTIONS.stdio), `${label} seq latency p50`, 'gateway', 'relay'),
+      met: atMost(1.25),
+    });
+    list.push({
+      what: `HTTP upstream, ${label} client, one call at a time: p50, gateway / direct`,
+      goal: '<= 1.5x',
+      unit: 'x',
+      figures: (find) => perRun(find(SECTIONS.http), `${label} seq latency p50`, 'gateway', 'direct'),
+      met: atMost(1.5),
+    });
+  }
+  const outside = (find: (title: string) => Section | undefined) => find(SECTIONS.outside);
+  list.push(
+    {
+      what: `from outside, ${many}: throughput, gateway / no hop`,
+      goal: '>= 0.95x',
+      unit: 'x',
+      figures: (find) => perRun(outside(find), `${many} throughput`, 'gateway', 'no hop'),
+      met: atLeast(0.95),
+    },
+    {
+      what: `from outside, ${many}: serving CPU per call (hop + upstream), gateway / no hop`,
+      goal: '<= 1.2x',
+      unit: 'x',
+      figures: (find) =>
+        perRun(outside(find), `${many} serving CPU per call (hop + upstream)`, 'gateway', 'no hop'),
+      met: atMost(1.2),
+    },
+  );
+  for (const proxy of ['mcp-proxy', 'supergateway']) {
+    list.push(
+      {
+        what: `from outside, ${many}: serving CPU per call, ${proxy} / gateway`,
+        goal: '>= 5x',
+        unit: 'x',
+        figures: (find) =>
+          perRun(outside(find), `${many} serving CPU per call (hop + upstream)`, proxy, 'gateway'),
+        met: atLeast(5),
+      },
+      {
+        what: `from outside, one call at a time: p50, gateway / ${proxy}`,
+        goal: '< 1x',
+        unit: 'x',
+        figures: (find) => perRun(outside(find), 'seq latency p50', 'gateway', proxy),
+        met: (v) => v < 1,
+      },
+    );
+  }
+  list.push({
+    what: `the library over stdio, 2026-07-28 client + server, ${many}: throughput / raw`,
+    goal: '>= 0.6x',
+    unit: 'x',
+    figures: (find) => perRun(find(SECTIONS.library), `${many} throughput`, 'switchboard-modern', 'raw'),
+    met: atLeast(0.6),
+  });
+  return list;
+}
+
+/** The targets table, or '' when the run measured no gateway section. */
+export function renderGatewayTargets(sections: readonly Section[], inFlight: number): string {
+  const find = (title: string) => sections.find((s) => s.title === title);
+  if (!find(SECTIONS.stdio) && !find(SECTIONS.http) && !find(SECTIONS.outside)) return '';
+  const lines = [
+    '### Targets (issue 21, as a relay)',
+    '',
+    '| target (issue 21) | goal | measured | met |',
+    '| --- | ---: | ---: | :---: |',
+  ];
+  for (const t of targets(inFlight)) {
+    const s = spread(t.figures(find) ?? []);
+    lines.push(
+      `| ${t.what} | ${t.goal} | ${formatSpread(s, t.unit === 'x' ? 'x' : ' us')} | ${s ? (t.met(s.median) ? 'yes' : 'NO') : 'n/a'} |`,
+    );
+  }
+  lines.push(
+    '',
+    '- measured: median [min-max] over the runs of per-run ratios (both sides measured in the same run) or figures.',
+  );
+  return lines.join('\n');
+}
