@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import type { Channel } from '../../src/engine/channel.js';
 import { Client } from '../../src/extensions/client.js';
 import { SKILLS_METHOD_SPECS } from '../../src/extensions/skills/plugin.js';
 import { SKILLS_EXTENSION, SKILLS_LIST } from '../../src/extensions/skills/types.js';
@@ -22,6 +23,8 @@ import { guard } from '../../src/gateway/guard.js';
 import { nodeFetch } from '../../src/node/fetch.js';
 import { serve } from '../../src/node/serve.js';
 import { ProtocolError } from '../../src/protocol/errors.js';
+import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
+import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';
 import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
 import { createHttpHandler } from '../../src/transports/http/server/handler.js';
 import { runCli } from '../cli/run-cli.js';
@@ -57,7 +60,18 @@ async function gatewayOf(
 ) {
   const config = configOf(servers, options.access ? { access: options.access } : {});
   const warnings: string[] = [];
+  const catalog = await loadSchemaCatalog();
+  // Every frame between the gateway and its upstreams, and with its clients, is checked against
+  // its revision's schema, the Skills extension's methods merged in (both sides asserted).
+  const checked: SchemaCheckedChannel[] = [];
+  const check = (channel: Channel) => {
+    const wrapped = new SchemaCheckedChannel(channel, { catalog, side: 'client', peer: 'assert' });
+    checked.push(wrapped);
+    return wrapped;
+  };
   const gateway = new Gateway(config, {
+    // An upstream named `bad` sends what no schema allows, on purpose.
+    wrapChannel: (channel, upstream) => (upstream === 'bad' ? channel : check(channel)),
     logger: { warn: (m) => warnings.push(m), error: (e) => warnings.push(e.message) },
     ...(options.lock === undefined ? {} : { lock: options.lock }),
     ...(options.access ? { guard: (server) => guard(server, config, {}) } : {}),
@@ -73,7 +87,7 @@ async function gatewayOf(
         { name: 'skills-host', version: '1.0.0' },
         { version: era === 'legacy' ? 'legacy' : { pin: era }, skills: true },
       );
-      await client.connect(new StreamableHttpClientChannel(http.url, { fetch: nodeFetch }));
+      await client.connect(check(new StreamableHttpClientChannel(http.url, { fetch: nodeFetch })));
       clients.push(client);
       return client;
     },
@@ -81,6 +95,7 @@ async function gatewayOf(
       await Promise.allSettled(clients.map((c) => c.close()));
       await http.close();
       await gateway.close();
+      for (const channel of checked) channel.assertClean();
     },
   };
 }
