@@ -32,7 +32,7 @@ async function main(): Promise<number> {
   const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as ScenarioContext;
   const client = new Client(
     { name: 'switchboard-conformance-client', version: '1.0.0' },
-    { version: negotiation(process.env.MCP_CONFORMANCE_PROTOCOL_VERSION), timeoutMs: 20_000 },
+    { version: negotiation(process.env.MCP_CONFORMANCE_PROTOCOL_VERSION), timeoutMs: 20_000, skills: true },
   );
   client.onElicitation((params) => acceptForm(params));
   client.onSampling(() => sampled());

@@ -4,7 +4,7 @@
 // Usage: node scripts/check-catalogue.js [--write]   (after npm run build)
 // Exit status: 0 when the page matches, 1 when it does not (with --write: the page is rewritten).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { AREAS, REQUIREMENTS } from '../build/src/check/requirements.js';
+import { AREAS, pageUrl, REQUIREMENTS } from '../build/src/check/requirements.js';
 import { LEGACY_REVISIONS, REVISIONS } from '../build/src/protocol/revisions.js';
 
 const PAGE = 'docs/check.md';
@@ -58,7 +58,7 @@ function render() {
     lines.push(`- \`${r.id}\` (${level(r)})`);
     for (const s of r.sources) {
       lines.push(
-        `  - ${revisions(s.revisions)}, [${s.section}](https://modelcontextprotocol.io/specification/${s.revisions[0]}/${s.section}): "${s.quote}"`,
+        `  - ${revisions(s.revisions)}, [${s.section}](${pageUrl(s.section, s.revisions[0])}): "${s.quote}"`,
       );
     }
     for (const p of r.pages ?? [])

@@ -2,7 +2,7 @@
  * What the conformance client does in each client scenario of the suite. The scenario's mock server
  * checks the traffic; a scenario here only has to make the calls the scenario watches for.
  */
-import type { Client, Tool } from 'switchboard';
+import { type Client, SwitchboardError, type Tool } from 'switchboard';
 import { prefilled } from './answers.js';
 
 export type Scenario = (client: Client, context: ScenarioContext) => Promise<void>;
@@ -38,6 +38,26 @@ async function exerciseEverything(client: Client): Promise<void> {
     const args: Record<string, string> = {};
     for (const argument of prompt.arguments ?? []) if (argument.required) args[argument.name] = 'test';
     await client.getPrompt(prompt.name, args);
+  }
+}
+
+/**
+ * A skills host (SEP-2640) loading every skill it lists: its SKILL.md is read verified against the
+ * entry (digest, size, frontmatter); a skill that fails is not loaded and nothing more of it is
+ * read. A loaded skill's supporting files are then read, as a model acting on it would, each
+ * verified too. The listing alone builds the registry: nothing is read before a skill is loaded.
+ */
+async function loadEverySkill(client: Client): Promise<void> {
+  for (const skill of (await client.listSkills()).skills) {
+    try {
+      await client.readSkillFile(skill.uri);
+    } catch (error) {
+      if (!(error instanceof SwitchboardError && error.code === 'INVALID_RESULT')) throw error;
+      console.error(`Not loading ${skill.uri}: ${error.message}`);
+      continue;
+    }
+    if (skill.resources === 'dynamic') continue;
+    for (const file of skill.resources) if (file.uri !== skill.uri) await client.readSkillFile(file.uri);
   }
 }
 
@@ -85,4 +105,11 @@ export const SCENARIOS: Readonly<Record<string, Scenario>> = {
     if (!focal) throw new Error('The server did not list json_schema_2020_12_tool.');
     await client.callTool('json_schema_echo', { schema: focal.inputSchema });
   },
+  // The host builds its skill registry from the listing: no skill is loaded, so no file is read.
+  'sep-2640-client-no-prefetch': async (client) => {
+    await client.listSkills();
+  },
+  'sep-2640-client-verify-digest': loadEverySkill,
+  'sep-2640-client-verify-size': loadEverySkill,
+  'sep-2640-client-verify-frontmatter': loadEverySkill,
 };

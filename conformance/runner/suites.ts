@@ -78,12 +78,9 @@ export function parseList(output: string): ListedScenario[] {
 }
 
 /** Why a listed scenario is not run, or undefined when it is. Anything new the suites add is run. */
-export function skipReason({ role, name }: ListedScenario): string | undefined {
+export function skipReason({ role }: ListedScenario): string | undefined {
   if (role === 'authorization') {
     return 'tests an OAuth authorization server, which Switchboard is not (the suite leaves these out of its requirement sets too)';
-  }
-  if (role === 'client' && name.startsWith('sep-2640-')) {
-    return 'Skills extension (SEP-2640): Switchboard has no skills host';
   }
   return undefined;
 }

@@ -32,6 +32,7 @@ export const AREAS = [
   'subscriptions',
   'envelope',
   'caching',
+  'skills',
   'stdio',
   'http',
   'security',
@@ -131,6 +132,9 @@ function r(
     ...(extra.reading ? { reading: extra.reading } : {}),
   };
 }
+
+/** The Skills extension's SEP (spec/text/seps/): its rules cite it in every revision, as it negotiates in each. */
+const SKILLS_SEP = 'seps/2640-skills-extension';
 
 // Sentences several rules rest on.
 const MESSAGES_2024 = 'basic/messages';
@@ -910,6 +914,260 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ),
   ]),
 
+  // --- the Skills extension (SEP-2640), for a server that declares it (in any revision)
+  r(
+    'skills.list',
+    'MUST',
+    'A server that declares the Skills extension answers skills/list with its skills: every page a result with a skills array.',
+    [
+      q(
+        ALL,
+        `${SKILLS_SEP}#enumeration-via-skillslist`,
+        'A server declaring the io.modelcontextprotocol/skills extension MUST implement the skills/list method, which returns the skills it serves.',
+      ),
+    ],
+  ),
+  r(
+    'skills.get',
+    'MUST',
+    "skills/get answers the SKILL.md URI of a listed skill with that skill's entry (the same uri).",
+    [
+      q(
+        ALL,
+        `${SKILLS_SEP}#retrieval-via-skillsget`,
+        'A server declaring the io.modelcontextprotocol/skills extension MUST also implement the skills/get method, which returns the entry for a single skill named by its URI',
+      ),
+    ],
+  ),
+  r(
+    'skills.get-unlisted',
+    'MUST',
+    'skills/get answers for a skill the server serves that skills/list leaves out (a listing may be partial).',
+    [
+      q(
+        ALL,
+        `${SKILLS_SEP}#retrieval-via-skillsget`,
+        'A server MUST answer for every skill it serves, whether or not that skill appears in its skills/list result.',
+      ),
+    ],
+    {
+      reading:
+        "The skills a listing leaves out are found among the server's resources: a resources/list entry skill://<skill-path>/SKILL.md (the resource mapping's URI of a skill's SKILL.md) that no skills/list entry names is taken for a skill the server serves.",
+    },
+  ),
+  r('skills.get-unknown', 'MUST', 'skills/get of a URI that names no skill is refused with error -32602.', [
+    q(
+      ALL,
+      `${SKILLS_SEP}#retrieval-via-skillsget`,
+      'If the URI does not identify a skill the server serves, the server MUST return error -32602 (Invalid params)',
+    ),
+  ]),
+  r(
+    'skills.uri-scheme',
+    'SHOULD',
+    "Skills are served under the skill:// scheme (skill://<skill-path>/SKILL.md and the skill's files beside it).",
+    [
+      q(
+        ALL,
+        `${SKILLS_SEP}#resource-mapping`,
+        'Servers SHOULD use the skill:// URI scheme, under which the resource URI has the form:',
+      ),
+    ],
+  ),
+  r(
+    'skills.uri-name',
+    'MUST',
+    "An entry's uri is <scheme>://<skill-path>/SKILL.md whose last skill-path segment is its frontmatter's name.",
+    [
+      q(
+        ALL,
+        `${SKILLS_SEP}#frontmatter`,
+        "The final <skill-path> segment of the entry's uri MUST equal frontmatter.name, per Resource Mapping.",
+      ),
+    ],
+    {
+      reading:
+        'A uri that does not end in /SKILL.md after a skill path has no final <skill-path> segment to equal the name, so it breaks the rule too: the entry\'s uri "is the full resource URI of the skill\'s SKILL.md".',
+    },
+  ),
+  r(
+    'skills.name',
+    'MUST',
+    "A skill's name (its URI's last skill-path segment) keeps the Agent Skills naming rules: 1-64 lowercase letters, digits and hyphens, no leading, trailing or doubled hyphen.",
+    [
+      q(
+        ALL,
+        `${SKILLS_SEP}#resource-mapping`,
+        "The final <skill-path> segment, being the skill name, MUST satisfy the Agent Skills specification's naming rules.",
+      ),
+    ],
+  ),
+  r(
+    'skills.frontmatter',
+    'MUST',
+    'Every SKILL.md begins with YAML frontmatter that keeps the Agent Skills rules: a name and a non-empty description of at most 1024 characters; compatibility at most 500 characters; license and allowed-tools strings; metadata string values.',
+    [
+      q(
+        ALL,
+        `${SKILLS_SEP}#skill-format`,
+        'A skill served over MCP MUST conform to the Agent Skills specification.',
+      ),
+    ],
+  ),
+  r(
+    'skills.frontmatter-identical',
+    'MUST',
+    "An entry's frontmatter is the frontmatter of the SKILL.md it describes, field by field.",
+    [
+      q(
+        ALL,
+        `${SKILLS_SEP}#frontmatter`,
+        'The frontmatter object MUST be identical in content to the frontmatter of the SKILL.md it describes.',
+      ),
+    ],
+  ),
+  r(
+    'skills.resources',
+    'MUST',
+    'Every entry has resources: an array of {uri, digest, size} (the digest sha256:<64 lowercase hex digits>), or "dynamic".',
+    [
+      q(
+        ALL,
+        `${SKILLS_SEP}#resources`,
+        'resources is REQUIRED on every skill entry and takes one of two forms',
+      ),
+    ],
+    {
+      reading:
+        'The digest\'s form is the one Integrity and verification gives ("formatted as sha256:{hex} where {hex} is 64 lowercase hexadecimal characters"): a digest of another form is no digest a host can verify against.',
+    },
+  ),
+  r(
+    'skills.resources-complete',
+    'MUST',
+    "An entry's resources list its SKILL.md and each file once; with directoryRead, every file the skill's directories hold is among them.",
+    [
+      q(
+        ALL,
+        `${SKILLS_SEP}#resources`,
+        "When present, resources MUST be complete: it lists every file of the skill, each exactly once, including an entry matching the skill's top-level uri",
+      ),
+    ],
+    {
+      reading:
+        "The checker sees a skill's files through resources/directory/read where the server declares directoryRead: a file a directory read lists under the skill's root that the entry lacks shows the entry incomplete (a check runs in seconds, against a server whose skills are not expected to change meanwhile).",
+    },
+  ),
+  r(
+    'skills.resources-within',
+    'MUST',
+    "Each uri of an entry's resources is its SKILL.md or a file under the skill's root (skill://<skill-path>/...).",
+    [
+      q(
+        ALL,
+        `${SKILLS_SEP}#resources`,
+        "Each uri MUST be the skill's SKILL.md or a file within the skill's directory.",
+      ),
+    ],
+  ),
+  r('skills.size', 'MUST', 'Each file read back has the byte length its entry gives as size.', [
+    q(
+      ALL,
+      `${SKILLS_SEP}#resources`,
+      "Each entry MUST carry size: the length in bytes of the file's raw content — the same bytes the digest covers.",
+    ),
+  ]),
+  r(
+    'skills.digest',
+    'MUST',
+    'Each file read back hashes (SHA-256 of its raw bytes) to the digest its entry gives.',
+    [
+      q(
+        ALL,
+        `${SKILLS_SEP}#integrity-and-verification`,
+        "Each entry in a skill's resources carries the digest of the file at its uri.",
+      ),
+    ],
+    {
+      reading:
+        'The sentence has no keyword: it says what the digest is. A host "MUST verify the content against that entry\'s digest" and "MUST NOT use the unverified content", so a digest that is not the file\'s makes the skill unusable on every conforming host: it is judged as a MUST.',
+    },
+  ),
+  r('skills.skill-md-mime', 'SHOULD', 'A SKILL.md is served with mimeType text/markdown.', [
+    q(ALL, `${SKILLS_SEP}#resource-metadata`, 'mimeType SHOULD be text/markdown.'),
+  ]),
+  r(
+    'skills.skill-md-name',
+    'SHOULD',
+    "A SKILL.md's resource (resources/list) is named with its frontmatter's name.",
+    [
+      q(
+        ALL,
+        `${SKILLS_SEP}#resource-metadata`,
+        'name SHOULD be set from the name field of the SKILL.md YAML frontmatter.',
+      ),
+    ],
+  ),
+  r(
+    'skills.skill-md-description',
+    'SHOULD',
+    "A SKILL.md's resource (resources/list) has its frontmatter's description.",
+    [
+      q(
+        ALL,
+        `${SKILLS_SEP}#resource-metadata`,
+        'description SHOULD be set from the description field of the SKILL.md YAML frontmatter.',
+      ),
+    ],
+  ),
+  r(
+    'skills.limits',
+    'SHOULD',
+    'No skill has more than 512 files or more than 16 MiB in all (the sizes of its resources).',
+    [
+      q(
+        ALL,
+        `${SKILLS_SEP}#limits`,
+        'Servers SHOULD NOT serve a skill that exceeds either limit; a skill that does is not guaranteed to be loadable by any conforming host.',
+      ),
+    ],
+  ),
+  r('skills.names-unique', 'SHOULD', 'No two skills of the listing share a name.', [
+    q(
+      ALL,
+      `${SKILLS_SEP}#names`,
+      "Within a server's listing, names SHOULD be unique, but they are not guaranteed to be",
+    ),
+  ]),
+  r(
+    'skills.directory-read',
+    'MUST',
+    "With directoryRead, resources/directory/read answers each directory of a listed skill (its root and every folder of its files) with its children: the entry's files in it, and its folders as inode/directory resources.",
+    [
+      q(
+        ALL,
+        `${SKILLS_SEP}#resourcesdirectoryread`,
+        'A server that declares directoryRead MUST support the method for every directory within the skill namespaces it serves as individual files.',
+      ),
+    ],
+    {
+      reading:
+        "The directories are those a listed entry's resources imply (the skill's root, skill://<skill-path>, and each folder a listed file is in); supporting the method is answering with the directory's children, as \"the result contains every direct child of the directory\".",
+    },
+  ),
+  r(
+    'skills.directory-not-directory',
+    'MUST',
+    'resources/directory/read of a file (a SKILL.md) or of a URI that names nothing is refused with error -32602.',
+    [
+      q(
+        ALL,
+        `${SKILLS_SEP}#resourcesdirectoryread`,
+        'If the URI does not exist, or exists but is not a directory resource, the server MUST return error -32602 (Invalid params)',
+      ),
+    ],
+  ),
+
   // --- stdio
   r(
     'stdio.messages-only',
@@ -1659,7 +1917,17 @@ export function sectionIn(requirement: Requirement, revision: Revision): string 
   return where(requirement.sources) ?? where(requirement.pages) ?? 'index';
 }
 
-/** The spec page's address for a requirement in one revision: a page of that revision's own tree. */
+/**
+ * The spec page's address for a requirement in one revision: a page of that revision's own tree,
+ * or, for an extension's rule, its SEP's page (one text for every revision).
+ */
 export function specUrl(requirement: Requirement, revision: Revision): string {
-  return `https://modelcontextprotocol.io/specification/${revision}/${sectionIn(requirement, revision)}`;
+  return pageUrl(sectionIn(requirement, revision), revision);
+}
+
+/** The address of a cited page: `seps/<n>-<name>` is a SEP's page, anything else a page of the revision. */
+export function pageUrl(section: string, revision: Revision): string {
+  return section.startsWith('seps/')
+    ? `https://modelcontextprotocol.io/${section}`
+    : `https://modelcontextprotocol.io/specification/${revision}/${section}`;
 }

@@ -28,6 +28,7 @@ import {
   probeUndeclared,
 } from './probes/protocol.js';
 import { probeResources } from './probes/resources.js';
+import { probeSkills } from './probes/skills.js';
 import { type HttpTap, judgeStreams } from './probes/sse.js';
 import { probeSubscriptions } from './probes/subscriptions.js';
 import { probeTools } from './probes/tools.js';
@@ -307,14 +308,20 @@ async function runProbes(ctx: ProbeContext, progress: (line: string) => void): P
     if (wants('cancellation')) await probeCancellation(ctx);
   }
   let templates: Json[] = [];
-  if (wants('resources', 'subscriptions', 'completion', ...lists)) {
+  let resourcesListed: Json[] = [];
+  if (wants('resources', 'subscriptions', 'completion', 'skills', ...lists)) {
     progress(`${ctx.revision}: resources`);
     const resources = await listed(ctx, 'resources', 'resources/list', 'resources');
     templates = await listed(ctx, 'resources', 'resources/templates/list', 'resourceTemplates');
+    resourcesListed = resources;
     ctx.surface.resources = resources;
     ctx.surface.resourceTemplates = templates;
     if (ctx.declares('resources')) await probeResources(ctx, resources, templates);
     if (wants('subscriptions')) await probeSubscriptions(ctx, resources);
+  }
+  if (wants('skills')) {
+    progress(`${ctx.revision}: skills`);
+    await probeSkills(ctx, resourcesListed);
   }
   if (wants('prompts', 'completion', ...lists)) {
     progress(`${ctx.revision}: prompts and completion`);

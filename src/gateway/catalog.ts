@@ -6,16 +6,18 @@
  * (at most one read running and one waiting per upstream and list, however many notifications
  * come) or reconnects; when its circuit opens its items disappear until it is back.
  */
+import { APPS_EXTENSION, isToolForApp, toolUi } from '../extensions/apps.js';
 import type { Client } from '../extensions/client.js';
 import type { Server } from '../extensions/server.js';
 import { SKILLS_EXTENSION } from '../extensions/skills/types.js';
 import { TASKS_EXTENSION } from '../extensions/tasks/types.js';
 import type { Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from '../protocol/types.js';
 import type { PassThroughHandle } from '../server/pass-through.js';
-import { errorMessage } from '../util/guards.js';
+import { errorMessage, isPlainObject } from '../util/guards.js';
 import type { Logger } from '../util/logger.js';
 import type { Forwarding } from './forwarding.js';
 import { glob } from './glob.js';
+import { APP_URI_PREFIX } from './names.js';
 import type { ToolPins } from './pins.js';
 import type { Routes } from './routes.js';
 import type { GatewaySkills } from './skills.js';
@@ -243,6 +245,11 @@ export class Catalog {
     if (entry === undefined) return;
     const mirror = entry.mirrors[kind];
     const seen = new Set<string>();
+    // An upstream with MCP Apps views: its views call its tools by their own names.
+    const views =
+      kind === 'tool' &&
+      (upstream.capabilities?.extensions?.[APPS_EXTENSION] !== undefined ||
+        items.some((item) => toolUi(item as Tool)?.resourceUri !== undefined));
     for (const item of items) {
       const original =
         kind === 'resource'
@@ -263,11 +270,12 @@ export class Catalog {
         continue;
       }
       seen.add(key);
+      if (kind === 'tool') this.routes.setAppTool(original, key, views && isToolForApp(item as Tool));
       const definition = JSON.stringify(item);
       const existing = mirror.get(key);
       if (existing?.definition === definition) continue;
       try {
-        const shown = this.shown(kind, key, item);
+        const shown = this.shown(upstream, kind, key, item);
         if (existing) existing.handle.update(shown);
         const handle = existing?.handle ?? this.register(upstream, kind, original, shown);
         mirror.set(key, { handle, definition });
@@ -284,14 +292,23 @@ export class Catalog {
       if (seen.has(key)) continue;
       handle.remove();
       mirror.delete(key);
+      if (kind === 'tool') {
+        const original = this.routes.route('tool', key)?.name;
+        if (original !== undefined) this.routes.setAppTool(original, key, false);
+      }
       if (kind === 'tool' || kind === 'prompt') this.routes.delete(kind, key);
     }
   }
 
-  /** The descriptor as shown downstream: the upstream's, under its downstream name or URI. */
-  private shown(kind: Kind, key: string, item: Item): Item {
+  /**
+   * The descriptor as shown downstream: the upstream's, under its downstream name or URI; a tool's
+   * MCP Apps view (`_meta.ui.resourceUri`, and the older flat `_meta["ui/resourceUri"]`) under the
+   * URI the gateway shows it at.
+   */
+  private shown(upstream: Upstream, kind: Kind, key: string, item: Item): Item {
     switch (kind) {
       case 'tool':
+        return { ...item, name: key, ...this.viewMeta(upstream, item as Tool) } as Item;
       case 'prompt':
         return { ...item, name: key } as Item;
       case 'resource':
@@ -299,6 +316,20 @@ export class Catalog {
       case 'template':
         return { ...item, uriTemplate: key } as ResourceTemplate;
     }
+  }
+
+  /** `{ _meta }` with the view URIs mapped, when the tool links to a view; else nothing. */
+  private viewMeta(upstream: Upstream, tool: Tool): { _meta?: Tool['_meta'] } {
+    const meta = tool._meta;
+    if (meta === undefined || toolUi(tool)?.resourceUri === undefined) return {};
+    const shownUri = (uri: unknown) =>
+      typeof uri === 'string' && uri.startsWith(APP_URI_PREFIX) ? this.routes.shownUri(upstream, uri) : uri;
+    const mapped: Record<string, unknown> = { ...meta };
+    if (isPlainObject(meta.ui) && meta.ui.resourceUri !== undefined) {
+      mapped.ui = { ...meta.ui, resourceUri: shownUri(meta.ui.resourceUri) };
+    }
+    if (meta['ui/resourceUri'] !== undefined) mapped['ui/resourceUri'] = shownUri(meta['ui/resourceUri']);
+    return { _meta: mapped as Tool['_meta'] };
   }
 
   private register(upstream: Upstream, kind: Kind, original: string, shown: Item) {

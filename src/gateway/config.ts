@@ -34,6 +34,11 @@ interface UpstreamCommon {
   readonly exclude: readonly string[];
   /** Per call, in milliseconds. */
   readonly timeoutMs: number;
+  /**
+   * Longest a connection may take (a process started and `initialize` answered, or an HTTP
+   * handshake); past it the attempt fails, the upstream is reported failing and tried again later.
+   */
+  readonly connectTimeoutMs: number;
   /** Connect at start-up (`eager`) or at the first request that needs it (`lazy`). */
   readonly startup: Startup;
   /**
@@ -71,6 +76,8 @@ export interface GatewayOptions {
   /** Two upstream names that come out the same: `rename` (stable hash suffix) or `skip` (first wins). */
   readonly collisions: CollisionPolicy;
   readonly timeoutMs: number;
+  /** The servers' default `connectTimeoutMs`. */
+  readonly connectTimeoutMs: number;
   readonly startup: Startup;
 }
 
@@ -89,6 +96,7 @@ export const DEFAULT_OPTIONS: GatewayOptions = Object.freeze({
   separator: '__',
   collisions: 'rename',
   timeoutMs: 60_000,
+  connectTimeoutMs: 10_000,
   startup: 'eager',
 });
 
@@ -142,6 +150,7 @@ const SERVER_KEYS = new Set([
   'include',
   'exclude',
   'timeoutMs',
+  'connectTimeoutMs',
   'startup',
   'disabled',
   'namespace',
@@ -165,6 +174,7 @@ const OPTION_KEYS = new Set([
   'separator',
   'collisions',
   'timeoutMs',
+  'connectTimeoutMs',
   'startup',
   'auth',
   'access',
@@ -344,9 +354,12 @@ class ConfigReader {
       this.oneOf(member(node, 'collisions'), 'collisions', ['rename', 'skip']) ?? DEFAULT_OPTIONS.collisions;
     const timeoutMs =
       this.integer(member(node, 'timeoutMs'), 'timeoutMs', 1, 86_400_000) ?? DEFAULT_OPTIONS.timeoutMs;
+    const connectTimeoutMs =
+      this.integer(member(node, 'connectTimeoutMs'), 'connectTimeoutMs', 1, 86_400_000) ??
+      DEFAULT_OPTIONS.connectTimeoutMs;
     const startup =
       this.oneOf(member(node, 'startup'), 'startup', ['eager', 'lazy']) ?? DEFAULT_OPTIONS.startup;
-    return { host, port, separator, collisions, timeoutMs, startup };
+    return { host, port, separator, collisions, timeoutMs, connectTimeoutMs, startup };
   }
 
   private server(name: string, node: Node, options: GatewayOptions): UpstreamConfig | undefined {
@@ -366,6 +379,9 @@ class ConfigReader {
       include: this.strings(member(node, 'include'), 'include') ?? [],
       exclude: this.strings(member(node, 'exclude'), 'exclude') ?? [],
       timeoutMs: this.integer(member(node, 'timeoutMs'), 'timeoutMs', 1, 86_400_000) ?? options.timeoutMs,
+      connectTimeoutMs:
+        this.integer(member(node, 'connectTimeoutMs'), 'connectTimeoutMs', 1, 86_400_000) ??
+        options.connectTimeoutMs,
       startup: this.oneOf(member(node, 'startup'), 'startup', ['eager', 'lazy']) ?? options.startup,
       namespace: this.boolean(member(node, 'namespace'), 'namespace') ?? true,
     };

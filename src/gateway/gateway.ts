@@ -8,7 +8,8 @@
  * `list_changed`), forwarding.ts (upstream sessions, leases, timeouts, retries), following.ts
  * (resource subscriptions), upstream.ts (one upstream: its health and sessions) and telemetry.ts.
  * Every request goes through the server's own pipeline (admission, visibility, middleware, encoder);
- * the gateway adds one middleware, which times requests and fills lazily started upstreams' lists.
+ * the gateway adds two middleware: one gives an MCP Apps view's tool calls by its own server's names
+ * their downstream names, the other times requests and fills lazily started upstreams' lists.
  */
 
 import type { Channel } from '../engine/channel.js';
@@ -27,11 +28,11 @@ import type { GatewayConfig, HttpUpstreamConfig, UpstreamConfig } from './config
 import { Following } from './following.js';
 import { Forwarding } from './forwarding.js';
 import { SKILL_PREFIX } from './names.js';
-import { ToolPins } from './pins.js';
+import { type SharedPins, ToolPins } from './pins.js';
 import { Routes } from './routes.js';
 import { GatewaySkills } from './skills.js';
 import { GatewayTelemetry } from './telemetry.js';
-import { Upstream, type UpstreamHealth, type UpstreamHooks } from './upstream.js';
+import { Upstream, type UpstreamHealth, type UpstreamHooks, type UpstreamState } from './upstream.js';
 
 export interface GatewayRuntimeOptions {
   /** Where the gateway reports upstream failures and dropped items. Default: silent. */
@@ -60,6 +61,36 @@ export interface GatewayRuntimeOptions {
    * and store of 2026-07-28 request state, so an input round may come back to any node.
    */
   shared?: Pick<ServerOptions, 'requestStateKey' | 'requestStateStore'>;
+  /** With `lock`: the pins every node of a cluster shares (`gateway.redis`), read at `start()`. */
+  sharedPins?: SharedPins;
+}
+
+/**
+ * An MCP Apps view calls the tools of its own server by their own names (its HTML was written for
+ * that server): a `tools/call` by a name no downstream tool has goes to the one tool of an upstream
+ * with views that the name stands for, under its downstream name, so every check applies to it.
+ */
+function appToolCalls(routes: Routes): Middleware<RequestContext> {
+  return (next) => (method, params, ctx) => {
+    if (method === 'tools/call' && typeof params.name === 'string') {
+      const name = routes.appTool(params.name);
+      if (name !== undefined) return next(method, { ...params, name }, ctx);
+    }
+    return next(method, params, ctx);
+  };
+}
+
+/** An upstream that is not up, and why (its last error, or what it is doing). */
+export interface NotUp {
+  readonly name: string;
+  readonly state: UpstreamState;
+  readonly why: string;
+}
+
+export interface Readiness {
+  /** Every eagerly started upstream was tried: up, or failed within its connect time. */
+  readonly ready: boolean;
+  readonly notUp: readonly NotUp[];
 }
 
 type Next = (params: Params) => Promise<unknown>;
@@ -79,11 +110,13 @@ export class Gateway {
   private readonly hooks: UpstreamHooks;
   private current: GatewayConfig;
   private closed = false;
+  private readonly sharedPins: SharedPins | undefined;
 
   constructor(config: GatewayConfig, options: GatewayRuntimeOptions = {}) {
     this.current = config;
     const logger = options.logger ?? silentLogger;
     this.pins = options.lock === undefined ? undefined : ToolPins.load(options.lock);
+    this.sharedPins = options.sharedPins;
     const version = options.version ?? '0.0.0';
     this.server = new Server({ name: 'switchboard-gateway', version }, { ...options.shared, logger });
     this.routes = new Routes(config, logger);
@@ -116,6 +149,16 @@ export class Gateway {
       this.followed.sessionClosed(id);
       void this.forwarding.closeSessions(id);
     });
+    if (this.pins) {
+      // Another node pinned or approved: each running upstream's tools are admitted again.
+      this.pins.onChange = () => {
+        for (const upstream of this.routes.upstreams.values())
+          if (upstream.health().state === 'up') void this.catalog.refresh(upstream, ['tools']);
+      };
+      this.pins.onerror = (error) => logger.warn(`gateway: the shared tool pins: ${error.message}`);
+    }
+    // Before the front door's checks, which then judge the tool it stands for.
+    this.server.use(appToolCalls(this.routes));
     const first = options.guard?.(this.server);
     if (first) this.server.use(first);
     this.wire();
@@ -128,6 +171,7 @@ export class Gateway {
 
   /** Connects the upstreams that start eagerly and mirrors their lists; failures are reported in `health()`. */
   async start(): Promise<void> {
+    if (this.pins && this.sharedPins) await this.pins.share(this.sharedPins);
     await this.catalog.connect(
       [...this.routes.upstreams.values()].filter((upstream) => upstream.config.startup === 'eager'),
     );
@@ -183,6 +227,30 @@ export class Gateway {
 
   health(): UpstreamHealth[] {
     return [...this.routes.upstreams.values()].map((upstream) => upstream.health());
+  }
+
+  /**
+   * Whether the gateway is ready: once every upstream it starts eagerly was tried (is up, or failed
+   * within its connect time), it serves what it can. `notUp` names every upstream that is not up,
+   * ready or not, and why.
+   */
+  readiness(): Readiness {
+    const notUp: NotUp[] = [];
+    let ready = true;
+    for (const upstream of this.routes.upstreams.values()) {
+      if (!upstream.started) ready = false;
+      const { name, state, lastError } = upstream.health();
+      if (state === 'up') continue;
+      const why =
+        lastError ??
+        (state === 'idle'
+          ? 'starts on first use (startup: lazy)'
+          : state === 'starting'
+            ? `connecting (for at most ${upstream.config.connectTimeoutMs} ms)`
+            : state);
+      notUp.push({ name, state, why });
+    }
+    return { ready, notUp };
   }
 
   /** Names shown downstream for each upstream (tools and prompts), for the start-up summary. */

@@ -12,7 +12,6 @@ import { OriginGuard, type OriginPolicy } from '../transports/http/server/securi
 import { errorMessage } from '../util/guards.js';
 import type { GatewayConfig } from './config.js';
 import type { Gateway } from './gateway.js';
-import type { UpstreamHealth } from './upstream.js';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -33,14 +32,14 @@ export function withHealthEndpoints(
     if (forbidden) return writeReply(res, errorReply(403, forbidden));
     if (path === '/healthz') return reply(res, 200, { status: 'up' });
     if (path === '/readyz') {
-      const upstreams = gateway.health();
-      const ready = upstreams.every((u) => u.state === 'up' || (u.state === 'idle' && isLazy(config, u)));
+      const { ready, notUp } = gateway.readiness();
       const pending = gateway.pins?.pending() ?? [];
       const held = pending.filter((p) => p.kind === 'tool').map((p) => p.name);
       const heldSkills = pending.filter((p) => p.kind === 'skill').map((p) => p.name);
       return reply(res, ready ? 200 : 503, {
         ready,
-        upstreams,
+        notUp,
+        upstreams: gateway.health(),
         ...(held.length > 0 ? { heldTools: held } : {}),
         ...(heldSkills.length > 0 ? { heldSkills } : {}),
         // How a client (the console) tells which upstream a tool or prompt name belongs to.
@@ -55,10 +54,6 @@ export function withHealthEndpoints(
       (error: unknown) => reply(res, 500, { error: errorMessage(error) }),
     );
   };
-}
-
-function isLazy(config: GatewayConfig, health: UpstreamHealth): boolean {
-  return config.upstreams.find((u) => u.name === health.name)?.startup === 'lazy';
 }
 
 function reply(res: ServerResponse, status: number, body: unknown): void {

@@ -35,17 +35,20 @@ export function withSuffix(base: string, key: string): string {
 /**
  * Resource URIs (and templates) as the gateway shows them: `gateway://<server>/<original>`, so a
  * read routes back to its server and two servers' `file:///a` stay apart. The original is kept
- * verbatim after the prefix, so a template's `{variables}` remain a template. A `skill://` URI
- * keeps its scheme, with the server as the first segment of its skill path
- * (`skill://<server>/<skill-path>/<file-path>`, see {@link SKILL_PREFIX}).
+ * verbatim after the prefix, so a template's `{variables}` remain a template. Two schemes are kept,
+ * the server going first in the path: an MCP Apps view (`ui://...`), since a `ui://` URI is all
+ * hosts render (`ui://<server>/<rest>`), and an Agent Skill's file (`skill://<server>/<skill-path>/...`,
+ * see {@link SKILL_PREFIX}).
  */
 export function exposedUri(namespace: string, uri: string): string {
-  if (uri.startsWith(SKILL_PREFIX)) return `${SKILL_PREFIX}${namespace}/${uri.slice(SKILL_PREFIX.length)}`;
+  const kept = keptScheme(uri);
+  if (kept !== undefined) return `${kept}${namespace}/${uri.slice(kept.length)}`;
   return `${URI_PREFIX}${namespace}/${uri}`;
 }
 
 export const URI_PREFIX = 'gateway://';
-
+/** The scheme of MCP Apps views: kept downstream (the Apps specification requires it). */
+export const APP_URI_PREFIX = 'ui://';
 /**
  * Agent Skills (SEP-2640) are `skill://<skill-path>/<file-path>`, where a skill path's segments
  * before the skill's name are a prefix the server chooses: the gateway, serving every upstream's
@@ -55,13 +58,23 @@ export const URI_PREFIX = 'gateway://';
  */
 export const SKILL_PREFIX = 'skill://';
 
-/** The server and original URI of a gateway URI, or undefined when it is not one. */
+function keptScheme(uri: string): string | undefined {
+  return uri.startsWith(APP_URI_PREFIX)
+    ? APP_URI_PREFIX
+    : uri.startsWith(SKILL_PREFIX)
+      ? SKILL_PREFIX
+      : undefined;
+}
+
+/** The server and original URI of a gateway URI (or a mapped `ui://` or `skill://` one), or undefined when it is not one. */
 export function parseExposedUri(uri: string): { namespace: string; uri: string } | undefined {
-  const skill = uri.startsWith(SKILL_PREFIX);
-  if (!skill && !uri.startsWith(URI_PREFIX)) return undefined;
-  const start = skill ? SKILL_PREFIX.length : URI_PREFIX.length;
-  const slash = uri.indexOf('/', start);
+  const prefix = uri.startsWith(URI_PREFIX) ? URI_PREFIX : keptScheme(uri);
+  if (prefix === undefined) return undefined;
+  const slash = uri.indexOf('/', prefix.length);
   if (slash === -1) return undefined;
-  const namespace = uri.slice(start, slash);
-  return { namespace, uri: skill ? `${SKILL_PREFIX}${uri.slice(slash + 1)}` : uri.slice(slash + 1) };
+  const rest = uri.slice(slash + 1);
+  return {
+    namespace: uri.slice(prefix.length, slash),
+    uri: prefix === URI_PREFIX ? rest : `${prefix}${rest}`,
+  };
 }

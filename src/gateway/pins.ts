@@ -5,7 +5,11 @@
  * approves the new definition (`switchboard gateway approve`): the defence against a server that
  * changes what a tool says after people trusted it. Skills (SEP-2640) are pinned the same way, by
  * their `SKILL.md` URI, over their frontmatter and every file's digest and size (the entry's
- * `resources`, to which the SEP binds a user's approval).
+ * `resources`, to which the SEP binds a user's approval); a URI never is a tool's name (`://`), so
+ * both share one set of pins, kept apart in the lock file (`tools`, `skills`).
+ *
+ * With `gateway.redis` the pins are shared ({@link SharedPins}): the lock file seeds them, the first
+ * node to see a tool pins it for all, and an approval on any node holds on every node at once.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -26,13 +30,6 @@ export interface PendingTool {
   readonly found: string;
 }
 
-/** The hash that pins a tool: what a model reads of it, not where it comes from. */
-export function toolHash(tool: Tool): string {
-  const { title, description, inputSchema, outputSchema, annotations } = tool;
-  const definition = canonicalJson({ title, description, inputSchema, outputSchema, annotations });
-  return `sha256:${createHash('sha256').update(definition).digest('hex')}`;
-}
-
 /**
  * The hash that pins a skill: its frontmatter and its files (URI, digest, size, in URI order); a
  * `"dynamic"` skill, which publishes no digests, is pinned by its frontmatter alone.
@@ -47,15 +44,42 @@ export function skillHash(entry: SkillEntry): string {
   return `sha256:${createHash('sha256').update(definition).digest('hex')}`;
 }
 
-type Kind = PendingTool['kind'];
+/** A skill's pin is keyed by its URI, a tool's by its name (which never holds `://`). */
+const kindOf = (name: string): PendingTool['kind'] => (name.includes('://') ? 'skill' : 'tool');
+
+/** The hash that pins a tool: what a model reads of it, not where it comes from. */
+export function toolHash(tool: Tool): string {
+  const { title, description, inputSchema, outputSchema, annotations } = tool;
+  const definition = canonicalJson({ title, description, inputSchema, outputSchema, annotations });
+  return `sha256:${createHash('sha256').update(definition).digest('hex')}`;
+}
+
+/** Pins held in common by the nodes of a cluster (the Redis pin store). */
+export interface SharedPins {
+  /** Adds the pins of `seed` that no node has yet; resolves to every pin in force. */
+  load(seed: ReadonlyMap<string, string>): Promise<Map<string, string>>;
+  /** Pins `name` to `hash` unless some node pinned it already; resolves to the pin in force. */
+  pinFirst(name: string, hash: string): Promise<string>;
+  /** Sets these pins (approvals) and tells the other nodes. */
+  approve(pins: ReadonlyMap<string, string>): Promise<void>;
+  /** `listener` runs when another node approved. */
+  onChange(listener: () => void): void;
+}
 
 export class ToolPins {
-  private readonly pinned: Record<Kind, Map<string, string>>;
+  private readonly pinned: Map<string, string>;
   private readonly held = new Map<string, PendingTool>();
+  #shared: SharedPins | undefined;
+  /** The writes to the shared pins, in order. */
+  #sharing: Promise<void> = Promise.resolve();
+  /** Runs when the pins changed elsewhere (another node pinned first, or approved): admit the tools again. */
+  onChange: () => void = () => {};
+  /** Told when the shared pins cannot be read or written (this node goes on with the pins it has). */
+  onerror: (error: Error) => void = () => {};
 
   private constructor(
     readonly file: string,
-    pinned: Record<Kind, Map<string, string>>,
+    pinned: Map<string, string>,
   ) {
     this.pinned = pinned;
   }
@@ -66,8 +90,7 @@ export class ToolPins {
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-        return new ToolPins(file, { tool: new Map(), skill: new Map() });
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new ToolPins(file, new Map());
       throw new SwitchboardError('CONFIG', `Cannot read the lock file ${file}: ${(error as Error).message}`);
     }
     let parsed: unknown;
@@ -90,40 +113,82 @@ export class ToolPins {
         `The lock file ${file} is not a version ${LOCK_VERSION} lock ({ "version": 1, "tools": { name: hash }, "skills": { uri: hash } }). Delete it to pin every tool afresh.`,
       );
     }
-    const read = (record: object) => {
-      const pinned = new Map<string, string>();
-      for (const [key, hash] of Object.entries(record)) if (typeof hash === 'string') pinned.set(key, hash);
-      return pinned;
-    };
-    return new ToolPins(file, { tool: read(tools), skill: read(skills) });
+    const pinned = new Map<string, string>();
+    for (const record of [tools, skills]) {
+      for (const [name, hash] of Object.entries(record)) if (typeof hash === 'string') pinned.set(name, hash);
+    }
+    return new ToolPins(file, pinned);
+  }
+
+  /**
+   * Shares the pins with the other nodes: the lock file's pins that no node has yet are added, then
+   * the shared ones are in force here (and written to the lock file). Call before the first admit.
+   */
+  async share(shared: SharedPins): Promise<void> {
+    this.#adopt(await shared.load(this.pinned));
+    this.#shared = shared;
+    shared.onChange(() => {
+      shared.load(new Map()).then(
+        (pins) => {
+          this.#adopt(pins);
+          this.onChange();
+        },
+        (error: unknown) => this.onerror(error as Error),
+      );
+    });
+  }
+
+  /** Resolves when what this node pinned or approved is in the shared pins. */
+  settled(): Promise<void> {
+    return this.#sharing;
+  }
+
+  #adopt(pins: ReadonlyMap<string, string>): void {
+    this.pinned.clear();
+    for (const [name, hash] of pins) this.pinned.set(name, hash);
+    this.save();
+  }
+
+  #share(write: (shared: SharedPins) => Promise<void>): void {
+    const shared = this.#shared;
+    if (!shared) return;
+    this.#sharing = this.#sharing
+      .then(() => write(shared))
+      .catch((error: unknown) => this.onerror(error as Error));
   }
 
   /**
    * Whether tool `name` may be shown: a tool never seen is pinned now (and the file written); one
-   * whose hash differs from its pin is held back until approved.
+   * whose hash differs from its pin is held back until approved. Shared: when another node pinned
+   * the tool first with another definition, that pin wins and the tools are admitted again.
    */
   admit(name: string, tool: Tool): boolean {
-    return this.admitHash('tool', name, toolHash(tool));
+    return this.admitHash(name, toolHash(tool));
   }
 
   /** Whether the skill whose `SKILL.md` is shown at `uri` may be shown (as {@link admit} for a tool). */
   admitSkill(uri: string, entry: SkillEntry): boolean {
-    return this.admitHash('skill', uri, skillHash(entry));
+    return this.admitHash(uri, skillHash(entry));
   }
 
-  private admitHash(kind: Kind, name: string, found: string): boolean {
-    const pins = this.pinned[kind];
-    const pinned = pins.get(name);
+  private admitHash(name: string, found: string): boolean {
+    const pinned = this.pinned.get(name);
     if (pinned === undefined) {
-      pins.set(name, found);
+      this.pinned.set(name, found);
       this.save();
+      this.#share(async (shared) => {
+        const inForce = await shared.pinFirst(name, found);
+        if (inForce === found || this.pinned.get(name) !== found) return;
+        this.pinned.set(name, inForce);
+        this.save();
+        this.onChange();
+      });
     }
-    const key = `${kind}\0${name}`;
     if (pinned === undefined || pinned === found) {
-      this.held.delete(key);
+      this.held.delete(name);
       return true;
     }
-    this.held.set(key, { kind, name, pinned, found });
+    this.held.set(name, { kind: kindOf(name), name, pinned, found });
     return false;
   }
 
@@ -135,22 +200,22 @@ export class ToolPins {
   /** Pins the current definitions of the held tools and skills named (all of them when none is named). */
   approve(names: readonly string[] = []): PendingTool[] {
     const chosen = this.pending().filter((p) => names.length === 0 || names.includes(p.name));
-    for (const item of chosen) {
-      this.pinned[item.kind].set(item.name, item.found);
-      this.held.delete(`${item.kind}\0${item.name}`);
+    for (const tool of chosen) {
+      this.pinned.set(tool.name, tool.found);
+      this.held.delete(tool.name);
     }
-    if (chosen.length > 0) this.save();
+    if (chosen.length > 0) {
+      this.save();
+      this.#share((shared) => shared.approve(new Map(chosen.map((tool) => [tool.name, tool.found]))));
+    }
     return chosen;
   }
 
   private save(): void {
-    const sorted = (pins: Map<string, string>) =>
-      Object.fromEntries([...pins].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    const lock = {
-      version: LOCK_VERSION,
-      tools: sorted(this.pinned.tool),
-      ...(this.pinned.skill.size > 0 ? { skills: sorted(this.pinned.skill) } : {}),
-    };
+    const sorted = [...this.pinned].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const tools = Object.fromEntries(sorted.filter(([name]) => kindOf(name) === 'tool'));
+    const skills = Object.fromEntries(sorted.filter(([name]) => kindOf(name) === 'skill'));
+    const lock = { version: LOCK_VERSION, tools, ...(Object.keys(skills).length > 0 ? { skills } : {}) };
     // Written whole and renamed, so a crash never leaves half a lock.
     const temporary = `${this.file}.tmp-${process.pid}`;
     writeFileSync(temporary, `${JSON.stringify(lock, null, 2)}\n`);

@@ -1,14 +1,15 @@
 /**
  * Names and routes: which upstream, and which of its names or URIs, a downstream name or URI
  * stands for. Tools and prompts are `<server><separator><name>` (names.ts makes them valid),
- * resources and templates `gateway://<server>/<uri>` (skills `skill://<server>/<skill-path>/...`); an upstream with `"namespace": false` keeps
- * its own names and URIs. Two upstreams that come to the same downstream name are told apart by
+ * resources and templates `gateway://<server>/<uri>` (MCP Apps views `ui://<server>/<rest>`, skills `skill://<server>/<skill-path>/...`); an
+ * upstream with `"namespace": false` keeps its own names and URIs. A view's tool calls by its own
+ * server's names are routed too (`appTool`). Two upstreams that come to the same downstream name are told apart by
  * the config's collision policy (`suffix` or `skip`).
  */
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import type { Logger } from '../util/logger.js';
 import type { GatewayConfig } from './config.js';
-import { exposedName, exposedUri, parseExposedUri, SKILL_PREFIX, withSuffix } from './names.js';
+import { exposedName, exposedUri, parseExposedUri, withSuffix } from './names.js';
 import type { Upstream } from './upstream.js';
 
 /** Where a downstream tool or prompt name leads. */
@@ -22,6 +23,8 @@ export type NamedKind = 'tool' | 'prompt';
 export class Routes {
   /** Downstream tool and prompt names → where they lead. */
   private readonly named: Record<NamedKind, Map<string, Route>> = { tool: new Map(), prompt: new Map() };
+  /** Upstream names of tools views may call → the downstream names (see {@link appTool}). */
+  private readonly appTools = new Map<string, Set<string>>();
   /** The upstreams by name. */
   readonly upstreams = new Map<string, Upstream>();
   private config: GatewayConfig;
@@ -78,18 +81,21 @@ export class Routes {
     return withSuffix(name, `${upstream.name}/${original}`);
   }
 
-  /** The upstream a downstream URI belongs to (by name) and its URI there. */
+  /**
+   * The upstream a downstream URI belongs to (by name) and its URI there. With a server shown
+   * without a namespace, a URI that names no namespaced server (its own `ui://x/...`) is that one's.
+   */
   owner(uri: string): { namespace: string; uri: string } | undefined {
     const parsed = parseExposedUri(uri);
-    // A `skill://` URI is a namespaced server's when its first segment names one; any other is
-    // the server without a namespace's, as it is (its own skills keep their URIs).
-    if (parsed && (!uri.startsWith(SKILL_PREFIX) || this.upstreams.get(parsed.namespace)?.config.namespace)) {
-      return parsed;
-    }
-    return this.bare === undefined ? undefined : { namespace: this.bare, uri };
+    if (this.bare === undefined) return parsed;
+    if (parsed && this.upstreams.get(parsed.namespace)?.config.namespace) return parsed;
+    return { namespace: this.bare, uri };
   }
 
-  /** An upstream's URI as clients see it: under `gateway://<server>/`, or as it is without a namespace. */
+  /**
+   * An upstream's URI as clients see it: under `gateway://<server>/` (a `ui://` view as
+   * `ui://<server>/...`), or as it is without a namespace.
+   */
   shownUri(upstream: Upstream, uri: string): string {
     return upstream.config.namespace ? exposedUri(upstream.name, uri) : uri;
   }
@@ -105,6 +111,33 @@ export class Routes {
       );
     }
     return { upstream, uri: parsed.uri };
+  }
+
+  /**
+   * A tool an MCP Apps view may call by its own server's name (views are written for their server,
+   * not for the gateway), with the downstream name it stands for. Set by the catalog.
+   */
+  setAppTool(original: string, name: string, on: boolean): void {
+    let names = this.appTools.get(original);
+    if (on) {
+      if (!names) {
+        names = new Set();
+        this.appTools.set(original, names);
+      }
+      names.add(name);
+    } else if (names?.delete(name) && names.size === 0) {
+      this.appTools.delete(original);
+    }
+  }
+
+  /**
+   * The downstream tool a `tools/call` by `name` stands for when no downstream tool has that name
+   * but exactly one upstream with views has a tool by it that views may call; else undefined.
+   */
+  appTool(name: string): string | undefined {
+    const names = this.appTools.get(name);
+    if (names === undefined || names.size !== 1 || this.named.tool.has(name)) return undefined;
+    return names.values().next().value;
   }
 
   /** The upstream a method not addressed to anyone goes to: the only one, or the one without a namespace. */

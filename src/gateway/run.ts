@@ -104,18 +104,20 @@ function makeGateway(
   options: RunOptions,
   report: (text: string) => void,
   door?: FrontDoorParts,
+  stores: RedisStores | undefined = door?.stores,
 ): Gateway {
   return new Gateway(config, {
     logger: jsonLogger(report),
     version: options.version,
     ...(options.lock !== undefined ? { lock: options.lock } : {}),
     ...(door ? { guard: (server) => guard(server, config, door) } : {}),
-    ...(door?.stores
+    ...(stores
       ? {
           shared: {
-            requestStateKey: door.stores.server.requestStateKey,
-            requestStateStore: door.stores.server.requestStateStore,
+            requestStateKey: stores.server.requestStateKey,
+            requestStateStore: stores.server.requestStateStore,
           },
+          sharedPins: stores.pins,
         }
       : {}),
     fetchFor: withTokenExchange(options.fetchFor),
@@ -225,9 +227,11 @@ export async function runGateway(
   if (!options.stdio) checkExposure(config, host, options, report);
   const door = await frontDoorParts(config, report);
   const gateway = makeGateway(config, options, report, door);
-  await gateway.start();
   const unwatch = options.watch ? watchConfig(config.file, gateway, report) : () => {};
   if (options.stdio) {
+    // One client, which lists as soon as it connects: it gets the lists once every eager upstream
+    // was tried (each within its connect time).
+    await gateway.start();
     const closed = new Promise<void>((resolve) => {
       serveStdio(gateway.server, { exit: false, onclose: resolve });
     });
@@ -274,7 +278,15 @@ export async function runGateway(
   >;
   running.server.removeAllListeners('request');
   running.server.on('request', withHealthEndpoints(mcp!, gateway, config, ORIGINS));
-  report(summary(gateway, running.url));
+  // Listening first: a hung upstream delays nothing. The upstreams come up in the background (each
+  // within its connect time), healthy ones served as soon as they are up; /readyz says who is not.
+  report(
+    `switchboard gateway: listening at ${running.url}, starting ${plural(config.upstreams.length, 'server')}\n`,
+  );
+  let stopping = false;
+  void gateway.start().then(() => {
+    if (!stopping) report(summary(gateway, running.url));
+  });
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);
@@ -284,6 +296,7 @@ export async function runGateway(
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  stopping = true;
   unwatch();
   await running.close();
   await gateway.close();
@@ -299,18 +312,35 @@ export async function approveTools(
   out: (text: string) => void,
   report: (text: string) => void,
 ): Promise<number> {
-  const gateway = makeGateway(config, options, report);
+  // With gateway.redis the approval goes to the pins every node shares, and they show the tools at once.
+  const redisUrl = config.security.redis;
+  const stores =
+    redisUrl === undefined
+      ? undefined
+      : await redisStores({ url: redisUrl, prefix: 'switchboard:gateway:', logger: jsonLogger(report) });
+  const gateway = makeGateway(config, options, report, undefined, stores);
+  let failed: Error | undefined;
   try {
     await gateway.start();
-    const held = gateway.pins!.pending().map((p) => p.name);
+    const pins = gateway.pins!;
+    pins.onerror = (error) => {
+      failed = error;
+    };
+    const held = pins.pending().map((p) => p.name);
     const unknown = names.filter((name) => !held.includes(name));
-    const approved = gateway.pins!.approve(names);
+    const approved = pins.approve(names);
+    await pins.settled();
+    if (failed) {
+      report(`switchboard gateway: the approval did not reach the shared pins: ${failed.message}\n`);
+      return 1;
+    }
     for (const tool of approved) out(`approved ${tool.name} (${tool.found})\n`);
     if (approved.length === 0 && names.length === 0) out('no tool or skill is waiting for approval\n');
     for (const name of unknown) report(`switchboard gateway: ${name} is not waiting for approval.\n`);
     return unknown.length > 0 ? 1 : 0;
   } finally {
     await gateway.close();
+    await stores?.close();
   }
 }
 

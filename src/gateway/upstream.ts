@@ -8,9 +8,10 @@ import type { CallOptions } from '../client/client.js';
 import type { InputContext } from '../client/input-handlers.js';
 import type { Channel, ChannelSink } from '../engine/channel.js';
 import { ChannelDecorator } from '../engine/channel-decorator.js';
+import type { Cancellable } from '../engine/peer.js';
 import { Client } from '../extensions/client.js';
 import { openTarget } from '../node/target.js';
-import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import type { Era } from '../protocol/revisions.js';
 import type {
   ClientCapabilities,
@@ -70,34 +71,64 @@ const CIRCUIT_FAILURES = 3;
 const FIRST_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 30_000;
 
-/** One downstream request served through an upstream session. */
-export class ForwardedCall {
-  /**
-   * On the shared session (2026-07-28 requests) the upstream call is stopped when the downstream
-   * request needs input first; elsewhere the downstream request's own signal is enough.
-   */
-  readonly controller: AbortController | undefined;
+/**
+ * One downstream request served through an upstream session. A stoppable call (on the shared
+ * session, or for a 2026-07-28 request) is its upstream call's cancellation itself: stopped when the
+ * downstream request is cancelled or needs input first, and the name of the call an upstream's
+ * 2026-07-28 question belongs to. A Cancellable rather than an AbortController: a controller per
+ * forwarded call, with the peer's listener on its signal, was an eighth of a 2026-07-28 call's CPU.
+ */
+export class ForwardedCall implements Cancellable {
   /** The downstream answer needs input first (2026-07-28): what the handler must rethrow. */
   inputRequired: InputRequiredError | undefined;
+  #stopped = false;
+  #reason: unknown;
+  #listeners: ((reason: unknown) => void)[] | undefined;
 
   constructor(
     readonly ctx: RequestContext,
-    stoppable: boolean,
+    readonly stoppable: boolean,
   ) {
-    if (stoppable) {
-      const controller = new AbortController();
-      this.controller = controller;
-      if (ctx.signal.aborted) controller.abort(ctx.signal.reason);
-      else ctx.signal.addEventListener('abort', () => controller.abort(ctx.signal.reason), { once: true });
+    if (!stoppable) return;
+    // Told by the link where it can (the downstream request's own signal is an AbortController
+    // too); a cancellation after the call ended stops nothing any more.
+    const { cancellable } = ctx.link;
+    if (cancellable) cancellable.onCancel((reason) => this.stop(reason));
+    else if (ctx.signal.aborted) this.stop(ctx.signal.reason);
+    else ctx.signal.addEventListener('abort', () => this.stop(ctx.signal.reason), { once: true });
+  }
+
+  onCancel(listener: (reason: unknown) => void): () => void {
+    if (this.#stopped) {
+      const reason = this.#reason;
+      queueMicrotask(() => listener(reason));
+      return () => {};
     }
+    this.#listeners ??= [];
+    this.#listeners.push(listener);
+    return () => {
+      const at = this.#listeners?.indexOf(listener) ?? -1;
+      if (at !== -1) this.#listeners!.splice(at, 1);
+    };
+  }
+
+  /** Stops the upstream call (once). */
+  stop(reason: unknown): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#reason = reason;
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    if (listeners) for (const listener of listeners) listener(reason);
   }
 
   /**
-   * What stops the upstream call: the downstream request's cancellation, told without an
-   * `AbortSignal` where the link can (a signal per forwarded call was a third of the gateway's CPU).
+   * What stops the upstream call: this call when stoppable, else the downstream request's
+   * cancellation, told without an `AbortSignal` where the link can (a signal per forwarded call
+   * was a third of the gateway's CPU).
    */
   cancellation(): Pick<CallOptions, 'signal' | 'cancelledBy'> {
-    if (this.controller) return { signal: this.controller.signal };
+    if (this.stoppable) return { cancelledBy: this };
     const { cancellable } = this.ctx.link;
     return cancellable ? { cancelledBy: cancellable } : { signal: this.ctx.signal };
   }
@@ -126,13 +157,11 @@ export class CallRouter {
   }
 
   /**
-   * `signal`: the one an upstream's 2026-07-28 question came with, the signal of the call it
-   * answers (on the shared session each call has its own), which names the call even among many.
+   * `by`: the cancellation an upstream's 2026-07-28 question came with, that of the call it
+   * answers (on the shared session each call is its own), which names the call even among many.
    */
-  target(signal?: AbortSignal): ForwardedCall | undefined {
-    if (signal !== undefined && this.shared) {
-      for (const call of this.calls) if (call.controller?.signal === signal) return call;
-    }
+  target(by?: Cancellable): ForwardedCall | undefined {
+    if (by instanceof ForwardedCall && this.shared && this.calls.has(by)) return by;
     if (this.shared && this.calls.size !== 1) return undefined;
     let last: ForwardedCall | undefined;
     for (const call of this.calls) last = call;
@@ -177,6 +206,8 @@ export class Upstream {
   /** Leased sessions not in use (see {@link lease}). */
   private readonly idle: UpstreamSession[] = [];
   private stopped = false;
+  /** A first connection was tried (see {@link started}). */
+  private tried = false;
 
   constructor(
     readonly config: UpstreamConfig,
@@ -264,6 +295,14 @@ export class Upstream {
     await Promise.allSettled([...this.open].map((client) => client.close()));
   }
 
+  /**
+   * Whether the start is over for this upstream: its first connection was tried (up, or failed
+   * within its connect time). A lazily started one that nobody used yet counts as started.
+   */
+  get started(): boolean {
+    return this.tried || (this.state === 'idle' && this.config.startup === 'lazy');
+  }
+
   private async connectCatalog(): Promise<UpstreamSession> {
     this.state = 'starting';
     const router = new CallRouter(true);
@@ -277,9 +316,11 @@ export class Upstream {
         this.failed(new Error('the connection closed'));
       });
     } catch (error) {
+      this.tried = true;
       this.failed(error);
       throw this.unavailable();
     }
+    this.tried = true;
     this.catalogClient = client;
     this.catalogOpen = { client, router };
     const changed = JSON.stringify(client.serverCapabilities) !== JSON.stringify(this.capabilities);
@@ -342,7 +383,7 @@ export class Upstream {
       /** What the upstream is told while its question goes to the downstream client (never sent: see below). */
       unsent: T,
     ): Promise<T> => {
-      const call = router.target(input.signal);
+      const call = router.target(input.cancelledBy);
       if (call === undefined) {
         throw new ProtocolError(
           ErrorCode.InvalidRequest,
@@ -360,8 +401,8 @@ export class Upstream {
         // of the upstream's input_required: the client goes on to the next one) and runs again with
         // the answers. The upstream call is stopped before its retry leaves, so `unsent` never does.
         call.inputRequired ??= error;
-        call.controller?.abort(error);
-        if (input.era === 'modern' && call.controller) return unsent;
+        call.stop(error);
+        if (input.era === 'modern' && call.stoppable) return unsent;
         throw error;
       }
     };
@@ -404,7 +445,12 @@ export class Upstream {
     this.open.add(client);
     // Negotiation may open a second channel (a legacy server that hung up on the modern probe):
     // only the close of the one in use after connecting ends the session.
+    let abandoned = false;
     const open = (): Channel => {
+      // Past the connect time nothing new starts (negotiation would open a second channel when the
+      // first closes under its probe).
+      if (abandoned)
+        throw new SwitchboardError('NOT_CONNECTED', `the connection to "${this.name}" was abandoned`);
       const made = this.channel();
       const channel = this.hooks.wrapChannel ? this.hooks.wrapChannel(made, this.name) : made;
       last = channel;
@@ -414,14 +460,35 @@ export class Upstream {
         onClosed();
       });
     };
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const { connectTimeoutMs } = this.config;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new SwitchboardError(
+              'TIMEOUT',
+              `"${this.name}" did not finish connecting within ${connectTimeoutMs} ms (connectTimeoutMs). ` +
+                'Check that it runs and answers initialize (switchboard check <command or url>), or raise connectTimeoutMs.',
+            ),
+          ),
+        connectTimeoutMs,
+      );
+    });
+    const connecting = client.connect(open);
     try {
-      await client.connect(open);
+      await Promise.race([connecting, late]);
       connected = true;
     } catch (error) {
+      // Past the connect time: the attempt is abandoned (closing the client stops its process).
+      abandoned = true;
+      connecting.catch(() => undefined);
       this.open.delete(client);
       await client.close().catch(() => undefined);
       // The stdio channel's error already quotes the end of the server's stderr.
       throw error;
+    } finally {
+      clearTimeout(timer);
     }
     this.era = client.era;
   }

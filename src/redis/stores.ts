@@ -13,6 +13,7 @@ import { RedisConnection } from './connection.js';
 import { RedisEventStore, type RedisEventStoreOptions } from './event-store.js';
 import { RedisKeyring, type RedisKeyringOptions } from './keyring.js';
 import { RedisRequestStateStore } from './nonce-store.js';
+import { RedisPinStore } from './pin-store.js';
 import { RedisSessionStore, type RedisSessionStoreOptions } from './session-store.js';
 import { RedisTaskStore, type RedisTaskStoreOptions } from './task-store.js';
 
@@ -45,6 +46,8 @@ export interface RedisStores {
   /** The shared `requestState` keys: `rotate()` starts sealing with a new key on every node. */
   readonly keyring: RedisKeyring;
   readonly taskStore: RedisTaskStore;
+  /** A gateway's tool pins (`--lock`), shared by every node. */
+  readonly pins: RedisPinStore;
   /** Closes this node's connections (after the server and handler are closed). */
   close(): Promise<void>;
 }
@@ -79,6 +82,7 @@ export async function redisStores(options: RedisStoresOptions): Promise<RedisSto
     },
     keyring,
     taskStore,
+    pins: new RedisPinStore(connection),
     async close() {
       keyring.close();
       taskStore.close();

@@ -1,13 +1,15 @@
 /**
  * Node-only: reads the official schemas shipped with the package (`spec/schema/<revision>/schema.json`,
- * and the tasks extension's `spec/extensions/tasks/schema.json`, merged into 2026-07-28: see
- * `tasks-schema.ts`). Kept apart so that the rest of the checker stays runtime-neutral; the
+ * the tasks extension's `spec/extensions/tasks/schema.json`, merged into 2026-07-28: see
+ * `tasks-schema.ts`; the Skills extension's `spec/extensions/skills/schema.json`, merged into every
+ * revision: see `skills-schema.ts`). Kept apart so that the rest of the checker stays runtime-neutral; the
  * `switchboard/testing` entry may depend on Node.
  */
 import { readFile } from 'node:fs/promises';
 import { MODERN_REVISIONS, REVISIONS } from '../protocol/revisions.js';
 import { packageFile } from '../util/package-file.js';
 import { SchemaCatalog } from './schema-catalog.js';
+import { withSkillsExtension } from './skills-schema.js';
 import { withTasksExtension } from './tasks-schema.js';
 
 const specUrl = (path: string) => packageFile(`spec/${path}`);
@@ -37,12 +39,14 @@ async function readSchema(path: string, what: string): Promise<unknown> {
 }
 
 async function readAll(): Promise<SchemaCatalog> {
-  const [tasks, ...documents] = await Promise.all([
+  const [tasks, skills, ...documents] = await Promise.all([
     readSchema('extensions/tasks/schema.json', 'the tasks extension'),
+    readSchema('extensions/skills/schema.json', 'the Skills extension'),
     ...REVISIONS.map((revision) => readSchema(`schema/${revision}/schema.json`, `revision ${revision}`)),
   ]);
   const entries = REVISIONS.map((revision, i) => {
-    const document = documents[i];
+    // SEP-2640 negotiates the Skills extension in legacy initialize too: every revision has it.
+    const document = withSkillsExtension(documents[i], skills);
     // The extensions a modern peer may negotiate are part of what its messages may say.
     return [
       revision,

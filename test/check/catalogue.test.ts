@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { REVISIONS, type Revision } from 'switchboard';
-import { AREAS, levelIn, REQUIREMENTS, specUrl } from 'switchboard/check';
+import { AREAS, levelIn, REQUIREMENTS, sectionIn, specUrl } from 'switchboard/check';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -34,10 +34,14 @@ const anchor = (heading: string) =>
     .trim()
     .replace(/ /g, '-');
 
-/** The markdown of a spec page in one revision (`basic/patterns` is `basic/patterns/index.mdx`). */
+/**
+ * The markdown of a spec page in one revision (`basic/patterns` is `basic/patterns/index.mdx`); a
+ * SEP's page (`seps/2640-skills-extension`) is the same text in every revision.
+ */
 function page(revision: Revision, section: string): string | undefined {
-  const path = section.split('#')[0];
-  for (const file of [`spec/text/${revision}/${path}.mdx`, `spec/text/${revision}/${path}/index.mdx`]) {
+  const path = section.split('#')[0]!;
+  const tree = path.startsWith('seps/') ? 'spec/text' : `spec/text/${revision}`;
+  for (const file of [`${tree}/${path}.mdx`, `${tree}/${path}/index.mdx`]) {
     if (existsSync(`${repo}${file}`)) return readFileSync(`${repo}${file}`, 'utf8');
   }
   return undefined;
@@ -95,8 +99,13 @@ describe('the requirement catalogue', () => {
         const sentences = r.sources.filter((s) => s.revisions.includes(revision)).length;
         const pages = (r.pages ?? []).filter((p) => p.revisions.includes(revision)).length;
         assert.equal(sentences + pages, 1, `${r.id} in ${revision}`);
+        const sep = sectionIn(r, revision).startsWith('seps/');
         assert.ok(
-          specUrl(r, revision).startsWith(`https://modelcontextprotocol.io/specification/${revision}/`),
+          specUrl(r, revision).startsWith(
+            sep
+              ? 'https://modelcontextprotocol.io/seps/'
+              : `https://modelcontextprotocol.io/specification/${revision}/`,
+          ),
         );
       }
       for (const source of r.sources) {

@@ -28,8 +28,20 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   testing: ['engine', 'protocol', 'util'],
   // OAuth: the resource server plugs into the HTTP handler and reads the scopes items declare.
   auth: ['engine', 'protocol', 'server', 'transports', 'util'],
-  // The checker reads a protected server's challenge and metadata addresses with auth/'s own parsers.
-  check: ['auth', 'engine', 'node', 'protocol', 'schema', 'server', 'testing', 'transports', 'util'],
+  // The checker reads a protected server's challenge and metadata addresses with auth/'s own parsers,
+  // and judges the Skills extension with its frontmatter rules and digest (extensions/skills).
+  check: [
+    'auth',
+    'engine',
+    'extensions',
+    'node',
+    'protocol',
+    'schema',
+    'server',
+    'testing',
+    'transports',
+    'util',
+  ],
   // The gateway sits above everything but the CLI, whose `gateway` command imports it.
   // Its front door is auth/'s protected resource; its shared counters and sessions live in redis/.
   gateway: [

@@ -238,6 +238,32 @@ describe('serving skills', () => {
       { 'io.modelcontextprotocol/skills': {} },
     ]);
   });
+
+  test('a client that does not declare the extension is answered alike, in both eras (SEP-2640 asks the server to declare it, not the client)', async () => {
+    for (const version of ['legacy', 'modern'] as const) {
+      const server = new Server({ name: 's', version: '1' });
+      server.registerSkills(SKILLS_DIR);
+      const declared: unknown[] = [];
+      server.use((next) => async (method, params, ctx) => {
+        if (method.startsWith('skills/') || method === 'resources/directory/read')
+          declared.push(ctx.client.capabilities.extensions?.['io.modelcontextprotocol/skills']);
+        return next(method, params, ctx);
+      });
+      const answers = [];
+      for (const skills of [true, false]) {
+        const client = await connected(server, version, { skills });
+        const { skills: entries } = await client.listSkills();
+        const entry = await client.getSkill(entries[0]!.uri);
+        const children = await client.readDirectory(entries[0]!.uri.replace(/\/SKILL\.md$/, ''));
+        answers.push({ entries, entry, children });
+        await client.close();
+      }
+      assert.deepEqual(answers[1], answers[0], version);
+      assert.ok(answers[0]!.entries.length > 0);
+      // The declaring client's three requests carried the declaration; the other's did not.
+      assert.deepEqual(declared, [{}, {}, {}, undefined, undefined, undefined], version);
+    }
+  });
 });
 
 describe('watching a directory', () => {

@@ -33,7 +33,7 @@ describe('gateway config', () => {
   // local and remote servers
   "mcpServers": {
     "files": { "command": "npx", "args": ["-y", "fs", "\${HOME}/docs"], "env": { "MODE": "\${MODE:-ro}" }, "envFile": "secrets.env", "cwd": "sub" },
-    "remote": { "url": "https://example.com/mcp", "headers": { "Authorization": "Bearer \${env:TOKEN}" }, "include": ["search_*"], "timeoutMs": 5000 },
+    "remote": { "url": "https://example.com/mcp", "headers": { "Authorization": "Bearer \${env:TOKEN}" }, "include": ["search_*"], "timeoutMs": 5000, "connectTimeoutMs": 2000 },
     "old": { "type": "sse", "url": "http://127.0.0.1:9/sse", "startup": "lazy" },
     "off": { "command": "nothing", "disabled": true },
   },
@@ -47,6 +47,7 @@ describe('gateway config', () => {
       separator: '-',
       collisions: 'skip',
       timeoutMs: 60_000,
+      connectTimeoutMs: 10_000,
       startup: 'eager',
     });
     assert.deepEqual(
@@ -63,6 +64,8 @@ describe('gateway config', () => {
     assert.deepEqual(remote.headers, { Authorization: 'Bearer sekret' });
     assert.deepEqual(remote.include, ['search_*']);
     assert.equal(remote.timeoutMs, 5000);
+    assert.equal(remote.connectTimeoutMs, 2000);
+    assert.equal(files.connectTimeoutMs, 10_000);
     assert.ok(old?.transport === 'sse');
     assert.equal(old.startup, 'lazy');
   });

@@ -4,35 +4,14 @@
  * close() (no child of this process is left, zombie or not).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { startV1Sse } from '../fixtures/http-official.js';
 import { until } from '../helpers/wait.js';
 import { assertExited } from '../interop/helpers/processes.js';
-import { pidOf, startGateway, switchboardClient, textOf, UPSTREAM } from './helpers.js';
-
-/** Processes whose parent is this one (Linux /proc), zombies included: what the gateway spawned. */
-function children(): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // gone meanwhile
-    }
-    // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'.
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    if (ppid === process.pid) found.push(Number(entry));
-  }
-  return found;
-}
-
-/** Waits until no child of this process is left (each is reaped once it exits). */
-const noChildren = (label: string) => until(() => children().length === 0, `${label}: no child left`);
+import { noChildren, pidOf, startGateway, switchboardClient, textOf, UPSTREAM } from './helpers.js';
 
 describe('gateway: a legacy HTTP+SSE upstream', () => {
   test('serves its tools, and a cancelled downstream call cancels the upstream call', async () => {

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { CLI, CLI_ENV } from '../cli/run-cli.js';
 import { spawnOwned } from '../helpers/owned-children.js';
-import { UPSTREAM } from './helpers.js';
+import { until } from '../helpers/wait.js';
+import { gatewayOver, noChildren, switchboardClient, textOf, UPSTREAM } from './helpers.js';
 
 /** A GET with the headers given (Host included, which fetch will not set), answered as status and text. */
 function get(origin: string, path: string, headers: Record<string, string> = {}) {
@@ -30,17 +31,30 @@ function get(origin: string, path: string, headers: Record<string, string> = {})
 }
 
 /** `switchboard gateway` on a config of `servers`, on any port; resolves once `ready` matches its stderr. */
-async function runGateway(servers: Record<string, unknown>, ready: RegExp, options: object = {}) {
+async function runGateway(
+  servers: Record<string, unknown>,
+  ready: RegExp,
+  options: object = {},
+  withinMs = 60_000,
+) {
   const file = join(mkdtempSync(join(tmpdir(), 'gateway-health-')), 'mcp.json');
   writeFileSync(file, JSON.stringify({ mcpServers: servers, gateway: options }));
   const child = spawnOwned(process.execPath, [CLI, 'gateway', file, '--port', '0'], { env: CLI_ENV });
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
+    // A guard against a gateway that never gets there, wide for a loaded machine.
+    const late = setTimeout(
+      () => reject(new Error(`no ${ready} within ${withinMs} ms: ${stderr}`)),
+      withinMs,
+    );
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       const match = /at (http:\/\/\S+\/mcp)/.exec(stderr);
-      if (match && ready.test(stderr)) resolve(match[1]!);
+      if (match && ready.test(stderr)) {
+        clearTimeout(late);
+        resolve(match[1]!);
+      }
     });
     child.on('exit', () => reject(new Error(`the gateway exited: ${stderr}`)));
   });
@@ -94,5 +108,70 @@ describe('switchboard gateway: the health paths', () => {
     } finally {
       await gateway.stop();
     }
+  });
+
+  test('4. an upstream that never answers initialize: the gateway listens at once, serves the healthy one, /readyz names it', async () => {
+    // `hung` would hold a gateway that waits for it for two minutes: it must not.
+    const never = { connectTimeoutMs: 120_000, timeoutMs: 120_000 };
+    const gateway = await runGateway(
+      {
+        hung: { command: process.execPath, args: ['-e', 'process.stdin.resume()'], ...never },
+        local: { command: process.execPath, args: [UPSTREAM] },
+      },
+      /listening at \S+, starting 2 servers\n/,
+      {},
+      30_000,
+    );
+    try {
+      type Ready = { ready: boolean; notUp: Array<{ name: string; state: string; why: string }> };
+      const readyz = async () => {
+        const answer = await get(gateway.origin, '/readyz');
+        return { status: answer.status, body: JSON.parse(answer.body) as Ready };
+      };
+      // The healthy one comes up while the hung one is still starting.
+      await until(async () => !(await readyz()).body.notUp.some((u) => u.name === 'local'), 'local up');
+      const { status, body } = await readyz();
+      assert.equal(status, 503, 'not ready while an eager upstream is still on its first try');
+      assert.deepEqual(body.notUp, [
+        { name: 'hung', state: 'starting', why: 'connecting (for at most 120000 ms)' },
+      ]);
+      const { client } = await switchboardClient(gateway.url, 'early', 'legacy');
+      assert.match(textOf(await client.callTool('local__whoami')), /pid \d+/);
+      await client.close();
+    } finally {
+      // Stopped while `hung` is still connecting: it exits cleanly, its process with it.
+      await gateway.stop();
+    }
+  });
+});
+
+describe('the gateway: a bounded connect time', () => {
+  test('4. an upstream that does not connect within connectTimeoutMs fails, its process is stopped, the gateway is ready without it', async () => {
+    const started = await gatewayOver({
+      hung: {
+        command: process.execPath,
+        args: ['-e', 'process.stdin.resume()'],
+        connectTimeoutMs: 300,
+        timeoutMs: 120_000,
+      },
+      local: { command: process.execPath, args: [UPSTREAM] },
+    });
+    try {
+      const hung = started.gateway.health().find((h) => h.name === 'hung')!;
+      assert.match(
+        hung.lastError ?? '',
+        /"hung" did not finish connecting within 300 ms \(connectTimeoutMs\)/,
+      );
+      const { ready, notUp } = started.gateway.readiness();
+      assert.equal(ready, true, 'every eager upstream was tried');
+      assert.deepEqual(
+        notUp.map((u) => u.name),
+        ['hung'],
+      );
+      assert.equal(started.gateway.health().find((h) => h.name === 'local')?.state, 'up');
+    } finally {
+      await started.close();
+    }
+    await noChildren('after an upstream that did not connect in time');
   });
 });

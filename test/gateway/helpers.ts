@@ -1,5 +1,6 @@
 /** What the gateway tests share: the upstream fixtures, a gateway on loopback HTTP, a checked client. */
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Channel } from '../../src/engine/channel.js';
 import { Client } from '../../src/extensions/client.js';
@@ -14,6 +15,7 @@ import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';
 import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
 import { createHttpHandler } from '../../src/transports/http/server/handler.js';
+import { until } from '../helpers/wait.js';
 import { checkedChannel } from '../http/client/helpers.js';
 
 export const UPSTREAM = fileURLToPath(new URL('../fixtures/gateway-upstream.js', import.meta.url));
@@ -133,3 +135,24 @@ export async function gatewayOver(
     },
   };
 }
+
+/** Processes whose parent is this one (Linux /proc), zombies included: what the gateway spawned. */
+export function children(): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid === process.pid) found.push(Number(entry));
+  }
+  return found;
+}
+
+/** Waits until no child of this process is left (each is reaped once it exits). */
+export const noChildren = (label: string) => until(() => children().length === 0, `${label}: no child left`);

@@ -67,8 +67,7 @@ describe('tool pinning', () => {
     );
     const pins = ToolPins.load(file);
     assert.equal(pins.admitSkill('skill://a/s/SKILL.md', entry('1')), true);
-    // A tool of the same name is another pin.
-    assert.equal(pins.admit('skill://a/s/SKILL.md', tool('one')), true);
+    assert.equal(pins.admit('a__t', tool('one')), true);
     assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')).skills, {
       'skill://a/s/SKILL.md': skillHash(entry('1')),
     });
@@ -80,7 +79,8 @@ describe('tool pinning', () => {
     );
     pins.approve(['skill://a/s/SKILL.md']);
     assert.equal(ToolPins.load(file).admitSkill('skill://a/s/SKILL.md', entry('2')), true);
-    assert.equal(ToolPins.load(file).admit('skill://a/s/SKILL.md', tool('one')), true, 'the tool pin stays');
+    assert.equal(ToolPins.load(file).admit('a__t', tool('one')), true, 'the tool pin stays');
+    assert.deepEqual(Object.keys(JSON.parse(readFileSync(file, 'utf8')).tools), ['a__t']);
   });
 
   test('a tool whose definition changed is hidden from clients until approved', async () => {

@@ -106,7 +106,7 @@ const suggestName = (text: string): string =>
  */
 export function readSkillFrontmatter(text: string, file: string, directoryName: string): JsonObject {
   const fm = parseFrontmatter(text, file);
-  const { name, description, compatibility, license, metadata } = fm;
+  const { name } = fm;
   if (typeof name !== 'string') {
     throw new SkillFileError(
       file,
@@ -129,6 +129,16 @@ export function readSkillFrontmatter(text: string, file: string, directoryName: 
       `the name ${JSON.stringify(name)} must equal its directory's name, ${JSON.stringify(directoryName)}: rename one of them`,
     );
   }
+  checkFields(fm, file);
+  return fm;
+}
+
+/**
+ * The Agent Skills rules of every field but `name`: `description` (non-empty, at most 1024
+ * characters) and the optional fields' types and lengths. Throws a {@link SkillFileError}.
+ */
+export function checkFields(fm: JsonObject, file: string): void {
+  const { description, compatibility, license, metadata } = fm;
   if (typeof description !== 'string' || description.trim().length === 0) {
     throw new SkillFileError(
       file,
@@ -169,7 +179,6 @@ export function readSkillFrontmatter(text: string, file: string, directoryName: 
       'allowed-tools, when given, is one string of space-separated tools',
     );
   }
-  return fm;
 }
 
 const describe = (value: unknown): string =>
