@@ -70,7 +70,9 @@ test('connects to the gateway and shows each server behind it with its health', 
   // The upstream that cannot start is shown failing, with what it said.
   await row('broken').getByText('cannot open the database').waitFor();
   assert.notEqual(await row('broken').getByRole('cell').first().textContent(), 'up');
-  await servers.getByText('not ready', { exact: true }).waitFor();
+  // Every eager upstream was tried (the CLI printed its summary), so the gateway is ready and
+  // serves the two that came up; the one that failed is named, not a reason to be unready.
+  await servers.getByText('ready', { exact: true }).waitFor();
   await servers.getByRole('button', { name: 'Refresh health' }).click();
   await row('memo').getByRole('cell', { name: 'up', exact: true }).waitFor();
 });
