@@ -1097,6 +1097,30 @@ export const REQUIREMENTS: readonly Requirement[] = [
     q(ALL, `${SKILLS_SEP}#resource-metadata`, 'mimeType SHOULD be text/markdown.'),
   ]),
   r(
+    'skills.skill-md-name',
+    'SHOULD',
+    "A SKILL.md's resource (resources/list) is named with its frontmatter's name.",
+    [
+      q(
+        ALL,
+        `${SKILLS_SEP}#resource-metadata`,
+        'name SHOULD be set from the name field of the SKILL.md YAML frontmatter.',
+      ),
+    ],
+  ),
+  r(
+    'skills.skill-md-description',
+    'SHOULD',
+    "A SKILL.md's resource (resources/list) has its frontmatter's description.",
+    [
+      q(
+        ALL,
+        `${SKILLS_SEP}#resource-metadata`,
+        'description SHOULD be set from the description field of the SKILL.md YAML frontmatter.',
+      ),
+    ],
+  ),
+  r(
     'skills.limits',
     'SHOULD',
     'No skill has more than 512 files or more than 16 MiB in all (the sizes of its resources).',

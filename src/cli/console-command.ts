@@ -17,6 +17,7 @@ export const CONSOLE_HELP = `Usage:
   switchboard console [--port <n>] [--protocol <rev> | --legacy] [<target>]
   switchboard console [options] -- <server command ...>
   switchboard console --config FILE [--history FILE]
+  switchboard console [--history FILE] <gateway URL>
 
 Serves the Switchboard console, a web page to explore, call and debug MCP
 servers, at http://127.0.0.1:${CONSOLE_DEFAULT_PORT}/ and prints its URL. The URL holds a
@@ -30,7 +31,8 @@ Options:
   --legacy          Use the legacy initialize handshake with the target
   --config <file>   The command center: every server of this mcpServers/VS Code
                     config, its health, check scores and changed tools (#/fleet)
-  --history <file>  With --config: the check history (JSONL, as check --history)
+  --history <file>  The fleet's check history (JSONL, as check --history), with
+                    --config or with a switchboard gateway's URL (its fleet)
   -h, --help        Show this help
 
 Examples:
@@ -74,7 +76,7 @@ export async function runConsole(argv: readonly string[], io: ConsoleIo): Promis
     );
     return 1;
   }
-  io.out(`Switchboard console: ${running.url}${parsed.fleet ? '#/fleet' : ''}\n`);
+  io.out(`Switchboard console: ${running.url}${parsed.fleet?.config ? '#/fleet' : ''}\n`);
   for (const connection of running.connections) {
     io.out(
       connection.state === 'open'
@@ -91,18 +93,26 @@ export async function runConsole(argv: readonly string[], io: ConsoleIo): Promis
 interface ConsoleArguments {
   port: number;
   connect: ConnectRequest[];
-  fleet?: { config: string; history?: string };
+  fleet?: { config?: string; history?: string };
 }
 
 function parse(argv: readonly string[]): ConsoleArguments | 'help' {
   const parsed = parseConnection(argv);
   if (parsed === 'help') return parsed;
   const { values } = parseCommandLine(argv, CONSOLE_OPTIONS, 'console');
-  if (values.history !== undefined && values.config === undefined)
-    throw new UsageError('--history goes with --config (the fleet view).', 'console');
-  return values.config === undefined
-    ? parsed
-    : { ...parsed, fleet: { config: values.config, ...(values.history ? { history: values.history } : {}) } };
+  if (values.history !== undefined && values.config === undefined && parsed.connect.length === 0)
+    throw new UsageError(
+      '--history goes with --config FILE or a gateway to connect to (the fleet view).',
+      'console',
+    );
+  if (values.config === undefined && values.history === undefined) return parsed;
+  return {
+    ...parsed,
+    fleet: {
+      ...(values.config ? { config: values.config } : {}),
+      ...(values.history ? { history: values.history } : {}),
+    },
+  };
 }
 
 const CONSOLE_OPTIONS = {

@@ -836,6 +836,7 @@ export class ClientCore {
         revision,
         era: 'modern',
         request: { method, params },
+        ...(options.cancelledBy === undefined ? {} : { cancelledBy: options.cancelledBy }),
       };
       retry.inputResponses = await this.inputs.fulfil(inputRequests, ctx, featuresOf(revision));
     }

@@ -6,6 +6,7 @@
  * runs, and a form answer is checked against the form before it leaves.
  */
 
+import type { Cancellable } from '../engine/peer.js';
 import { invalidParams, methodNotFound, SwitchboardError } from '../protocol/errors.js';
 import {
   encodeInputResult,
@@ -38,6 +39,11 @@ export interface InputContext {
   readonly era: Era;
   /** 2026-07-28: the call that needs this input (legacy requests do not say). */
   readonly request?: { readonly method: string; readonly params: Params };
+  /**
+   * 2026-07-28: the `cancelledBy` of the call that needs this input, when it was made with one
+   * (a call made with `signal` has it as `signal`): names that call among several in flight.
+   */
+  readonly cancelledBy?: Cancellable;
   /** 2026-07-28: the question's key in `inputRequests`. */
   readonly key?: string;
   /** The task the question belongs to, when a task asks (both eras). */

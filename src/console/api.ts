@@ -6,7 +6,7 @@ import { ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import { errorMessage } from '../util/guards.js';
 import type { ApiAnswer, ApiError, ConnectRequest, OperationName } from './api-types.js';
 import { BadRequest } from './connection.js';
-import type { ConsoleFleet } from './fleet.js';
+import type { FleetSource } from './fleet-types.js';
 import { sendJson, sendText } from './responses.js';
 import type { ConsoleService } from './service.js';
 
@@ -21,7 +21,7 @@ export async function serveApi(
   res: ServerResponse,
   url: URL,
   streams: Set<ServerResponse>,
-  fleet?: ConsoleFleet,
+  fleet?: FleetSource,
 ): Promise<void> {
   const parts = url.pathname.split('/').slice(2).map(decodeURIComponent); // after "/api"
   const method = req.method ?? 'GET';
@@ -29,8 +29,13 @@ export async function serveApi(
     if (parts[0] === 'events' && parts.length === 1 && method === 'GET')
       return streamEvents(service, req, res, url, streams);
     if (parts[0] === 'fleet') {
-      if (!fleet) return sendText(res, 404, 'This console has no fleet: start it with --config FILE.');
-      if (parts.length === 1 && method === 'GET') return sendJson(res, 200, fleet.view());
+      if (!fleet)
+        return sendText(
+          res,
+          404,
+          'This console has no fleet: start it with --config FILE, or connect it to a switchboard gateway.',
+        );
+      if (parts.length === 1 && method === 'GET') return sendJson(res, 200, await fleet.view());
       if (parts[1] === 'check' && method === 'POST') {
         const { server } = (await readJson(req)) as { server?: unknown };
         return sendJson(res, 200, await fleet.check(typeof server === 'string' ? server : undefined));
@@ -39,7 +44,7 @@ export async function serveApi(
         const { server, tool } = (await readJson(req)) as { server?: unknown; tool?: unknown };
         if (typeof server !== 'string' || typeof tool !== 'string')
           throw new BadRequest('Send { "server": "...", "tool": "..." }.');
-        return sendJson(res, 200, fleet.approve(server, tool));
+        return sendJson(res, 200, await fleet.approve(server, tool));
       }
     }
     if (parts[0] === 'connections') {

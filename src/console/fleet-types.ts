@@ -1,10 +1,17 @@
-/** The console's fleet view over the API (`GET /api/fleet`, `POST /api/fleet/check`, `POST /api/fleet/approve`). */
+/**
+ * The console's fleet view over the API (`GET /api/fleet`, `POST /api/fleet/check`, `POST /api/fleet/approve`),
+ * of a config (`--config FILE`) or of the gateway the console is connected to.
+ */
 
 export interface FleetToolChange {
   readonly tool: string;
-  /** `changed`: its definition differs from the pinned one; `added`: not pinned yet; `removed`: gone. */
-  readonly change: 'changed' | 'added' | 'removed';
-  /** The unified diff from the pinned definition (JSON) to the current one. */
+  /**
+   * `changed`: its definition differs from the pinned one; `added`: not pinned yet; `removed`: gone;
+   * `held`: a gateway hides it until approved in its lock file (its new definition is not shown to
+   * clients, so there is no diff here).
+   */
+  readonly change: 'changed' | 'added' | 'removed' | 'held';
+  /** The unified diff from the pinned definition (JSON) to the current one; for `held`, how to approve it. */
   readonly diff: string;
 }
 
@@ -27,11 +34,25 @@ export interface FleetServerView {
   /** The tools whose definitions are pinned (approved). */
   readonly pinned: readonly string[];
   readonly changed: readonly FleetToolChange[];
+  /** False for a server behind a gateway: the console reaches it only through the gateway, which is checked instead. */
+  readonly checkable?: boolean;
 }
 
 export interface FleetView {
+  /** The config file, or for a gateway's fleet its MCP endpoint. */
   readonly config: string;
+  /** Set for the fleet of a `switchboard gateway` the console is connected to. */
+  readonly gateway?: boolean;
   readonly history?: string;
   readonly checking: boolean;
   readonly servers: readonly FleetServerView[];
+}
+
+/** What serves the fleet view: a config's servers (fleet.ts) or a gateway's (gateway-fleet.ts). */
+export interface FleetSource {
+  view(): FleetView | Promise<FleetView>;
+  /** Checks one server (by name) or all; resolves with the view after. */
+  check(server?: string): Promise<FleetView>;
+  /** Pins a tool's current definition (or forgets a removed one). */
+  approve(server: string, tool: string): FleetView | Promise<FleetView>;
 }

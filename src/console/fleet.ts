@@ -25,10 +25,101 @@ import type { FleetServerView, FleetToolChange, FleetView } from './fleet-types.
 
 type Pins = Record<string, Record<string, Json>>;
 
+/**
+ * The tools' definitions as first seen, by server (trust on first use), kept in `<history>.pins.json`
+ * beside the history file when there is one, in memory otherwise.
+ */
+export class PinFile {
+  readonly pins: Pins;
+
+  constructor(readonly file: string | undefined) {
+    this.pins = this.#read();
+  }
+
+  #read(): Pins {
+    if (!this.file) return {};
+    try {
+      return JSON.parse(readFileSync(this.file, 'utf8')) as Pins;
+    } catch {
+      return {};
+    }
+  }
+
+  save(): void {
+    if (this.file) writeFileSync(this.file, `${JSON.stringify(this.pins, null, 2)}\n`);
+  }
+
+  /** Pins a tool's current definition, or forgets a removed one (`current` undefined). */
+  approve(server: string, tool: string, current: Json | undefined): void {
+    this.pins[server] ??= {};
+    const pins = this.pins[server];
+    if (current === undefined) {
+      if (!(tool in pins))
+        throw new BadRequest(`The server ${JSON.stringify(server)} has no tool ${JSON.stringify(tool)}.`);
+      delete pins[tool];
+    } else pins[tool] = current;
+    this.save();
+  }
+}
+
+/** A server's last score (unless it could not be checked) and the score of each run it is in, oldest first. */
+export function fleetScores(
+  runs: readonly FleetRun[],
+  name: string,
+  last: FleetResult | undefined,
+): Pick<FleetServerView, 'last' | 'history'> {
+  const mine = runs.filter((r) => r.servers.some((s) => s.name === name));
+  const at = mine.at(-1)?.at;
+  return {
+    ...(last && at && !last.error
+      ? {
+          last: {
+            at,
+            score: last.score,
+            mustFailures: last.mustFailures,
+            revisions: last.revisions,
+            changes: last.changes,
+          },
+        }
+      : {}),
+    history: mine.map((r) => {
+      const s = r.servers.find((x) => x.name === name)!;
+      return { at: r.at, score: s.error ? null : s.score };
+    }),
+  };
+}
+
+/**
+ * How a server's tools differ from their pins: added, changed (with the diff) and, when `listed`
+ * (the tools are known, not merely absent), removed.
+ */
+export function toolChanges(
+  tools: ReadonlyMap<string, Json>,
+  pins: Readonly<Record<string, Json>>,
+  listed: boolean,
+): FleetToolChange[] {
+  const changed: FleetToolChange[] = [];
+  for (const [name, definition] of tools) {
+    const pinned = pins[name];
+    if (pinned === undefined)
+      changed.push({ tool: name, change: 'added', diff: unifiedDiff(name, '', pretty(definition)) });
+    else if (pretty(pinned) !== pretty(definition))
+      changed.push({
+        tool: name,
+        change: 'changed',
+        diff: unifiedDiff(name, pretty(pinned), pretty(definition)),
+      });
+  }
+  for (const name of Object.keys(pins))
+    if (listed && !tools.has(name))
+      changed.push({ tool: name, change: 'removed', diff: unifiedDiff(name, pretty(pins[name]!), '') });
+  return changed;
+}
+
 export class ConsoleFleet {
   readonly #targets: FleetTarget[];
   readonly #runs: FleetRun[];
-  readonly #pins: Pins;
+  readonly #pins: PinFile;
   #checking: Promise<void> | undefined;
 
   constructor(
@@ -39,24 +130,7 @@ export class ConsoleFleet {
     if (!loaded.ok) throw new SwitchboardError('CONFIG', loaded.problems.map(formatProblem).join('\n'));
     this.#targets = configTargets(loaded.config);
     this.#runs = history ? readRuns(history) : [];
-    this.#pins = this.#readPins();
-  }
-
-  get #pinsFile(): string | undefined {
-    return this.history ? `${this.history}.pins.json` : undefined;
-  }
-
-  #readPins(): Pins {
-    if (!this.#pinsFile) return {};
-    try {
-      return JSON.parse(readFileSync(this.#pinsFile, 'utf8')) as Pins;
-    } catch {
-      return {};
-    }
-  }
-
-  #savePins(): void {
-    if (this.#pinsFile) writeFileSync(this.#pinsFile, `${JSON.stringify(this.#pins, null, 2)}\n`);
+    this.#pins = new PinFile(history ? `${history}.pins.json` : undefined);
   }
 
   view(): FleetView {
@@ -70,46 +144,16 @@ export class ConsoleFleet {
   }
 
   #serverView(target: FleetTarget, last: FleetResult | undefined): FleetServerView {
-    const runs = this.#runs.filter((r) => r.servers.some((s) => s.name === target.name));
-    const at = runs.at(-1)?.at;
     const tools = this.#currentTools(last);
-    const pins = this.#pins[target.name] ?? {};
-    const changed: FleetToolChange[] = [];
-    for (const [name, definition] of tools) {
-      const pinned = pins[name];
-      if (pinned === undefined)
-        changed.push({ tool: name, change: 'added', diff: unifiedDiff(name, '', pretty(definition)) });
-      else if (pretty(pinned) !== pretty(definition))
-        changed.push({
-          tool: name,
-          change: 'changed',
-          diff: unifiedDiff(name, pretty(pinned), pretty(definition)),
-        });
-    }
-    for (const name of Object.keys(pins))
-      if (last?.surface && !tools.has(name))
-        changed.push({ tool: name, change: 'removed', diff: unifiedDiff(name, pretty(pins[name]!), '') });
+    const pins = this.#pins.pins[target.name] ?? {};
+    const changed = toolChanges(tools, pins, last?.surface !== undefined);
     return {
       name: target.name,
       transport: target.transport,
       target: last?.target ?? target.name,
       health: last === undefined ? 'unknown' : last.error ? 'down' : 'up',
       ...(last?.error ? { error: last.error } : {}),
-      ...(last && at && !last.error
-        ? {
-            last: {
-              at,
-              score: last.score,
-              mustFailures: last.mustFailures,
-              revisions: last.revisions,
-              changes: last.changes,
-            },
-          }
-        : {}),
-      history: runs.map((r) => {
-        const s = r.servers.find((x) => x.name === target.name)!;
-        return { at: r.at, score: s.error ? null : s.score };
-      }),
+      ...fleetScores(this.#runs, target.name, last),
       pinned: Object.keys(pins).sort(),
       changed,
     };
@@ -138,10 +182,10 @@ export class ConsoleFleet {
       if (this.history) appendRun(this.history, run);
       // Trust on first use: a server's tools are pinned the first time it is seen.
       for (const result of results) {
-        if (!result.surface || this.#pins[result.name] !== undefined) continue;
-        this.#pins[result.name] = Object.fromEntries(this.#currentTools(result));
+        if (!result.surface || this.#pins.pins[result.name] !== undefined) continue;
+        this.#pins.pins[result.name] = Object.fromEntries(this.#currentTools(result));
       }
-      this.#savePins();
+      this.#pins.save();
     })().finally(() => {
       this.#checking = undefined;
     });
@@ -153,15 +197,7 @@ export class ConsoleFleet {
   approve(server: string, tool: string): FleetView {
     const last = latestResults(this.#runs).get(server);
     if (!last) throw new BadRequest(`The server ${JSON.stringify(server)} has not been checked yet.`);
-    const current = this.#currentTools(last).get(tool);
-    this.#pins[server] ??= {};
-    const pins = this.#pins[server];
-    if (current === undefined) {
-      if (!(tool in pins))
-        throw new BadRequest(`The server ${JSON.stringify(server)} has no tool ${JSON.stringify(tool)}.`);
-      delete pins[tool];
-    } else pins[tool] = current;
-    this.#savePins();
+    this.#pins.approve(server, tool, this.#currentTools(last).get(tool));
     return this.view();
   }
 }

@@ -12,6 +12,8 @@ import { serveApi } from './api.js';
 import type { ConnectionSummary, ConnectRequest } from './api-types.js';
 import { serveAsset, servePage } from './assets.js';
 import { ConsoleFleet } from './fleet.js';
+import type { FleetSource } from './fleet-types.js';
+import { GatewayFleet } from './gateway-fleet.js';
 import { ConsoleGuard, newToken } from './guard.js';
 import { sendText } from './responses.js';
 import { ConsoleService } from './service.js';
@@ -27,8 +29,12 @@ export interface ConsoleOptions {
   connect?: readonly ConnectRequest[];
   /** Serves every request that is not the console's (`/mcp`, `/sse`...). Default: 404. */
   next?: NodeListener;
-  /** The command center: the servers of this mcpServers/VS Code config, checked from the page. */
-  fleet?: { readonly config: string; readonly history?: string };
+  /**
+   * The command center: the servers of this mcpServers/VS Code config, checked from the page.
+   * Without `config`, the fleet is that of the `switchboard gateway` the console is connected to;
+   * `history` is the check history (JSONL) either way.
+   */
+  fleet?: { readonly config?: string; readonly history?: string };
 }
 
 export interface RunningConsole {
@@ -49,7 +55,19 @@ export async function serveConsole(options: ConsoleOptions = {}): Promise<Runnin
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? newToken();
   const service = new ConsoleService();
-  const fleet = options.fleet ? new ConsoleFleet(options.fleet.config, options.fleet.history) : undefined;
+  const configFleet = options.fleet?.config
+    ? new ConsoleFleet(options.fleet.config, options.fleet.history)
+    : undefined;
+  // Without a config, the fleet is that of the gateway the console is connected to (if any).
+  let gatewayFleet: GatewayFleet | undefined;
+  const fleet = (): FleetSource | undefined => {
+    if (configFleet) return configFleet;
+    const connection = service.gatewayConnection();
+    if (!connection) return undefined;
+    if (gatewayFleet?.connection !== connection)
+      gatewayFleet = new GatewayFleet(connection, options.fleet?.history);
+    return gatewayFleet;
+  };
   const streams = new Set<ServerResponse>();
   let guard: ConsoleGuard | undefined;
 
@@ -72,7 +90,7 @@ export async function serveConsole(options: ConsoleOptions = {}): Promise<Runnin
 
   async function route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const path = url.pathname;
-    if (path.startsWith('/api/')) return serveApi(service, req, res, url, streams, fleet);
+    if (path.startsWith('/api/')) return serveApi(service, req, res, url, streams, fleet());
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(res, 405, 'Only GET is served here.');
     if (path.startsWith('/assets/')) return serveAsset(res, path.slice('/assets/'.length));
     return servePage(res, token);

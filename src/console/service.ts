@@ -23,6 +23,13 @@ export class ConsoleService {
     return [...this.#connections.values()].map((c) => c.summary);
   }
 
+  /** The first open connection to a `switchboard gateway`, for the fleet view. */
+  gatewayConnection(): ConsoleConnection | undefined {
+    return [...this.#connections.values()].find(
+      (c) => c.summary.state === 'open' && c.summary.gateway !== undefined,
+    );
+  }
+
   questions(): Question[] {
     return [...this.#connections.values()].flatMap((c) => c.questions());
   }

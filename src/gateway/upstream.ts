@@ -8,6 +8,7 @@ import type { CallOptions } from '../client/client.js';
 import type { InputContext } from '../client/input-handlers.js';
 import type { Channel, ChannelSink } from '../engine/channel.js';
 import { ChannelDecorator } from '../engine/channel-decorator.js';
+import type { Cancellable } from '../engine/peer.js';
 import { Client } from '../extensions/client.js';
 import { openTarget } from '../node/target.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
@@ -70,43 +71,64 @@ const CIRCUIT_FAILURES = 3;
 const FIRST_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 30_000;
 
-/** One downstream request served through an upstream session. */
-export class ForwardedCall {
-  /**
-   * On the shared session (2026-07-28 requests) the upstream call is stopped when the downstream
-   * request needs input first; elsewhere the downstream request's own signal is enough.
-   */
-  readonly controller: AbortController | undefined;
+/**
+ * One downstream request served through an upstream session. A stoppable call (on the shared
+ * session, or for a 2026-07-28 request) is its upstream call's cancellation itself: stopped when the
+ * downstream request is cancelled or needs input first, and the name of the call an upstream's
+ * 2026-07-28 question belongs to. A Cancellable rather than an AbortController: a controller per
+ * forwarded call, with the peer's listener on its signal, was an eighth of a 2026-07-28 call's CPU.
+ */
+export class ForwardedCall implements Cancellable {
   /** The downstream answer needs input first (2026-07-28): what the handler must rethrow. */
   inputRequired: InputRequiredError | undefined;
+  #stopped = false;
+  #reason: unknown;
+  #listeners: ((reason: unknown) => void)[] | undefined;
 
   constructor(
     readonly ctx: RequestContext,
-    stoppable: boolean,
+    readonly stoppable: boolean,
   ) {
-    if (stoppable) {
-      const controller = new AbortController();
-      this.controller = controller;
-      // Told by the link where it can: the downstream request's own signal would be a second
-      // AbortController and listener per call (with this one, a sixth of a 2026-07-28 call's CPU).
-      const { cancellable } = ctx.link;
-      // (A cancellation after the call ended aborts a controller nobody listens to any more.)
-      if (cancellable) {
-        cancellable.onCancel((reason) => controller.abort(reason));
-      } else if (ctx.signal.aborted) {
-        controller.abort(ctx.signal.reason);
-      } else {
-        ctx.signal.addEventListener('abort', () => controller.abort(ctx.signal.reason), { once: true });
-      }
+    if (!stoppable) return;
+    // Told by the link where it can (the downstream request's own signal is an AbortController
+    // too); a cancellation after the call ended stops nothing any more.
+    const { cancellable } = ctx.link;
+    if (cancellable) cancellable.onCancel((reason) => this.stop(reason));
+    else if (ctx.signal.aborted) this.stop(ctx.signal.reason);
+    else ctx.signal.addEventListener('abort', () => this.stop(ctx.signal.reason), { once: true });
+  }
+
+  onCancel(listener: (reason: unknown) => void): () => void {
+    if (this.#stopped) {
+      const reason = this.#reason;
+      queueMicrotask(() => listener(reason));
+      return () => {};
     }
+    this.#listeners ??= [];
+    this.#listeners.push(listener);
+    return () => {
+      const at = this.#listeners?.indexOf(listener) ?? -1;
+      if (at !== -1) this.#listeners!.splice(at, 1);
+    };
+  }
+
+  /** Stops the upstream call (once). */
+  stop(reason: unknown): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#reason = reason;
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    if (listeners) for (const listener of listeners) listener(reason);
   }
 
   /**
-   * What stops the upstream call: the downstream request's cancellation, told without an
-   * `AbortSignal` where the link can (a signal per forwarded call was a third of the gateway's CPU).
+   * What stops the upstream call: this call when stoppable, else the downstream request's
+   * cancellation, told without an `AbortSignal` where the link can (a signal per forwarded call
+   * was a third of the gateway's CPU).
    */
   cancellation(): Pick<CallOptions, 'signal' | 'cancelledBy'> {
-    if (this.controller) return { signal: this.controller.signal };
+    if (this.stoppable) return { cancelledBy: this };
     const { cancellable } = this.ctx.link;
     return cancellable ? { cancelledBy: cancellable } : { signal: this.ctx.signal };
   }
@@ -153,13 +175,11 @@ export class CallRouter {
   }
 
   /**
-   * `signal`: the one an upstream's 2026-07-28 question came with, the signal of the call it
-   * answers (on the shared session each call has its own), which names the call even among many.
+   * `by`: the cancellation an upstream's 2026-07-28 question came with, that of the call it
+   * answers (on the shared session each call is its own), which names the call even among many.
    */
-  target(signal?: AbortSignal): ForwardedCall | undefined {
-    if (signal !== undefined && this.shared) {
-      for (const call of this.calls) if (call.controller?.signal === signal) return call;
-    }
+  target(by?: Cancellable): ForwardedCall | undefined {
+    if (by instanceof ForwardedCall && this.shared && this.calls.has(by)) return by;
     if (this.shared && this.calls.size !== 1) return undefined;
     let last: ForwardedCall | undefined;
     for (const call of this.calls) last = call;
@@ -413,7 +433,7 @@ export class Upstream {
       /** What the upstream is told while its question goes to the downstream client (never sent: see below). */
       unsent: T,
     ): Promise<T> => {
-      const call = router.target(input.signal);
+      const call = router.target(input.cancelledBy);
       if (call === undefined) {
         throw new ProtocolError(
           ErrorCode.InvalidRequest,
@@ -431,8 +451,8 @@ export class Upstream {
         // of the upstream's input_required: the client goes on to the next one) and runs again with
         // the answers. The upstream call is stopped before its retry leaves, so `unsent` never does.
         call.inputRequired ??= error;
-        call.controller?.abort(error);
-        if (input.era === 'modern' && call.controller) return unsent;
+        call.stop(error);
+        if (input.era === 'modern' && call.stoppable) return unsent;
         throw error;
       }
     };

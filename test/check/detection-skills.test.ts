@@ -10,6 +10,7 @@ import { checkServer } from 'switchboard/check';
 import { missedBugs } from './detection.js';
 
 const reference = fileURLToPath(new URL('../fixtures/skills-reference-server.js', import.meta.url));
+const noSkills = fileURLToPath(new URL('../fixtures/official-v2-server.js', import.meta.url));
 
 test('switchboard check flags every seeded bug of the Skills extension', async () => {
   assert.deepEqual(await missedBugs(['skills']), []);
@@ -34,4 +35,16 @@ test('the reference implementation passes every rule of the extension, in both e
     schema.filter((c) => c.status !== 'passed').map((c) => `${c.revision}: ${c.message}`),
     [],
   );
+});
+
+test('a server that does not declare the extension has none of its rules, in both eras', async () => {
+  const report = await checkServer(
+    { kind: 'stdio', command: process.execPath, args: [noSkills] },
+    { revisions: ['2026-07-28', '2025-11-25'], only: ['skills'] },
+  );
+  assert.equal(report.checks.length, 42);
+  for (const c of report.checks) {
+    assert.equal(c.status, 'not-applicable', c.id);
+    assert.equal(c.message, 'the server does not declare the io.modelcontextprotocol/skills extension');
+  }
 });

@@ -98,6 +98,8 @@ export const EXPECTED: Record<Bug, readonly [string, Revision]> = {
   'skills-wrong-size': ['skills.size', '2024-11-05'],
   'skills-wrong-digest': ['skills.digest', '2025-11-25'],
   'skills-md-plain': ['skills.skill-md-mime', '2026-07-28'],
+  'skills-md-named-file': ['skills.skill-md-name', '2025-06-18'],
+  'skills-md-undescribed': ['skills.skill-md-description', '2026-07-28'],
   'skills-too-many-files': ['skills.limits', '2025-06-18'],
   'skills-duplicate-names': ['skills.names-unique', '2025-11-25'],
   'skills-no-directory-read': ['skills.directory-read', '2026-07-28'],

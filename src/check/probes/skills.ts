@@ -78,6 +78,7 @@ export async function probeSkills(ctx: ProbeContext, resources: readonly Json[])
   );
   const entries = walk.items.map((item, i) => judgeEntry(ctx, item, i)).filter((e) => e !== undefined);
   judgeNames(ctx, entries);
+  judgeResourceMetadata(ctx, entries, resources);
   await probeGet(ctx, entries, resources);
   for (const entry of entries.slice(0, MAX_SKILLS_READ)) await readBack(ctx, entry);
   if (entries.length === 0) {
@@ -214,6 +215,33 @@ function judgeNames(ctx: ProbeContext, entries: readonly Entry[]): void {
         .map(([name, uris]) => `the name ${JSON.stringify(name)} is shared by ${uris.join(' and ')}`)
         .join('; '),
   );
+}
+
+/** The resource of each listed SKILL.md (as resources/list shows it) named and described from its frontmatter. */
+function judgeResourceMetadata(
+  ctx: ProbeContext,
+  entries: readonly Entry[],
+  resources: readonly Json[],
+): void {
+  const v = ctx.verdicts;
+  const shown = entries
+    .map((entry) => ({ entry, resource: resources.find((r) => r.uri === entry.uri) }))
+    .filter((s): s is { entry: Entry; resource: Json } => s.resource !== undefined);
+  if (shown.length === 0) {
+    for (const id of ['skills.skill-md-name', 'skills.skill-md-description'])
+      v.notTested(id, "resources/list shows no listed skill's SKILL.md");
+  }
+  for (const { entry, resource } of shown) {
+    for (const field of ['name', 'description'] as const) {
+      v.expect(
+        `skills.skill-md-${field}`,
+        resource[field] === entry.frontmatter[field],
+        `every listed SKILL.md's resource has its frontmatter's ${field}`,
+        () =>
+          `the resource ${entry.uri} has ${field} ${brief(resource[field])}; its frontmatter's is ${brief(entry.frontmatter[field])}`,
+      );
+    }
+  }
 }
 
 /** skills/get of listed skills, of skills the listing leaves out, and of a URI that names none. */

@@ -46,12 +46,14 @@ export function App() {
       ? `/${encodeURIComponent(id)}/${tab}${item === undefined ? '' : `/${encodeURIComponent(item)}`}`
       : '';
   };
+  const connections = [...store.connections.values()];
+  // A config's fleet is there from the start; a gateway's once the console is connected to one.
+  const gateways = connections.filter((c) => c.state === 'open' && c.gateway !== undefined).length;
   const [fleet, setFleet] = useState(false);
   useEffect(() => {
     void hasFleet().then(setFleet);
-  }, []);
+  }, [gateways]);
   const onFleet = location.hash.startsWith('#/fleet');
-  const connections = [...store.connections.values()];
   const current =
     (route.id ? store.connections.get(route.id) : undefined) ?? connections.find((c) => c.state === 'open');
   return (

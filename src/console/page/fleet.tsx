@@ -1,7 +1,8 @@
 /**
- * The command center (`switchboard console --config FILE`, `#/fleet`): every server of the config,
- * its health, last check score and score history, its pinned tools and those changed since they
- * were pinned (the diff, and an approve action that asks first), and a check run from the page.
+ * The command center (`switchboard console --config FILE`, or connected to a `switchboard gateway`;
+ * `#/fleet`): every server of the config (or the gateway and each server behind it), its health,
+ * last check score and score history, its pinned tools and those changed since they were pinned
+ * (the diff, and an approve action that asks first), and a check run from the page.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { TOKEN_HEADER } from '../api-types.js';
@@ -56,11 +57,17 @@ export function FleetPage() {
           disabled={busy !== undefined}
           onClick={() => void act('all', () => fleetRequest('POST', '/check', {}))}
         >
-          {busy === 'all' ? 'Checking every server…' : 'Check every server'}
+          {view.gateway
+            ? busy === 'all'
+              ? 'Checking the gateway…'
+              : 'Check the gateway'
+            : busy === 'all'
+              ? 'Checking every server…'
+              : 'Check every server'}
         </button>
       </div>
       <p class="muted">
-        {view.config}
+        {view.gateway ? `switchboard gateway at ${view.config}` : view.config}
         {view.history ? ` · history ${view.history}` : ''}
       </p>
       {error ? (
@@ -115,14 +122,18 @@ export function FleetPage() {
                 {s.changed.length > 0 ? <span class="badge failed"> {s.changed.length} changed</span> : null}
               </td>
               <td>
-                <button
-                  type="button"
-                  class="small"
-                  disabled={busy !== undefined}
-                  onClick={() => void act(s.name, () => fleetRequest('POST', '/check', { server: s.name }))}
-                >
-                  {busy === s.name ? 'Checking…' : 'Check'}
-                </button>
+                {s.checkable === false ? (
+                  <small class="muted">checked with the gateway</small>
+                ) : (
+                  <button
+                    type="button"
+                    class="small"
+                    disabled={busy !== undefined}
+                    onClick={() => void act(s.name, () => fleetRequest('POST', '/check', { server: s.name }))}
+                  >
+                    {busy === s.name ? 'Checking…' : 'Check'}
+                  </button>
+                )}
               </td>
             </tr>
           ))}
@@ -141,43 +152,50 @@ export function FleetPage() {
                 ? 'changed since it was pinned'
                 : c.change === 'added'
                   ? 'is new'
-                  : 'is gone'}
+                  : c.change === 'held'
+                    ? 'is held by the gateway until approved'
+                    : 'is gone'}
             </h3>
-            <pre class="diff">
-              {c.diff.split('\n').map((line, i) => (
-                <span
-                  key={i}
-                  class={
-                    line.startsWith('+') && !line.startsWith('+++')
-                      ? 'add'
-                      : line.startsWith('-') && !line.startsWith('---')
-                        ? 'del'
-                        : ''
-                  }
+            {c.change === 'held' ? <p class="muted">{c.diff}</p> : null}
+            {c.change === 'held' ? null : (
+              <>
+                <pre class="diff">
+                  {c.diff.split('\n').map((line, i) => (
+                    <span
+                      key={i}
+                      class={
+                        line.startsWith('+') && !line.startsWith('+++')
+                          ? 'add'
+                          : line.startsWith('-') && !line.startsWith('---')
+                            ? 'del'
+                            : ''
+                      }
+                    >
+                      {line}
+                      {'\n'}
+                    </span>
+                  ))}
+                </pre>
+                <button
+                  type="button"
+                  class="small"
+                  disabled={busy !== undefined}
+                  onClick={() => {
+                    // Approving trusts the new definition for every client of this fleet: ask first.
+                    if (
+                      confirm(
+                        `Approve the ${c.change === 'removed' ? 'removal' : 'definition'} of ${c.tool} on ${s.name}?`,
+                      )
+                    )
+                      void act(`approve ${s.name}/${c.tool}`, () =>
+                        fleetRequest('POST', '/approve', { server: s.name, tool: c.tool }),
+                      );
+                  }}
                 >
-                  {line}
-                  {'\n'}
-                </span>
-              ))}
-            </pre>
-            <button
-              type="button"
-              class="small"
-              disabled={busy !== undefined}
-              onClick={() => {
-                // Approving trusts the new definition for every client of this fleet: ask first.
-                if (
-                  confirm(
-                    `Approve the ${c.change === 'removed' ? 'removal' : 'definition'} of ${c.tool} on ${s.name}?`,
-                  )
-                )
-                  void act(`approve ${s.name}/${c.tool}`, () =>
-                    fleetRequest('POST', '/approve', { server: s.name, tool: c.tool }),
-                  );
-              }}
-            >
-              Approve
-            </button>
+                  Approve
+                </button>
+              </>
+            )}
           </article>
         )),
       )}

@@ -9,15 +9,7 @@ import { run } from './api.js';
 import { ErrorView } from './content.js';
 import { useOperation } from './use-operation.js';
 
-/** The upstream a tool or prompt name belongs to: the longest server name it starts with, then the separator. */
-export function upstreamOfName(gateway: GatewayView | undefined, name: string): string | undefined {
-  const separator = gateway?.separator;
-  if (!gateway || separator === undefined) return undefined;
-  return gateway.upstreams
-    .map((u) => u.name)
-    .filter((server) => name.startsWith(`${server}${separator}`))
-    .sort((a, b) => b.length - a.length)[0];
-}
+export { upstreamOfName } from '../upstream-names.js';
 
 /** The upstream a resource URI or template belongs to. */
 export function upstreamOfUri(gateway: GatewayView | undefined, uri: string): string | undefined {
