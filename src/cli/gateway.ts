@@ -36,15 +36,15 @@ Options:
   --watch          Apply changes to CONFIG while running: only the servers whose
                    entries changed restart; clients stay connected
   --header <h>     With a URL: a header "Name: value" to send it (repeatable)
-  --lock <file>    Pin every tool's definition in FILE (made when missing); a tool
-                   whose definition changes is hidden until approved
+  --lock <file>    Pin every tool's definition and skill's content in FILE (made
+                   when missing); one that changes is hidden until approved
   --insecure-no-auth
                    Listen on a non-loopback address without gateway.auth (anyone
                    who reaches the port may use every server); warns at every start
   -h, --help       Show this help
 
 approve connects to the servers and pins the current definitions of the hidden
-tools named (all of them when none is named).
+tools and skills named (a skill by its SKILL.md URI; all of them when none is named).
 
 audit verify checks the hash chain of gateway.audit files (rotated ones first,
 oldest first): exit 0 when intact, 1 naming the first line that breaks it.

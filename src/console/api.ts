@@ -3,8 +3,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProtocolError, SwitchboardError } from '../protocol/errors.js';
+import type { ReadResourceResult } from '../protocol/types.js';
 import { errorMessage } from '../util/guards.js';
 import type { ApiAnswer, ApiError, ConnectRequest, OperationName } from './api-types.js';
+import { serveView } from './app-view.js';
 import { BadRequest } from './connection.js';
 import type { FleetSource } from './fleet-types.js';
 import { sendJson, sendText } from './responses.js';
@@ -56,6 +58,11 @@ export async function serveApi(
       if (id !== undefined && op === undefined && method === 'DELETE') {
         await service.remove(id);
         return sendJson(res, 200, {});
+      }
+      if (id !== undefined && op === 'view' && parts.length === 3 && method === 'GET') {
+        const uri = url.searchParams.get('uri') ?? '';
+        if (!uri.startsWith('ui://')) throw new BadRequest('Give the view as ?uri=ui://...');
+        return serveView(res, uri, (await service.run(id, 'read', { uri })) as ReadResourceResult);
       }
       if (id !== undefined && op !== undefined && parts.length === 3 && method === 'POST') {
         const body = await readJson(req);

@@ -21,6 +21,8 @@ const CONTENT_SECURITY_POLICY = [
   "script-src 'self'",
   "style-src 'self'",
   "connect-src 'self'",
+  // MCP Apps views, served by the console's API under a policy of their own (app-view.ts).
+  "frame-src 'self'",
   'img-src data: blob:',
   'media-src data: blob:',
   "base-uri 'none'",

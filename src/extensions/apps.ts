@@ -26,7 +26,6 @@ import type {
   Meta,
   ReadResourceResult,
   ResourceContents,
-  Tool,
 } from '../protocol/types.js';
 import type { SchemaLike } from '../schema/index.js';
 import type { ClientView } from '../server/link.js';
@@ -34,6 +33,7 @@ import { normalizeReadResult, type ResourceConfig, type ResourceReader } from '.
 import type { ResourceHandle, ServerCore, ToolHandle } from '../server/server.js';
 import type { ToolConfig, ToolHandler } from '../server/tools.js';
 import { isPlainObject } from '../util/guards.js';
+import type { AppToolUi } from './apps-tools.js';
 
 /** The extension identifier. */
 export const APPS_EXTENSION = 'io.modelcontextprotocol/ui';
@@ -70,16 +70,7 @@ export interface AppResourceUi {
   prefersBorder?: boolean;
 }
 
-/** Who may use a tool: the agent (`model`) and/or views of this server (`app`). */
-export type AppVisibility = 'model' | 'app';
-
-/** `_meta.ui` of a tool. */
-export interface AppToolUi {
-  /** The `ui://` resource that renders this tool's results. */
-  resourceUri?: string;
-  /** Default `["model", "app"]`. `["app"]` hides the tool from the model: only views call it. */
-  visibility?: AppVisibility[];
-}
+export type { AppToolUi, AppVisibility } from './apps-tools.js';
 
 export interface AppResourceConfig extends Omit<ResourceConfig, 'mimeType'> {
   ui?: AppResourceUi;
@@ -263,30 +254,4 @@ export function withAppsSupport(
   };
 }
 
-/** A tool's `_meta.ui`, reading the deprecated flat `_meta["ui/resourceUri"]` too. */
-export function toolUi(tool: Pick<Tool, '_meta'>): AppToolUi | undefined {
-  const meta = tool._meta;
-  if (!meta) return undefined;
-  const ui = isPlainObject(meta.ui) ? (meta.ui as AppToolUi) : undefined;
-  const legacyUri = meta['ui/resourceUri'];
-  if (ui?.resourceUri === undefined && typeof legacyUri === 'string')
-    return { ...ui, resourceUri: legacyUri };
-  return ui;
-}
-
-/** Who may use the tool; the spec's default is both. */
-export function toolVisibility(tool: Pick<Tool, '_meta'>): readonly AppVisibility[] {
-  const visibility = toolUi(tool)?.visibility;
-  return Array.isArray(visibility) ? visibility : ['model', 'app'];
-}
-
-/** Whether the model may see and call the tool. */
-export const isToolForModel = (tool: Pick<Tool, '_meta'>): boolean => toolVisibility(tool).includes('model');
-
-/** Whether a view of the same server may call the tool (check before proxying a view's `tools/call`). */
-export const isToolForApp = (tool: Pick<Tool, '_meta'>): boolean => toolVisibility(tool).includes('app');
-
-/** The tools a model may see: those whose `_meta.ui.visibility` (if any) includes `"model"`. */
-export function toolsForModel<T extends Pick<Tool, '_meta'>>(tools: readonly T[]): T[] {
-  return tools.filter(isToolForModel);
-}
+export { isToolForApp, isToolForModel, toolsForModel, toolUi, toolVisibility } from './apps-tools.js';

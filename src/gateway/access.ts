@@ -5,7 +5,7 @@
  * names the caller and one of whose globs matches the item: `deny` over `allow` within a rule. What
  * no rule allows is denied. Decisions are remembered per caller (rules change only with the config).
  */
-import type { Caller } from './caller.js';
+import { type Caller, memoryOf } from './caller.js';
 import { glob } from './glob.js';
 
 export interface AccessRule {
@@ -53,12 +53,7 @@ export class AccessPolicy {
   /** May `caller` (undefined: nobody signed in) see and use the item shown as `name`? */
   allows(caller: Caller | undefined, name: string): boolean {
     const key = caller?.key ?? ANONYMOUS;
-    let decided = this.#decided.get(key);
-    if (decided === undefined) {
-      if (this.#decided.size >= MAX_CALLERS) this.#decided.clear();
-      decided = new Map();
-      this.#decided.set(key, decided);
-    }
+    const decided = memoryOf(this.#decided, key, MAX_CALLERS);
     let allowed = decided.get(name);
     if (allowed === undefined) {
       allowed = this.#decide(caller, name);

@@ -46,6 +46,11 @@ export function argumentsDigest(args: unknown): string | null {
   return args === undefined ? null : `sha256:${sha256(JSON.stringify(args))}`;
 }
 
+/** A string or null as JSON. */
+function text(value: string | null): string {
+  return value === null ? 'null' : JSON.stringify(value);
+}
+
 /** The last line of a file (reading only its end), or undefined for an empty or missing file. */
 function lastLine(file: string): string | undefined {
   let fd: number;
@@ -123,12 +128,14 @@ export class AuditLog {
   /** Records one request (hashed now, written with the next batch). */
   record(entry: AuditEntry): void {
     if (this.#closed) return;
-    const line = JSON.stringify({
-      seq: ++this.#seq,
-      time: new Date().toISOString(),
-      ...entry,
-      prev: this.#prev,
-    });
+    // Written out by hand in a fixed order: a third of the cost of JSON.stringify of a spread object,
+    // and this runs for every request.
+    const line =
+      `{"seq":${++this.#seq},"time":"${this.#time()}","principal":${text(entry.principal)},` +
+      `"client":${text(entry.client)},"session":${text(entry.session)},"method":${text(entry.method)},` +
+      `"name":${text(entry.name)},"upstream":${text(entry.upstream)},"outcome":"${entry.outcome}",` +
+      `"durationMs":${Number.isFinite(entry.durationMs) ? entry.durationMs : null},` +
+      `"argsDigest":${text(entry.argsDigest)},"prev":"${this.#prev}"}`;
     this.#prev = sha256(line);
     this.#pending.push(line);
     if (!this.#scheduled) {
@@ -138,6 +145,15 @@ export class AuditLog {
         void this.flush();
       });
     }
+  }
+
+  #clock = { ms: -1, iso: '' };
+
+  /** Now as an ISO string, made once per millisecond (many requests share one). */
+  #time(): string {
+    const ms = Date.now();
+    if (ms !== this.#clock.ms) this.#clock = { ms, iso: new Date(ms).toISOString() };
+    return this.#clock.iso;
   }
 
   /** Writes what is recorded so far; resolves when it is on its way to the disk. */

@@ -44,3 +44,17 @@ export function callerOf(auth: AuthInfo | undefined): Caller | undefined {
   callers.set(auth, caller);
   return caller;
 }
+
+/**
+ * The memory of one caller (by {@link Caller.key}) in a map of callers, made when missing; past
+ * `max` callers the whole map starts over (what is remembered can always be worked out again).
+ */
+export function memoryOf<V>(callers: Map<string, Map<string, V>>, key: string, max: number): Map<string, V> {
+  let memory = callers.get(key);
+  if (memory === undefined) {
+    if (callers.size >= max) callers.clear();
+    memory = new Map();
+    callers.set(key, memory);
+  }
+  return memory;
+}

@@ -9,6 +9,7 @@
 import { APPS_EXTENSION, isToolForApp, toolUi } from '../extensions/apps.js';
 import type { Client } from '../extensions/client.js';
 import type { Server } from '../extensions/server.js';
+import { SKILLS_EXTENSION } from '../extensions/skills/types.js';
 import { TASKS_EXTENSION } from '../extensions/tasks/types.js';
 import type { Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from '../protocol/types.js';
 import type { PassThroughHandle } from '../server/pass-through.js';
@@ -19,6 +20,7 @@ import { glob } from './glob.js';
 import { APP_URI_PREFIX } from './names.js';
 import type { ToolPins } from './pins.js';
 import type { Routes } from './routes.js';
+import type { GatewaySkills } from './skills.js';
 import type { Upstream } from './upstream.js';
 
 type Kind = 'tool' | 'prompt' | 'resource' | 'template';
@@ -89,6 +91,7 @@ export class Catalog {
     private readonly routes: Routes,
     private readonly forwarding: Forwarding,
     private readonly pins: ToolPins | undefined,
+    private readonly skills: GatewaySkills,
     private readonly logger: Logger,
   ) {}
 
@@ -111,6 +114,7 @@ export class Catalog {
     if (!entry) return;
     await Promise.all(LISTS.map((list) => entry.refreshes[list].settled));
     for (const kind of ['tool', 'prompt', 'resource', 'template'] as const) this.apply(upstream, kind, []);
+    this.skills.remove(upstream);
     this.entries.delete(upstream);
   }
 
@@ -172,6 +176,7 @@ export class Catalog {
       // until it is back.
       if (state === 'circuit-open' || state === 'stopped') {
         for (const kind of KINDS_OF[list]) this.apply(upstream, kind, []);
+        if (list === 'resources') this.skills.remove(upstream);
       }
       return;
     }
@@ -191,10 +196,14 @@ export class Catalog {
     } else if (list === 'prompts') {
       this.apply(upstream, 'prompt', caps.prompts ? (await client.listPrompts()).prompts : []);
     } else {
-      const [resources, templates] = await Promise.all([
+      // Skills (SEP-2640) are resources too: read with them, and first, so the files of a skill its
+      // pin holds back are not shown.
+      const [resources, templates, skills] = await Promise.all([
         caps.resources ? client.listResources().then((r) => r.resources) : [],
         caps.resources ? client.listResourceTemplates().then((r) => r.resourceTemplates) : [],
+        this.skills.read(upstream, client),
       ]);
+      if (skills) this.skills.apply(upstream, skills);
       this.apply(upstream, 'resource', resources);
       this.apply(upstream, 'template', templates);
     }
@@ -252,7 +261,7 @@ export class Catalog {
         kind === 'resource' || kind === 'template'
           ? this.routes.shownUri(upstream, original)
           : this.routes.nameOf(upstream, kind, original);
-      if (key === undefined) continue;
+      if (key === undefined || (kind === 'resource' && this.skills.held(key))) continue;
       if (kind === 'tool' && this.pins && !this.pins.admit(key, item as Tool)) {
         this.logger.warn(
           `gateway: tool "${key}" is hidden: its definition changed since it was pinned in ${this.pins.file}. ` +
@@ -402,6 +411,15 @@ export class Catalog {
       some((c) => c.logging),
       {},
     );
+    // The skills extension (SEP-2640): declared when an upstream declares it (its id is declared
+    // for legacy initialize too, see gateway.ts), with directoryRead when one has it.
+    const skills = this.skills.capability(known);
+    if (skills) capabilities.extensions = { ...capabilities.extensions, [SKILLS_EXTENSION]: skills };
+    else if (capabilities.extensions?.[SKILLS_EXTENSION] !== undefined) {
+      const { [SKILLS_EXTENSION]: _, ...others } = capabilities.extensions;
+      if (Object.keys(others).length > 0) capabilities.extensions = others;
+      else delete capabilities.extensions;
+    }
     // The tasks extension (2026-07-28): a tool call that runs as a task upstream is passed on as one.
     if (known.some((caps) => caps?.extensions?.[TASKS_EXTENSION] !== undefined)) {
       capabilities.extensions = { ...capabilities.extensions, [TASKS_EXTENSION]: {} };

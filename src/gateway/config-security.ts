@@ -10,7 +10,7 @@ import type { AccessRule } from './access.js';
 import { keyEntropyBits, MAKE_A_KEY, MIN_KEY_BITS } from './api-keys.js';
 import { jsonType, member, properties } from './config-source.js';
 import { literalPrefix } from './glob.js';
-import { APP_URI_PREFIX, URI_PREFIX } from './names.js';
+import { APP_URI_PREFIX, SKILL_PREFIX, URI_PREFIX } from './names.js';
 
 export interface OAuthFrontDoor {
   /** The authorization server whose tokens are accepted (and that clients are sent to). */
@@ -213,7 +213,7 @@ export class SecurityReader {
         const prefix = literalPrefix(pattern);
         this.r.report(
           node,
-          `${rule.where}: ${JSON.stringify(pattern)} matches nothing this config shows (names are <server>${separator}<name>${rule.over === 'all' ? `, URIs ${URI_PREFIX}<server>/... and ${APP_URI_PREFIX}<server>/...` : ''}; servers: ${names.map((n) => `"${n}"`).join(', ') || 'none'}).`,
+          `${rule.where}: ${JSON.stringify(pattern)} matches nothing this config shows (names are <server>${separator}<name>${rule.over === 'all' ? `, URIs ${URI_PREFIX}<server>/..., ${APP_URI_PREFIX}<server>/... and ${SKILL_PREFIX}<server>/...` : ''}; servers: ${names.map((n) => `"${n}"`).join(', ') || 'none'}).`,
           prefix === '' ? undefined : `Check the server name in ${JSON.stringify(pattern)}.`,
         );
       }
@@ -522,7 +522,12 @@ function mayMatch(pattern: string, server: string, separator: string, over: 'too
   const prefix = literalPrefix(pattern);
   const starts =
     over === 'all'
-      ? [`${server}${separator}`, `${URI_PREFIX}${server}/`, `${APP_URI_PREFIX}${server}/`]
+      ? [
+          `${server}${separator}`,
+          `${URI_PREFIX}${server}/`,
+          `${APP_URI_PREFIX}${server}/`,
+          `${SKILL_PREFIX}${server}/`,
+        ]
       : [`${server}${separator}`];
   return starts.some((start) => start.startsWith(prefix) || prefix.startsWith(start));
 }

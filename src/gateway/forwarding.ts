@@ -18,6 +18,7 @@ import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.j
 import type { Params } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
 import type {
+  CacheHint,
   CallToolResult,
   CompleteParams,
   CompleteResult,
@@ -240,9 +241,17 @@ export class Forwarding {
   /** A forwarded `resources/read` of downstream URI `uri`; the contents' URIs shown as downstream. */
   async readResource(uri: string, ctx: RequestContext): Promise<ReadResourceResult> {
     const target = this.routes.target(uri);
-    const result = await this.forward(target.upstream, 'resources/read', ctx, (client, options) =>
-      client.readResource(target.uri, options),
-    );
+    const { ttlMs, cacheScope, ...result } = (await this.forward(
+      target.upstream,
+      'resources/read',
+      ctx,
+      (client, options) => client.readResource(target.uri, options),
+    )) as ReadResourceResult & Partial<CacheHint>;
+    // A 2026-07-28 upstream's cache hint is the gateway's to give: its server sends it to a client
+    // of that era (private when lists differ per caller), none to a legacy one.
+    if (ttlMs !== undefined || cacheScope !== undefined) {
+      ctx.cacheHint = { ...(ttlMs !== undefined ? { ttlMs } : {}), ...(cacheScope ? { cacheScope } : {}) };
+    }
     return {
       ...result,
       contents: result.contents.map((content) => ({
@@ -296,7 +305,13 @@ export class Forwarding {
     return this.forwardAs(upstream, upstreamMethod, params, ctx);
   }
 
-  private forwardAs(upstream: Upstream, upstreamMethod: string, params: Params, ctx: RequestContext) {
+  /** `upstreamMethod` with `params` to `upstream`, its result unchecked (vendor methods, skills). */
+  forwardAs(
+    upstream: Upstream,
+    upstreamMethod: string,
+    params: Params,
+    ctx: RequestContext,
+  ): Promise<unknown> {
     return this.forward(upstream, upstreamMethod, ctx, (client, options) =>
       client.request(upstreamMethod as 'ping', params as never, { ...options, unchecked: true }),
     );

@@ -15,17 +15,22 @@
 import type { Channel } from '../engine/channel.js';
 import type { Middleware } from '../engine/middleware.js';
 import { Server, type ServerOptions } from '../extensions/server.js';
+import { SKILLS_EXTENSION, SKILLS_LIST } from '../extensions/skills/types.js';
 import type { Params } from '../protocol/jsonrpc.js';
+import { featuresOf } from '../protocol/revisions.js';
 import type { RequestContext } from '../server/context.js';
 import { InputRequiredError } from '../server/input.js';
+import { resourceNotFound } from '../server/resources.js';
 import type { FetchLike } from '../transports/http/client/fetch-like.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import { Catalog } from './catalog.js';
 import type { GatewayConfig, HttpUpstreamConfig, UpstreamConfig } from './config.js';
 import { Following } from './following.js';
 import { Forwarding } from './forwarding.js';
+import { SKILL_PREFIX } from './names.js';
 import { type SharedPins, ToolPins } from './pins.js';
 import { Routes } from './routes.js';
+import { GatewaySkills } from './skills.js';
 import { GatewayTelemetry } from './telemetry.js';
 import { Upstream, type UpstreamHealth, type UpstreamHooks, type UpstreamState } from './upstream.js';
 
@@ -101,6 +106,7 @@ export class Gateway {
   private readonly catalog: Catalog;
   private readonly forwarding: Forwarding;
   private readonly followed: Following;
+  private readonly skills: GatewaySkills;
   private readonly hooks: UpstreamHooks;
   private current: GatewayConfig;
   private closed = false;
@@ -120,7 +126,8 @@ export class Gateway {
     );
     this.forwarding = new Forwarding(this.routes, this.telemetry, logger);
     this.followed = new Following(this.server, this.routes, logger);
-    this.catalog = new Catalog(this.server, this.routes, this.forwarding, this.pins, logger);
+    this.skills = new GatewaySkills(this.server, this.routes, this.forwarding, this.pins, logger);
+    this.catalog = new Catalog(this.server, this.routes, this.forwarding, this.pins, this.skills, logger);
     this.hooks = {
       logger,
       version,
@@ -134,6 +141,9 @@ export class Gateway {
       capabilitiesChanged: () => this.server.capabilitiesChanged(),
     };
     for (const upstreamConfig of config.upstreams) this.add(upstreamConfig);
+    // Skills (SEP-2640) are negotiated in legacy initialize too; the catalog drops the declaration
+    // while no upstream declares the extension.
+    this.server.declareExtension(SKILLS_EXTENSION, {}, { legacy: true });
     this.server.addCapabilities((capabilities) => this.catalog.capabilities(capabilities));
     this.server.onSessionClosed((id) => {
       this.followed.sessionClosed(id);
@@ -274,6 +284,18 @@ export class Gateway {
       ['prompts/list', list],
       ['resources/list', list],
       ['resources/templates/list', list],
+      [SKILLS_LIST, list],
+      [
+        'resources/read',
+        (params, ctx, next) => {
+          // A file of a hidden skill is unknown, also where an upstream template would serve it.
+          const { uri } = params;
+          if (typeof uri === 'string' && uri.startsWith(SKILL_PREFIX) && this.skills.hides(uri, ctx)) {
+            throw resourceNotFound(uri, featuresOf(ctx.revision).resourceNotFoundCode);
+          }
+          return next(params);
+        },
+      ],
       ['resources/subscribe', (params, ctx, next) => this.followed.subscribe(params, ctx, next)],
       ['resources/unsubscribe', (params, ctx, next) => this.followed.unsubscribe(params, ctx, next)],
       ['subscriptions/listen', (params, _ctx, next) => this.followed.listen(params, next)],

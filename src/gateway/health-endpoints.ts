@@ -33,12 +33,15 @@ export function withHealthEndpoints(
     if (path === '/healthz') return reply(res, 200, { status: 'up' });
     if (path === '/readyz') {
       const { ready, notUp } = gateway.readiness();
-      const held = gateway.pins?.pending().map((p) => p.name) ?? [];
+      const pending = gateway.pins?.pending() ?? [];
+      const held = pending.filter((p) => p.kind === 'tool').map((p) => p.name);
+      const heldSkills = pending.filter((p) => p.kind === 'skill').map((p) => p.name);
       return reply(res, ready ? 200 : 503, {
         ready,
         notUp,
         upstreams: gateway.health(),
         ...(held.length > 0 ? { heldTools: held } : {}),
+        ...(heldSkills.length > 0 ? { heldSkills } : {}),
         // How a client (the console) tells which upstream a tool or prompt name belongs to.
         separator: config.options.separator,
       });

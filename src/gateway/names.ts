@@ -35,33 +35,46 @@ export function withSuffix(base: string, key: string): string {
 /**
  * Resource URIs (and templates) as the gateway shows them: `gateway://<server>/<original>`, so a
  * read routes back to its server and two servers' `file:///a` stay apart. The original is kept
- * verbatim after the prefix, so a template's `{variables}` remain a template. An MCP Apps view
- * (`ui://...`) stays a `ui://` URI, which is all hosts render: its server goes first in the path,
- * `ui://<server>/<rest>` for the upstream's `ui://<rest>`.
+ * verbatim after the prefix, so a template's `{variables}` remain a template. Two schemes are kept,
+ * the server going first in the path: an MCP Apps view (`ui://...`), since a `ui://` URI is all
+ * hosts render (`ui://<server>/<rest>`), and an Agent Skill's file (`skill://<server>/<skill-path>/...`,
+ * see {@link SKILL_PREFIX}).
  */
 export function exposedUri(namespace: string, uri: string): string {
-  if (uri.startsWith(APP_URI_PREFIX))
-    return `${APP_URI_PREFIX}${namespace}/${uri.slice(APP_URI_PREFIX.length)}`;
+  const kept = keptScheme(uri);
+  if (kept !== undefined) return `${kept}${namespace}/${uri.slice(kept.length)}`;
   return `${URI_PREFIX}${namespace}/${uri}`;
 }
 
 export const URI_PREFIX = 'gateway://';
 /** The scheme of MCP Apps views: kept downstream (the Apps specification requires it). */
 export const APP_URI_PREFIX = 'ui://';
+/**
+ * Agent Skills (SEP-2640) are `skill://<skill-path>/<file-path>`, where a skill path's segments
+ * before the skill's name are a prefix the server chooses: the gateway, serving every upstream's
+ * skills as one server, puts the upstream's name there. The skill's name stays the last segment of
+ * its path (as the SEP requires), `SKILL.md` stays explicit, and relative references inside a skill
+ * resolve as before; same-URI skills of two upstreams stay apart.
+ */
+export const SKILL_PREFIX = 'skill://';
 
-/** The server and original URI of a gateway URI (or a mapped `ui://` one), or undefined when it is not one. */
-export function parseExposedUri(uri: string): { namespace: string; uri: string } | undefined {
-  const prefix = uri.startsWith(URI_PREFIX)
-    ? URI_PREFIX
-    : uri.startsWith(APP_URI_PREFIX)
-      ? APP_URI_PREFIX
+function keptScheme(uri: string): string | undefined {
+  return uri.startsWith(APP_URI_PREFIX)
+    ? APP_URI_PREFIX
+    : uri.startsWith(SKILL_PREFIX)
+      ? SKILL_PREFIX
       : undefined;
+}
+
+/** The server and original URI of a gateway URI (or a mapped `ui://` or `skill://` one), or undefined when it is not one. */
+export function parseExposedUri(uri: string): { namespace: string; uri: string } | undefined {
+  const prefix = uri.startsWith(URI_PREFIX) ? URI_PREFIX : keptScheme(uri);
   if (prefix === undefined) return undefined;
   const slash = uri.indexOf('/', prefix.length);
   if (slash === -1) return undefined;
   const rest = uri.slice(slash + 1);
   return {
     namespace: uri.slice(prefix.length, slash),
-    uri: prefix === URI_PREFIX ? rest : `${APP_URI_PREFIX}${rest}`,
+    uri: prefix === URI_PREFIX ? rest : `${prefix}${rest}`,
   };
 }

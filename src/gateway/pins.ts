@@ -3,26 +3,49 @@
  * definition (title, description, schemas, annotations) the first time the gateway sees it. A tool
  * whose definition later differs from its recorded hash is hidden and reported until someone
  * approves the new definition (`switchboard gateway approve`): the defence against a server that
- * changes what a tool says after people trusted it.
+ * changes what a tool says after people trusted it. Skills (SEP-2640) are pinned the same way, by
+ * their `SKILL.md` URI, over their frontmatter and every file's digest and size (the entry's
+ * `resources`, to which the SEP binds a user's approval); a URI never is a tool's name (`://`), so
+ * both share one set of pins, kept apart in the lock file (`tools`, `skills`).
  *
  * With `gateway.redis` the pins are shared ({@link SharedPins}): the lock file seeds them, the first
  * node to see a tool pins it for all, and an approval on any node holds on every node at once.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import type { SkillEntry } from '../extensions/skills/types.js';
 import { SwitchboardError } from '../protocol/errors.js';
 import type { Tool } from '../protocol/types.js';
 import { canonicalJson } from '../server/request-state.js';
+import { isPlainObject } from '../util/guards.js';
 
 const LOCK_VERSION = 1;
 
-/** A tool held back because its definition changed since it was pinned. */
+/** A tool (or skill) held back because its definition changed since it was pinned. */
 export interface PendingTool {
-  /** Its downstream name. */
+  readonly kind: 'tool' | 'skill';
+  /** Its downstream name (a skill's: the URI of its `SKILL.md`). */
   readonly name: string;
   readonly pinned: string;
   readonly found: string;
 }
+
+/**
+ * The hash that pins a skill: its frontmatter and its files (URI, digest, size, in URI order); a
+ * `"dynamic"` skill, which publishes no digests, is pinned by its frontmatter alone.
+ */
+export function skillHash(entry: SkillEntry): string {
+  const resources = Array.isArray(entry.resources)
+    ? entry.resources
+        .map(({ uri, digest, size }) => ({ uri, digest, size }))
+        .sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0))
+    : entry.resources;
+  const definition = canonicalJson({ frontmatter: entry.frontmatter, resources });
+  return `sha256:${createHash('sha256').update(definition).digest('hex')}`;
+}
+
+/** A skill's pin is keyed by its URI, a tool's by its name (which never holds `://`). */
+const kindOf = (name: string): PendingTool['kind'] => (name.includes('://') ? 'skill' : 'tool');
 
 /** The hash that pins a tool: what a model reads of it, not where it comes from. */
 export function toolHash(tool: Tool): string {
@@ -79,19 +102,21 @@ export class ToolPins {
         `The lock file ${file} is not JSON. Delete it to pin every tool afresh.`,
       );
     }
-    const tools = (parsed as { version?: unknown; tools?: unknown }).tools;
-    if (
-      (parsed as { version?: unknown }).version !== LOCK_VERSION ||
-      typeof tools !== 'object' ||
-      tools === null
-    ) {
+    const {
+      version,
+      tools,
+      skills = {},
+    } = parsed as { version?: unknown; tools?: unknown; skills?: unknown };
+    if (version !== LOCK_VERSION || !isPlainObject(tools) || !isPlainObject(skills)) {
       throw new SwitchboardError(
         'CONFIG',
-        `The lock file ${file} is not a version ${LOCK_VERSION} lock ({ "version": 1, "tools": { name: hash } }). Delete it to pin every tool afresh.`,
+        `The lock file ${file} is not a version ${LOCK_VERSION} lock ({ "version": 1, "tools": { name: hash }, "skills": { uri: hash } }). Delete it to pin every tool afresh.`,
       );
     }
     const pinned = new Map<string, string>();
-    for (const [name, hash] of Object.entries(tools)) if (typeof hash === 'string') pinned.set(name, hash);
+    for (const record of [tools, skills]) {
+      for (const [name, hash] of Object.entries(record)) if (typeof hash === 'string') pinned.set(name, hash);
+    }
     return new ToolPins(file, pinned);
   }
 
@@ -138,7 +163,15 @@ export class ToolPins {
    * the tool first with another definition, that pin wins and the tools are admitted again.
    */
   admit(name: string, tool: Tool): boolean {
-    const found = toolHash(tool);
+    return this.admitHash(name, toolHash(tool));
+  }
+
+  /** Whether the skill whose `SKILL.md` is shown at `uri` may be shown (as {@link admit} for a tool). */
+  admitSkill(uri: string, entry: SkillEntry): boolean {
+    return this.admitHash(uri, skillHash(entry));
+  }
+
+  private admitHash(name: string, found: string): boolean {
     const pinned = this.pinned.get(name);
     if (pinned === undefined) {
       this.pinned.set(name, found);
@@ -155,16 +188,16 @@ export class ToolPins {
       this.held.delete(name);
       return true;
     }
-    this.held.set(name, { name, pinned, found });
+    this.held.set(name, { kind: kindOf(name), name, pinned, found });
     return false;
   }
 
-  /** The tools held back now. */
+  /** The tools and skills held back now. */
   pending(): PendingTool[] {
     return [...this.held.values()];
   }
 
-  /** Pins the current definitions of the held tools named (all of them when none is named). */
+  /** Pins the current definitions of the held tools and skills named (all of them when none is named). */
   approve(names: readonly string[] = []): PendingTool[] {
     const chosen = this.pending().filter((p) => names.length === 0 || names.includes(p.name));
     for (const tool of chosen) {
@@ -179,10 +212,13 @@ export class ToolPins {
   }
 
   private save(): void {
-    const tools = Object.fromEntries([...this.pinned].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    const sorted = [...this.pinned].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const tools = Object.fromEntries(sorted.filter(([name]) => kindOf(name) === 'tool'));
+    const skills = Object.fromEntries(sorted.filter(([name]) => kindOf(name) === 'skill'));
+    const lock = { version: LOCK_VERSION, tools, ...(Object.keys(skills).length > 0 ? { skills } : {}) };
     // Written whole and renamed, so a crash never leaves half a lock.
     const temporary = `${this.file}.tmp-${process.pid}`;
-    writeFileSync(temporary, `${JSON.stringify({ version: LOCK_VERSION, tools }, null, 2)}\n`);
+    writeFileSync(temporary, `${JSON.stringify(lock, null, 2)}\n`);
     renameSync(temporary, this.file);
   }
 }

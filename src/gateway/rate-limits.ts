@@ -12,7 +12,7 @@ import {
   RateLimiterRes,
 } from 'rate-limiter-flexible';
 import { namesCaller } from './access.js';
-import type { Caller } from './caller.js';
+import { type Caller, memoryOf } from './caller.js';
 import type { RateLimitRule } from './config-security.js';
 import { glob } from './glob.js';
 
@@ -45,7 +45,7 @@ export interface RateLimitsOptions {
 export class RateLimits {
   readonly #counted: readonly Counted[];
   /** Per caller and tool: the rules that count it (the rules change only with the config). */
-  readonly #applies = new Map<string, readonly Counted[]>();
+  readonly #applies = new Map<string, Map<string, readonly Counted[]>>();
 
   constructor(rules: readonly RateLimitRule[], options: RateLimitsOptions = {}) {
     const prefix = options.prefix ?? 'switchboard:gateway:rl';
@@ -91,15 +91,17 @@ export class RateLimits {
   }
 
   #rulesFor(caller: Caller | undefined, tool: string): readonly Counted[] {
-    const key = `${caller?.key ?? ANONYMOUS}\n${tool}`;
-    let counted = this.#applies.get(key);
+    // Per caller, then per tool: no key string built per call.
+    const key = caller?.key ?? ANONYMOUS;
+    const tools = memoryOf(this.#applies, key, MAX_REMEMBERED);
+    let counted = tools.get(tool);
     if (counted === undefined) {
       counted = this.#counted.filter(
         ({ rule, tools }) =>
           namesCaller(rule.principals, caller) && tools.some((pattern) => pattern.test(tool)),
       );
-      if (this.#applies.size >= MAX_REMEMBERED) this.#applies.clear();
-      this.#applies.set(key, counted);
+      if (tools.size >= MAX_REMEMBERED) tools.clear();
+      tools.set(tool, counted);
     }
     return counted;
   }

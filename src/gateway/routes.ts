@@ -1,7 +1,7 @@
 /**
  * Names and routes: which upstream, and which of its names or URIs, a downstream name or URI
  * stands for. Tools and prompts are `<server><separator><name>` (names.ts makes them valid),
- * resources and templates `gateway://<server>/<uri>` (MCP Apps views `ui://<server>/<rest>`); an
+ * resources and templates `gateway://<server>/<uri>` (MCP Apps views `ui://<server>/<rest>`, skills `skill://<server>/<skill-path>/...`); an
  * upstream with `"namespace": false` keeps its own names and URIs. A view's tool calls by its own
  * server's names are routed too (`appTool`). Two upstreams that come to the same downstream name are told apart by
  * the config's collision policy (`suffix` or `skip`).

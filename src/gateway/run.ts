@@ -305,7 +305,7 @@ export async function runGateway(
   return 0;
 }
 
-/** `switchboard gateway approve`: connects, pins the held tools' current definitions, stops. */
+/** `switchboard gateway approve`: connects, pins the held tools' and skills' current definitions, stops. */
 export async function approveTools(
   config: GatewayConfig,
   options: RunOptions,
@@ -336,7 +336,7 @@ export async function approveTools(
       return 1;
     }
     for (const tool of approved) out(`approved ${tool.name} (${tool.found})\n`);
-    if (approved.length === 0 && names.length === 0) out('no tool is waiting for approval\n');
+    if (approved.length === 0 && names.length === 0) out('no tool or skill is waiting for approval\n');
     for (const name of unknown) report(`switchboard gateway: ${name} is not waiting for approval.\n`);
     return unknown.length > 0 ? 1 : 0;
   } finally {

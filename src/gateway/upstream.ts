@@ -423,6 +423,8 @@ export class Upstream {
         // A tool that runs as a task upstream is followed to its end (the gateway's own task, if any,
         // is what its client holds).
         tasks: true,
+        // Skills (SEP-2640): the gateway lists them and forwards their reads.
+        skills: true,
         logger: this.hooks.logger,
         ...(logLevel === undefined ? {} : { logLevel }),
       },

@@ -679,6 +679,19 @@ export class ServerCore {
     return this;
   }
 
+  /**
+   * @internal Would `filterList('resources', ...)` and scopes show `resource` to the caller of
+   * `ctx`? For resources a server answers without registering each (a gateway's upstream skills).
+   */
+  resourceVisible(resource: Resource, ctx: RequestContext): boolean {
+    return this.visible('resources', resource, ctx);
+  }
+
+  /** @internal Resources changed beyond the registry (a gateway's upstream skills): `list_changed`. */
+  resourcesChanged(): void {
+    this.listChanged('resources');
+  }
+
   // --- events ------------------------------------------------------------------------------------
 
   /** Listens for a server event. Returns an unsubscribe function. */

@@ -48,6 +48,42 @@ describe('gateway.audit', () => {
     assert.deepEqual(verifyAudit([file]), { ok: true, lines: 50, files: 1 });
   });
 
+  test('each line is the JSON of its entry, whatever its strings hold (property)', async () => {
+    const nullable = fc.option(fc.string({ unit: 'binary' }), { nil: null });
+    const entries = fc.record({
+      principal: nullable,
+      client: nullable,
+      session: nullable,
+      method: fc.string({ unit: 'binary' }),
+      name: nullable,
+      upstream: nullable,
+      outcome: fc.constantFrom('ok', 'error', 'denied', 'rate_limited', 'unauthenticated' as const),
+      durationMs: fc.double({ noNaN: true, noDefaultInfinity: true }),
+      argsDigest: nullable,
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(entries, { minLength: 1, maxLength: 5 }), async (records) => {
+        const dir = mkdtempSync(join(tmpdir(), 'audit-'));
+        const file = join(dir, 'audit.jsonl');
+        const log = new AuditLog({ file, maxBytes: 1 << 30 });
+        for (const record of records) log.record(record);
+        await log.close();
+        const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+        assert.equal(lines.length, records.length);
+        for (const [i, line] of lines.entries()) {
+          const { seq, time, prev, ...rest } = JSON.parse(line) as Record<string, unknown>;
+          assert.equal(seq, i + 1);
+          assert.match(String(time), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+          assert.match(String(prev), /^[0-9a-f]{64}$/);
+          // -0 reads back as 0 from JSON, as it would from JSON.stringify.
+          assert.deepEqual(rest, { ...records[i], durationMs: records[i]!.durationMs || 0 });
+        }
+        assert.equal(verifyAudit([file]).ok, true);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
   test('a changed, removed, reordered or inserted line is found, naming the first line that breaks', async () => {
     const { file, dir } = await written(8);
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n');

@@ -96,6 +96,22 @@ async function switchboard(url: string, key: string, era: 'auto' | 'legacy', nam
   return client;
 }
 
+/** The official SDK clients, signed in with `key`: v1 (legacy) and v2 (pinned to 2026-07-28). */
+async function sdkV1(url: string, key: string, name: string): Promise<V1Client> {
+  const client = new V1Client({ name, version: '1.0.0' });
+  await client.connect(new V1Http(new URL(url), { requestInit: { headers: bearer(key) } }));
+  return client;
+}
+
+async function sdkV2(url: string, key: string, name: string): Promise<V2Client> {
+  const client = new V2Client(
+    { name, version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  await client.connect(new V2Http(new URL(url), { requestInit: { headers: bearer(key) } }));
+  return client;
+}
+
 async function failure(promise: Promise<unknown>): Promise<ProtocolError> {
   const error = await promise.then(
     () => assert.fail('should have failed'),
@@ -219,13 +235,8 @@ describe('switchboard gateway: the front door', () => {
   });
 
   test('the official SDK v1 and v2 clients sign in with a key and get their own lists', async () => {
-    const v1 = new V1Client({ name: 'sdk-v1', version: '1.0.0' });
-    await v1.connect(new V1Http(new URL(gateway.url), { requestInit: { headers: bearer(BOB) } }));
-    const v2 = new V2Client(
-      { name: 'sdk-v2', version: '1.0.0' },
-      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-    );
-    await v2.connect(new V2Http(new URL(gateway.url), { requestInit: { headers: bearer(ALICE) } }));
+    const v1 = await sdkV1(gateway.url, BOB, 'sdk-v1');
+    const v2 = await sdkV2(gateway.url, ALICE, 'sdk-v2');
     try {
       assert.deepEqual(
         (await v1.listTools()).tools.map((t) => t.name),
@@ -241,6 +252,98 @@ describe('switchboard gateway: the front door', () => {
       await v1.close();
       await v2.close();
     }
+  });
+
+  test('the official SDK v1 and v2 clients meet every rule: 401 with its challenge, a denied tool answered as an unknown one, 429 with retryAfterMs', async () => {
+    // 401 with a Bearer challenge, as each SDK's transport reports it.
+    const v2Anonymous = new V2Client({ name: 'anonymous-v2', version: '1.0.0' });
+    await assert.rejects(v2Anonymous.connect(new V2Http(new URL(gateway.url))), /401|Unauthorized/);
+    const v2Wrong = new V2Client({ name: 'wrong-v2', version: '1.0.0' });
+    await assert.rejects(
+      v2Wrong.connect(
+        new V2Http(new URL(gateway.url), {
+          requestInit: { headers: bearer(randomBytes(32).toString('hex')) },
+        }),
+      ),
+      /401|Unauthorized|invalid_token/,
+    );
+    const v1 = await sdkV1(gateway.url, ALICE, 'sdk-v1-rules');
+    const v2 = await sdkV2(gateway.url, ALICE, 'sdk-v2-rules');
+    type Outcome = { result?: unknown; code?: number; message?: string };
+    const errorOf = (promise: Promise<unknown>): Promise<Outcome> =>
+      promise.then(
+        (result): Outcome => ({ result }),
+        (error: { code?: number; message?: string }): Outcome => ({
+          code: error.code,
+          message: error.message,
+        }),
+      );
+    try {
+      for (const client of [v1, v2]) {
+        // local__crash is denied to alice by a deny glob; local__nothing does not exist.
+        const denied = await errorOf(client.callTool({ name: 'local__crash', arguments: {} }));
+        const unknown = await errorOf(client.callTool({ name: 'local__nothing', arguments: {} }));
+        assert.deepEqual(
+          { ...denied, message: denied.message?.replace('local__crash', 'X') },
+          { ...unknown, message: unknown.message?.replace('local__nothing', 'X') },
+        );
+        assert.ok(denied.code !== undefined || denied.result !== undefined, JSON.stringify(denied));
+      }
+    } finally {
+      await v1.close();
+      await v2.close();
+    }
+    // bob's limit (2 a minute) is spent by the tests before: the v2 client gets -32023 with the wait.
+    const bobV2 = await sdkV2(gateway.url, BOB, 'sdk-v2-limited');
+    try {
+      for (let i = 0; i < 3; i++) await errorOf(bobV2.callTool({ name: 'local__whoami', arguments: {} }));
+      const limited = await bobV2.callTool({ name: 'local__whoami', arguments: {} }).then(
+        () => assert.fail('should be rate limited'),
+        (error: { data?: { status?: number; text?: string } }) => error,
+      );
+      // The SDK reports the HTTP 429 with its body: the -32023 error with the wait.
+      assert.equal(limited.data?.status, 429, JSON.stringify(limited));
+      const body = JSON.parse(limited.data!.text!) as {
+        error: { code: number; data: { retryAfterMs: number } };
+      };
+      assert.equal(body.error.code, -32023);
+      assert.ok(body.error.data.retryAfterMs > 0 && body.error.data.retryAfterMs <= 60_000);
+    } finally {
+      await bobV2.close();
+    }
+  });
+
+  test('the official SDK v1 client: another principal presenting a legacy session id gets the unknown-session answer', async () => {
+    const owner = new V1Client({ name: 'owner', version: '1.0.0' });
+    const ownerTransport = new V1Http(new URL(gateway.url), { requestInit: { headers: bearer(ALICE) } });
+    await owner.connect(ownerTransport);
+    const session = ownerTransport.sessionId!;
+    assert.ok(session);
+    const thief = new V1Client({ name: 'thief', version: '1.0.0' });
+    const stolen = await thief
+      .connect(
+        new V1Http(new URL(gateway.url), { sessionId: session, requestInit: { headers: bearer(BOB) } }),
+      )
+      .then(() => thief.listTools())
+      .then(
+        () => 'served',
+        (error: Error) => error.message,
+      );
+    const stranger = new V1Client({ name: 'stranger', version: '1.0.0' });
+    const other = `${session.slice(0, -4)}0000`;
+    const unknown = await stranger
+      .connect(new V1Http(new URL(gateway.url), { sessionId: other, requestInit: { headers: bearer(BOB) } }))
+      .then(() => stranger.listTools())
+      .then(
+        () => 'served',
+        (error: Error) => error.message,
+      );
+    assert.notEqual(stolen, 'served');
+    assert.equal(stolen.replace(session, 'ID'), unknown.replace(other, 'ID'));
+    assert.ok((await owner.listTools()).tools.length > 0, "the owner's session goes on");
+    await owner.close();
+    await thief.close();
+    await stranger.close();
   });
 
   test("a legacy session belongs to the principal that opened it: another's key gets the unknown-session answer", async () => {

@@ -1,13 +1,15 @@
 /**
  * Tool pinning: the lock file pins each tool's definition the first time; a tool whose definition
- * changes is hidden until `switchboard gateway approve` pins the new one.
+ * changes is hidden until `switchboard gateway approve` pins the new one; skills are pinned alike
+ * (test/gateway/skills.test.ts runs it through the gateway).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { ToolPins, toolHash } from '../../src/gateway/pins.js';
+import type { SkillEntry } from '../../src/extensions/skills/types.js';
+import { skillHash, ToolPins, toolHash } from '../../src/gateway/pins.js';
 import { runCli } from '../cli/run-cli.js';
 import { startGateway, switchboardClient, UPSTREAM } from './helpers.js';
 
@@ -30,7 +32,7 @@ describe('tool pinning', () => {
     );
     assert.equal(pins.admit('a__t', tool('two')), false);
     assert.deepEqual(pins.pending(), [
-      { name: 'a__t', pinned: toolHash(tool('one')), found: toolHash(tool('two')) },
+      { kind: 'tool', name: 'a__t', pinned: toolHash(tool('one')), found: toolHash(tool('two')) },
     ]);
     assert.deepEqual(ToolPins.load(file).admit('a__t', tool('two')), false, 'the pin is in the file');
     assert.deepEqual(
@@ -41,6 +43,44 @@ describe('tool pinning', () => {
 
     writeFileSync(file, '{ "tools": [] }');
     assert.throws(() => ToolPins.load(file), /not a version 1 lock/);
+  });
+
+  test('skills are pinned by SKILL.md URI over their frontmatter and every file digest and size', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'gateway-pins-')), 'tools.lock');
+    const digest = (c: string) => `sha256:${c.repeat(64)}`;
+    const entry = (body: string, order: 'asc' | 'desc' = 'asc'): SkillEntry => {
+      const resources = [
+        { uri: 'skill://a/s/SKILL.md', digest: digest(body), size: 10 },
+        { uri: 'skill://a/s/ref.md', digest: digest('0'), size: 3 },
+      ];
+      return {
+        uri: 'skill://a/s/SKILL.md',
+        frontmatter: { name: 's', description: 'Does it.' },
+        resources: order === 'asc' ? resources : resources.reverse(),
+      };
+    };
+    assert.equal(skillHash(entry('1')), skillHash(entry('1', 'desc')), 'file order does not matter');
+    assert.notEqual(skillHash(entry('1')), skillHash(entry('2')));
+    assert.notEqual(
+      skillHash(entry('1')),
+      skillHash({ ...entry('1'), frontmatter: { name: 's', description: 'Does more.' } }),
+    );
+    const pins = ToolPins.load(file);
+    assert.equal(pins.admitSkill('skill://a/s/SKILL.md', entry('1')), true);
+    assert.equal(pins.admit('a__t', tool('one')), true);
+    assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')).skills, {
+      'skill://a/s/SKILL.md': skillHash(entry('1')),
+    });
+    assert.equal(ToolPins.load(file).admitSkill('skill://a/s/SKILL.md', entry('2')), false);
+    assert.equal(pins.admitSkill('skill://a/s/SKILL.md', entry('2')), false);
+    assert.deepEqual(
+      pins.pending().map((p) => [p.kind, p.name]),
+      [['skill', 'skill://a/s/SKILL.md']],
+    );
+    pins.approve(['skill://a/s/SKILL.md']);
+    assert.equal(ToolPins.load(file).admitSkill('skill://a/s/SKILL.md', entry('2')), true);
+    assert.equal(ToolPins.load(file).admit('a__t', tool('one')), true, 'the tool pin stays');
+    assert.deepEqual(Object.keys(JSON.parse(readFileSync(file, 'utf8')).tools), ['a__t']);
   });
 
   test('a tool whose definition changed is hidden from clients until approved', async () => {

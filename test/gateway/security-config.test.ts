@@ -133,6 +133,17 @@ describe('gateway security config', () => {
     assert.equal(found.length, 7, text);
   });
 
+  test("skill URIs are a server's too: skill://<server>/... globs match, a misspelled server is named", () => {
+    const found = problems(
+      '{ "access": [{ "principals": ["*"], "deny": ["skill://files/git-workflow*", "skill://flies/*"], "allow": ["*"] }] }',
+    );
+    assert.equal(found.length, 1, found.join('\n'));
+    assert.match(
+      found[0]!,
+      /"skill:\/\/flies\/\*" matches nothing this config shows .*skill:\/\/<server>\/\.\.\./,
+    );
+  });
+
   test('a disabled server still counts for the rules; a server without a namespace lets every glob through', () => {
     assert.ok(
       read(

@@ -1,8 +1,10 @@
 /** The Tools tab: the list, a generated form per tool, the call with progress and cancel, its result. */
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { toolUi } from '../../extensions/apps-tools.js';
 import type { CallToolResult, Tool } from '../../protocol/types.js';
 import type { ApiError, ConnectionSummary } from '../api-types.js';
 import { run } from './api.js';
+import { AppView } from './app-view.js';
 import { ContentView, ErrorView, JsonView } from './content.js';
 import { upstreamOfName } from './gateway.js';
 import { Icon, ItemList } from './item-list.js';
@@ -74,6 +76,7 @@ export function ToolsTab({
             key={`${tool.name}/${JSON.stringify(prefill)}`}
             connection={connection}
             tool={tool}
+            tools={list.items}
             prefill={prefill}
             onOpen={onOpen}
           />
@@ -95,11 +98,13 @@ const HINTS: [keyof NonNullable<Tool['annotations']>, string][] = [
 function ToolView({
   connection,
   tool,
+  tools,
   prefill,
   onOpen,
 }: {
   connection: ConnectionSummary;
   tool: Tool;
+  tools: readonly Tool[] | undefined;
   prefill: Record<string, unknown> | undefined;
   onOpen: (uri: string) => void;
 }) {
@@ -135,6 +140,8 @@ function ToolView({
   }
 
   const hints = HINTS.filter(([key]) => tool.annotations?.[key] === true);
+  // An MCP Apps view linked to the tool: its result is shown there too.
+  const view = toolUi(tool)?.resourceUri;
   return (
     // noValidate: the page's own checks speak (as alerts next to each field), not the browser's bubbles.
     <form onSubmit={call} noValidate class="tool" aria-label={`Call ${tool.name}`} ref={form}>
@@ -182,6 +189,9 @@ function ToolView({
         </div>
       ) : null}
       {outcome ? <CallOutcome {...outcome} tool={tool} onOpen={onOpen} /> : null}
+      {outcome?.result && view !== undefined && !outcome.result.isError ? (
+        <AppView connectionId={connection.id} uri={view} args={args} result={outcome.result} tools={tools} />
+      ) : null}
     </form>
   );
 }

@@ -47,7 +47,8 @@ function checkUriParam(params: Params, method: string): void {
   }
 }
 
-const SPECS: Record<string, MethodSpec> = {
+/** The extension's methods: their revisions, caching and params checks (a gateway answers them too). */
+export const SKILLS_METHOD_SPECS: Record<string, MethodSpec> = {
   [SKILLS_LIST]: {
     inRevision: always,
     cacheable: true,
@@ -88,7 +89,7 @@ export function installSkills(server: ServerCore): SkillsPlugin {
     if (enabled) return;
     enabled = true;
     server.methods.define({
-      ...SPECS[SKILLS_LIST]!,
+      ...SKILLS_METHOD_SPECS[SKILLS_LIST]!,
       method: SKILLS_LIST,
       cache: 'list',
       handler: async (params) => {
@@ -96,7 +97,7 @@ export function installSkills(server: ServerCore): SkillsPlugin {
       },
     });
     server.methods.define({
-      ...SPECS[SKILLS_GET]!,
+      ...SKILLS_METHOD_SPECS[SKILLS_GET]!,
       method: SKILLS_GET,
       cache: 'list',
       handler: async (params) => {
@@ -111,7 +112,7 @@ export function installSkills(server: ServerCore): SkillsPlugin {
       },
     });
     server.methods.define({
-      ...SPECS[DIRECTORY_READ]!,
+      ...SKILLS_METHOD_SPECS[DIRECTORY_READ]!,
       method: DIRECTORY_READ,
       handler: (params) => {
         const uri = params.uri as string;
