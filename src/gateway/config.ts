@@ -39,6 +39,8 @@ interface UpstreamCommon {
    * handshake); past it the attempt fails, the upstream is reported failing and tried again later.
    */
   readonly connectTimeoutMs: number;
+  /** Most sessions open with it for legacy downstream clients at once (stdio: one process each). */
+  readonly maxSessions: number;
   /** Connect at start-up (`eager`) or at the first request that needs it (`lazy`). */
   readonly startup: Startup;
   /**
@@ -78,6 +80,13 @@ export interface GatewayOptions {
   readonly timeoutMs: number;
   /** The servers' default `connectTimeoutMs`. */
   readonly connectTimeoutMs: number;
+  /** The servers' default `maxSessions`. */
+  readonly maxSessionsPerUpstream: number;
+  /**
+   * A downstream client's session with an upstream with no call for this long is closed (and
+   * reopened at its next call); below the downstream sessions' own idle timeout.
+   */
+  readonly upstreamSessionIdleMs: number;
   readonly startup: Startup;
 }
 
@@ -97,8 +106,13 @@ export const DEFAULT_OPTIONS: GatewayOptions = Object.freeze({
   collisions: 'rename',
   timeoutMs: 60_000,
   connectTimeoutMs: 10_000,
+  maxSessionsPerUpstream: 32,
+  upstreamSessionIdleMs: 5 * 60_000,
   startup: 'eager',
 });
+
+/** How long a downstream legacy session may idle (the gateway's HTTP handler closes it after). */
+export const DOWNSTREAM_SESSION_IDLE_MS = 30 * 60_000;
 
 export interface LoadOptions {
   /** Default `process.env`. */
@@ -151,6 +165,7 @@ const SERVER_KEYS = new Set([
   'exclude',
   'timeoutMs',
   'connectTimeoutMs',
+  'maxSessions',
   'startup',
   'disabled',
   'namespace',
@@ -175,6 +190,8 @@ const OPTION_KEYS = new Set([
   'collisions',
   'timeoutMs',
   'connectTimeoutMs',
+  'maxSessionsPerUpstream',
+  'upstreamSessionIdleMs',
   'startup',
   'auth',
   'access',
@@ -359,7 +376,27 @@ class ConfigReader {
       DEFAULT_OPTIONS.connectTimeoutMs;
     const startup =
       this.oneOf(member(node, 'startup'), 'startup', ['eager', 'lazy']) ?? DEFAULT_OPTIONS.startup;
-    return { host, port, separator, collisions, timeoutMs, connectTimeoutMs, startup };
+    const maxSessionsPerUpstream =
+      this.integer(member(node, 'maxSessionsPerUpstream'), 'maxSessionsPerUpstream', 1, 10_000) ??
+      DEFAULT_OPTIONS.maxSessionsPerUpstream;
+    const upstreamSessionIdleMs =
+      this.integer(
+        member(node, 'upstreamSessionIdleMs'),
+        'upstreamSessionIdleMs',
+        100,
+        DOWNSTREAM_SESSION_IDLE_MS - 1,
+      ) ?? DEFAULT_OPTIONS.upstreamSessionIdleMs;
+    return {
+      host,
+      port,
+      separator,
+      collisions,
+      timeoutMs,
+      connectTimeoutMs,
+      maxSessionsPerUpstream,
+      upstreamSessionIdleMs,
+      startup,
+    };
   }
 
   private server(name: string, node: Node, options: GatewayOptions): UpstreamConfig | undefined {
@@ -382,6 +419,8 @@ class ConfigReader {
       connectTimeoutMs:
         this.integer(member(node, 'connectTimeoutMs'), 'connectTimeoutMs', 1, 86_400_000) ??
         options.connectTimeoutMs,
+      maxSessions:
+        this.integer(member(node, 'maxSessions'), 'maxSessions', 1, 10_000) ?? options.maxSessionsPerUpstream,
       startup: this.oneOf(member(node, 'startup'), 'startup', ['eager', 'lazy']) ?? options.startup,
       namespace: this.boolean(member(node, 'namespace'), 'namespace') ?? true,
     };

@@ -47,6 +47,9 @@ const MAY_ASK = new Set(['tools/call', 'prompts/get', 'resources/read']);
 /** Requests that change nothing upstream: repeated once when their connection is lost mid-way. */
 const SAFE_TO_REPEAT = new Set(['resources/read', 'prompts/get', 'completion/complete']);
 
+/** Idle sweeps a session must stay without calls to be closed (one every upstreamSessionIdleMs / IDLE_SWEEPS). */
+const IDLE_SWEEPS = 4;
+
 /** Task ids remembered to route `tasks/*` back to the upstream that made the task (oldest dropped first). */
 const MAX_TASK_ROUTES = 10_000;
 
@@ -154,11 +157,39 @@ export class Forwarding {
   /** 2026-07-28 tasks passed through: task id → the upstream that runs it. */
   private readonly taskRoutes = new Map<string, Upstream>();
 
+  /** Closes downstream clients' upstream sessions that stay idle (see {@link sweepIdle}). */
+  private readonly idleSweeper: ReturnType<typeof setInterval>;
+
   constructor(
     private readonly routes: Routes,
     private readonly telemetry: GatewayTelemetry,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    const idleMs = routes.options.upstreamSessionIdleMs;
+    this.idleSweeper = setInterval(() => this.sweepIdle(), Math.ceil(idleMs / IDLE_SWEEPS));
+    this.idleSweeper.unref?.();
+  }
+
+  /** Stops the idle sweeps (the gateway closes). */
+  close(): void {
+    clearInterval(this.idleSweeper);
+  }
+
+  /**
+   * A downstream client's session with an upstream that had no call for about
+   * `upstreamSessionIdleMs` (IDLE_SWEEPS sweeps in a row) is closed, well before the downstream
+   * session's own idle timeout; the client's next call there opens a new one.
+   */
+  private sweepIdle(): void {
+    for (const [id, sessions] of this.sessions) {
+      for (const [name, entry] of sessions) {
+        if (!entry.open?.router.idleFor(IDLE_SWEEPS)) continue;
+        sessions.delete(name);
+        void entry.open.client.close();
+      }
+      if (sessions.size === 0) this.sessions.delete(id);
+    }
+  }
 
   /** Downstream sessions with upstream sessions of their own. */
   get downstreamSessions(): number {

@@ -263,6 +263,7 @@ export class Gateway {
     if (this.closed) return;
     this.closed = true;
     this.catalog.close();
+    this.forwarding.close();
     await this.server.close();
     await Promise.allSettled([...this.routes.upstreams.values()].map((upstream) => upstream.close()));
   }

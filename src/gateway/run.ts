@@ -19,7 +19,7 @@ import { clip } from '../util/clip.js';
 import { errorMessage } from '../util/guards.js';
 import type { Logger } from '../util/logger.js';
 import { AuditLog } from './audit.js';
-import { type GatewayConfig, loadGatewayConfig } from './config.js';
+import { DOWNSTREAM_SESSION_IDLE_MS, type GatewayConfig, loadGatewayConfig } from './config.js';
 import { formatProblem } from './config-source.js';
 import { frontDoor } from './front-door.js';
 import { Gateway, type GatewayRuntimeOptions } from './gateway.js';
@@ -251,6 +251,7 @@ export async function runGateway(
     auth
       ? {
           ...ORIGINS,
+          sessionIdleTimeoutMs: DOWNSTREAM_SESSION_IDLE_MS,
           ...shared,
           auth: frontDoor(auth, {
             onRefused: (exchange) =>
@@ -268,7 +269,7 @@ export async function runGateway(
             onerror: (error) => logLine(report, 'warn', `auth: ${errorMessage(error)}`),
           }),
         }
-      : { ...ORIGINS, ...shared },
+      : { ...ORIGINS, sessionIdleTimeoutMs: DOWNSTREAM_SESSION_IDLE_MS, ...shared },
   );
   const running = await serve(handler, { host, port: options.port ?? config.options.port });
   gateway.telemetry.collectProcessMetrics();

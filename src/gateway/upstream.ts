@@ -142,18 +142,36 @@ export class ForwardedCall implements Cancellable {
  */
 export class CallRouter {
   private readonly calls = new Set<ForwardedCall>();
+  /** A call began since the last {@link idleFor} sweep. */
+  private used = false;
+  /** Sweeps in a row that found the session without calls. */
+  private idleSweeps = 0;
 
   constructor(readonly shared: boolean) {}
 
   begin(ctx: RequestContext): ForwardedCall {
     // A 2026-07-28 request's upstream call stops when the request needs input first (see `ask`).
     const call = new ForwardedCall(ctx, this.shared || ctx.era === 'modern');
+    this.used = true;
     this.calls.add(call);
     return call;
   }
 
   end(call: ForwardedCall): void {
     this.calls.delete(call);
+  }
+
+  /**
+   * One idle sweep (no clock read per call: a call only sets a flag): whether the session has had
+   * no call in flight and none begun for `sweeps` sweeps in a row.
+   */
+  idleFor(sweeps: number): boolean {
+    if (this.used || this.calls.size > 0) {
+      this.used = false;
+      this.idleSweeps = 0;
+      return false;
+    }
+    return ++this.idleSweeps >= sweeps;
   }
 
   /**
@@ -206,6 +224,8 @@ export class Upstream {
   /** Leased sessions not in use (see {@link lease}). */
   private readonly idle: UpstreamSession[] = [];
   private stopped = false;
+  /** Sessions open for legacy downstream clients (see {@link session}; held to `maxSessions`). */
+  private clientSessions = 0;
   /** A first connection was tried (see {@link started}). */
   private tried = false;
 
@@ -251,6 +271,37 @@ export class Upstream {
 
   /** A session of one downstream client, declaring what that client can answer. */
   async session(capabilities: ClientCapabilities, onClosed: () => void): Promise<UpstreamSession> {
+    const { maxSessions } = this.config;
+    if (this.clientSessions >= maxSessions) {
+      throw new ProtocolError(
+        ErrorCode.InternalError,
+        `Upstream "${this.name}" already has ${this.clientSessions} sessions open for clients, its cap (maxSessions ${maxSessions}). ` +
+          `Try again when a client's session ends or idles out, or raise "maxSessions" of "${this.name}" (or gateway.maxSessionsPerUpstream).`,
+        { upstream: this.name, maxSessions },
+      );
+    }
+    this.clientSessions++;
+    let counted = true;
+    const release = () => {
+      if (!counted) return;
+      counted = false;
+      this.clientSessions--;
+    };
+    try {
+      return await this.openSession(capabilities, () => {
+        release();
+        onClosed();
+      });
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  private async openSession(
+    capabilities: ClientCapabilities,
+    onClosed: () => void,
+  ): Promise<UpstreamSession> {
     if (this.stopped || this.state === 'failing' || this.state === 'circuit-open') throw this.unavailable();
     const router = new CallRouter(false);
     // Every log message comes to the gateway, which passes on what the client's level lets through.
@@ -267,7 +318,8 @@ export class Upstream {
     const idle = this.idle.pop();
     if (idle) return idle;
     let made: UpstreamSession | undefined;
-    made = await this.session(EVERY_INPUT, () => {
+    // Leases are bounded by the calls in flight (and at most MAX_IDLE_LEASES kept): not by maxSessions.
+    made = await this.openSession(EVERY_INPUT, () => {
       const at = made ? this.idle.indexOf(made) : -1;
       if (at !== -1) this.idle.splice(at, 1);
     });

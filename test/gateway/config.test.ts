@@ -48,6 +48,8 @@ describe('gateway config', () => {
       collisions: 'skip',
       timeoutMs: 60_000,
       connectTimeoutMs: 10_000,
+      maxSessionsPerUpstream: 32,
+      upstreamSessionIdleMs: 300_000,
       startup: 'eager',
     });
     assert.deepEqual(

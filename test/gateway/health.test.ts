@@ -11,8 +11,10 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { CLI, CLI_ENV } from '../cli/run-cli.js';
 import { spawnOwned } from '../helpers/owned-children.js';
+import { protocolFailure } from '../helpers/rejects.js';
 import { until } from '../helpers/wait.js';
-import { gatewayOver, noChildren, switchboardClient, textOf, UPSTREAM } from './helpers.js';
+import { assertExited } from '../interop/helpers/processes.js';
+import { gatewayOver, noChildren, pidOf, switchboardClient, textOf, UPSTREAM } from './helpers.js';
 
 /** A GET with the headers given (Host included, which fetch will not set), answered as status and text. */
 function get(origin: string, path: string, headers: Record<string, string> = {}) {
@@ -173,5 +175,56 @@ describe('the gateway: a bounded connect time', () => {
       await started.close();
     }
     await noChildren('after an upstream that did not connect in time');
+  });
+});
+
+describe('the gateway: legacy clients’ upstream sessions', () => {
+  test('5. at most maxSessionsPerUpstream sessions per upstream: beyond it an error naming the upstream and the cap', async () => {
+    const started = await gatewayOver(
+      { local: { command: process.execPath, args: [UPSTREAM] } },
+      { maxSessionsPerUpstream: 2 },
+    );
+    try {
+      const clients = await Promise.all(
+        ['a', 'b', 'c'].map((name) => switchboardClient(started.url, name, 'legacy')),
+      );
+      const [a, b, c] = clients.map((opened) => opened.client);
+      const pids = [pidOf(await a!.callTool('local__whoami')), pidOf(await b!.callTool('local__whoami'))];
+      const refused = await protocolFailure(() => c!.callTool('local__whoami'));
+      assert.match(
+        refused.message,
+        /Upstream "local" already has 2 sessions open for clients, its cap \(maxSessions 2\)/,
+      );
+      assert.deepEqual(refused.data, { upstream: 'local', maxSessions: 2 });
+      // One client leaves: its session (and process) end, and the third gets one.
+      await a!.close();
+      await assertExited([pids[0]!], 'the session of the client that left');
+      await until(() => started.gateway.health()[0]?.sessions === 1, 'the session released');
+      assert.match(textOf(await c!.callTool('local__whoami')), /pid \d+/);
+      await Promise.all([b!.close(), c!.close()]);
+    } finally {
+      await started.close();
+    }
+    await noChildren('after the capped sessions');
+  });
+
+  test('5. an idle upstream session is closed after upstreamSessionIdleMs and reopened at the next call', async () => {
+    const started = await gatewayOver(
+      { local: { command: process.execPath, args: [UPSTREAM] } },
+      { upstreamSessionIdleMs: 200 },
+    );
+    try {
+      const { client } = await switchboardClient(started.url, 'idler', 'legacy');
+      const first = pidOf(await client.callTool('local__whoami'));
+      // Its process ends while the client's own session with the gateway stays.
+      await assertExited([first], 'the idle upstream session');
+      await until(() => started.gateway.health()[0]?.sessions === 0, 'no session counted');
+      const second = pidOf(await client.callTool('local__whoami'));
+      assert.notEqual(second, first);
+      await client.close();
+    } finally {
+      await started.close();
+    }
+    await noChildren('after the idle sessions');
   });
 });
