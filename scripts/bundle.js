@@ -18,10 +18,11 @@
 // server so loads four files (index.js, stdio.js, core.js, and the stdio channels' chunk), not
 // seventy modules; whatever else the entries share is chunked by the bundler as it sees fit.
 //
-// Packages stay imports, except @cfworker/json-schema: it is bundled into core, because a stdio
-// server loads it before its first answer and its ten modules were 6 ms of a 90 ms cold start (see
-// docs/benchmarks.md). It stays a dependency for its types (switchboard/testing's declarations use
-// them). The licenses of bundled packages are collected into build/dist/THIRD-PARTY-LICENSES.md.
+// Packages stay imports, except @cfworker/json-schema and yaml: they are bundled into core, because
+// a stdio server loads them before its first answer (the validator, and the Skills extension's
+// frontmatter parser, which every Server holds): the validator's ten modules were 6 ms of a 90 ms
+// cold start, yaml's CommonJS files 40 ms of a 160 ms one (see docs/benchmarks.md). They stay
+// dependencies for their types (switchboard/testing's and switchboard/mcptest's declarations). The licenses of bundled packages are collected into build/dist/THIRD-PARTY-LICENSES.md.
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { rolldown } from 'rolldown';
@@ -29,7 +30,7 @@ import { rolldown } from 'rolldown';
 const SRC = 'build/src';
 const DIST = 'build/dist';
 /** Packages bundled into the chunks instead of imported (see above). */
-const BUNDLED_PACKAGES = ['@cfworker/json-schema'];
+const BUNDLED_PACKAGES = ['@cfworker/json-schema', 'yaml'];
 
 class BuildError extends Error {}
 

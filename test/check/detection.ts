@@ -29,6 +29,7 @@ export const EXPECTED: Record<Bug, readonly [string, Revision]> = {
   'no-invalid-request': ['jsonrpc.invalid-request', '2025-11-25'],
   'no-server-info': ['lifecycle.initialize', '2025-11-25'],
   'ping-not-empty': ['ping.empty-result', '2025-03-26'],
+  'ping-null': ['ping.empty-result', '2025-11-25'],
   'tool-schema-not-object': ['tools.input-schema-object', '2026-07-28'],
   'tool-bad-name': ['tools.name-format', '2025-11-25'],
   'tool-duplicate': ['tools.name-unique', '2025-11-25'],

@@ -4,6 +4,7 @@
  * 2026-07-28 version and envelope refusals.
  */
 import { META } from '../../protocol/meta.js';
+import { isPlainObject } from '../../util/guards.js';
 import { brief, describeReply, type Json } from '../wire.js';
 import type { ProbeContext } from './context.js';
 
@@ -192,7 +193,10 @@ export async function probePing(ctx: ProbeContext): Promise<void> {
   const reply = await ctx.request('ping');
   ctx.verdicts.expect(
     'ping.empty-result',
-    reply.kind === 'result' && Object.keys(reply.result).filter((k) => k !== '_meta').length === 0,
+    // The raw result, not the one the probes read: a `null` answer is read as `{}` but is not empty.
+    reply.kind === 'result' &&
+      isPlainObject(reply.message.result) &&
+      Object.keys(reply.result).filter((k) => k !== '_meta').length === 0,
     'ping is answered with an empty result',
     () => `ping was answered with ${describeReply(reply)}; it must be an empty result`,
   );
