@@ -10,7 +10,9 @@ import { performance } from 'node:perf_hooks';
 import type { Middleware } from '../engine/middleware.js';
 import { rateLimited } from '../protocol/errors.js';
 import type { Params } from '../protocol/jsonrpc.js';
+import { featuresOf } from '../protocol/revisions.js';
 import type { RequestContext } from '../server/context.js';
+import { resourceNotFound } from '../server/resources.js';
 import type { ServerCore } from '../server/server.js';
 import { AccessPolicy } from './access.js';
 import { type AuditLog, type AuditOutcome, argumentsDigest } from './audit.js';
@@ -83,9 +85,14 @@ export function guard(
     const subject = subjectOf(method, params);
     let outcome: AuditOutcome = 'ok';
     try {
-      // A denied item: the server's list filters answer it as an unknown one (next, below).
-      if (subject !== null && access && !access.allows(caller, subject)) outcome = 'denied';
-      else if (limits && method === 'tools/call' && subject !== null) {
+      // A denied item: the server's list filters answer it as an unknown one (next, below), but
+      // they judge a read served by a template by the template: a URI the rules deny is refused
+      // here, with the server's own not-found answer.
+      if (subject !== null && access && !access.allows(caller, subject)) {
+        outcome = 'denied';
+        if (method === 'resources/read')
+          throw resourceNotFound(subject, featuresOf(ctx.revision).resourceNotFoundCode);
+      } else if (limits && method === 'tools/call' && subject !== null) {
         const refused = await limits.take(caller, subject);
         if (refused) {
           outcome = 'rate_limited';

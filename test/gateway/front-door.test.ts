@@ -39,7 +39,11 @@ function writeConfig(dir: string, gateway: Record<string, unknown>): string {
 const FRONT_DOOR = {
   auth: { apiKeys: { alice: '${ALICE_KEY}', bob: '${BOB_KEY}' } },
   access: [
-    { principals: ['alice'], allow: ['local__*', 'gateway://local/*'], deny: ['local__crash'] },
+    {
+      principals: ['alice'],
+      allow: ['local__*', 'gateway://local/*'],
+      deny: ['local__crash', 'gateway://local/memo://secret'],
+    },
     { principals: ['bob'], allow: ['local__whoami', 'local__greet'] },
   ],
   rateLimits: [{ principals: ['bob'], tools: ['local__whoami'], limit: '2/minute' }],
@@ -182,6 +186,21 @@ describe('switchboard gateway: the front door', () => {
         const deniedRead = await failure(bob.readResource('gateway://local/memo://one'));
         const unknownRead = await failure(bob.readResource('gateway://local/memo://none-such'));
         assert.equal(deniedRead.code, unknownRead.code);
+        // A URI the rules deny is refused though the template that serves it is allowed, exactly
+        // as a URI nothing serves; its neighbours under the same template are read.
+        const deniedByUri = await failure(alice.readResource('gateway://local/memo://secret'));
+        const unserved = await failure(alice.readResource('gateway://local/nothing://secret'));
+        assert.equal(deniedByUri.code, unserved.code);
+        assert.equal(
+          deniedByUri.message.replace('memo://', 'X://'),
+          unserved.message.replace('nothing://', 'X://'),
+        );
+        assert.deepEqual(
+          (await alice.readResource('gateway://local/memo://other')).contents.map((c) =>
+            'text' in c ? c.text : null,
+          ),
+          ['memo other'],
+        );
         const deniedPrompt = await failure(bob.getPrompt('local__nothing_here'));
         const deniedGet = await failure(alice.getPrompt('local__nothing_here'));
         assert.equal(deniedPrompt.code, deniedGet.code);
