@@ -17,6 +17,7 @@ export {
   type AssertionTarget,
   OAuthClient,
   type OAuthClientOptions,
+  type OAuthFetchOptions,
   type PreRegisteredClient,
 } from './auth/client/oauth-client.js';
 export {

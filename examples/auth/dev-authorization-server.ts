@@ -9,7 +9,9 @@
  *
  * One development user, `dev-user`, is always signed in and consents to everything: an authorization
  * request is answered at once with a redirect carrying the code. That holds for user agents without
- * cookies too (`curl -sL`), so a sign-in completes without a person. Never expose it beyond loopback.
+ * cookies too (`curl -sL`), so a sign-in completes without a person. An authorization request with
+ * `login_hint=<name>` is signed in as that user instead (tests need a second person). Never expose
+ * it beyond loopback.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -72,7 +74,7 @@ export interface DevAuthorizationServerOptions {
   scopes?: readonly string[];
   /** Offer dynamic client registration (RFC 7591). Default true. */
   registration?: boolean;
-  /** The subject of the development user. Default `dev-user`. */
+  /** The subject of the development user. Default `dev-user`; a request's `login_hint` names another. */
   account?: string;
 }
 
@@ -191,17 +193,35 @@ export async function startDevAuthorizationServer(
   provider.on('server_error', (_ctx, error) => console.error('dev authorization server:', error));
 
   // The development user's session, shared by every user agent: requests without a session cookie
-  // (curl) are given it, so the authorization endpoint needs no sign-in page.
+  // (curl) are given it, so the authorization endpoint needs no sign-in page. An authorization
+  // request naming another user (`login_hint`) is given that user's session, made on first use.
   const Session = provider.Session as unknown as new (
     payload: object,
   ) => InstanceType<typeof provider.Session>;
-  const session = new Session({ jti: DEV_SESSION, uid: randomBytes(16).toString('hex') });
-  session.loginAccount({ accountId: account, loginTs: Math.floor(Date.now() / 1000) } as never);
-  await session.save(14 * 24 * 3600);
+  const sessions = new Map<string, Promise<string>>();
+  const sessionOf = (accountId: string): Promise<string> => {
+    let id = sessions.get(accountId);
+    if (!id) {
+      const jti = `${DEV_SESSION}-${randomBytes(8).toString('hex')}`;
+      const session = new Session({ jti, uid: randomBytes(16).toString('hex') });
+      session.loginAccount({ accountId, loginTs: Math.floor(Date.now() / 1000) } as never);
+      id = session.save(14 * 24 * 3600).then(() => jti);
+      sessions.set(accountId, id);
+    }
+    return id;
+  };
+  await sessionOf(account);
   provider.use(async (ctx, next) => {
-    if (!ctx.get('cookie').includes(`${SESSION_COOKIE}=`)) {
-      const cookie = ctx.get('cookie');
-      ctx.request.headers.cookie = `${cookie ? `${cookie}; ` : ''}${SESSION_COOKIE}=${DEV_SESSION}`;
+    const hint = ctx.path === AUTHORIZATION_PATH ? ctx.query.login_hint : undefined;
+    const named = typeof hint === 'string' && hint !== '' ? hint : undefined;
+    const cookie = ctx.get('cookie');
+    if (named !== undefined || !cookie.includes(`${SESSION_COOKIE}=`)) {
+      const others = cookie
+        .split(';')
+        .map((c) => c.trim())
+        .filter((c) => c !== '' && !c.startsWith(SESSION_COOKIE));
+      const jti = await sessionOf(named ?? account);
+      ctx.request.headers.cookie = [...others, `${SESSION_COOKIE}=${jti}`].join('; ');
     }
     // A client may ask for the consent screen (`prompt=consent`: the official SDK does when it
     // asks for offline_access). The development user has consented already, so the request is

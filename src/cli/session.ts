@@ -66,11 +66,14 @@ export function createSession(
   );
   if (target.kind === 'http') {
     let channel: StreamableHttpClientChannel | undefined;
-    // Without credentials of the user's own, stored tokens go with every request and a 401 signs in.
+    // Without credentials of the user's own, stored tokens go with every request and a 401 signs in;
+    // the time the user takes at the browser counts against no timeout (the era probe's least of all).
     const ownCredentials =
       options.bearer !== undefined ||
       Object.keys(options.headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
-    const fetch = ownCredentials ? nodeFetch : cliOAuthClient(report).fetch(nodeFetch);
+    const fetch = ownCredentials
+      ? nodeFetch
+      : cliOAuthClient(report).fetch(nodeFetch, { holdTimeouts: () => client.holdTimeouts() });
     const open = (): Channel =>
       (channel = openTarget(
         { ...target, headers: options.headers },

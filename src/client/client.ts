@@ -604,6 +604,17 @@ export class ClientCore {
     return this.facts.instructions;
   }
 
+  /**
+   * Keeps this client's pending calls from timing out (short of their maximum total, 10 minutes)
+   * until the returned function is called, after which each has its whole timeout again: for times
+   * the answer waits on the user on this side, such as a sign-in an HTTP request runs into
+   * (`oauth.fetch(nodeFetch, { holdTimeouts: () => client.holdTimeouts() })`). Without a connection,
+   * nothing to hold.
+   */
+  holdTimeouts(): () => void {
+    return this.peer ? this.peer.holdTimeouts() : () => undefined;
+  }
+
   // --- middleware and notifications ----------------------------------------------------------
 
   /** Adds sending middleware around every request this client makes. The first added is outermost. */

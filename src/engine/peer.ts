@@ -358,7 +358,9 @@ export class Peer {
   /**
    * Keeps pending outgoing calls from timing out (short of their maximum total) until the returned
    * function is called: for times the peer is waiting on us, e.g. while a user answers the
-   * elicitation a server sent in the middle of our `tools/call`.
+   * elicitation a server sent in the middle of our `tools/call`, or signs in for a request the
+   * server refused. When the last hold ends, each pending call has its whole timeout again: the
+   * time spent waiting on us was not the peer's.
    */
   holdTimeouts(): () => void {
     this.holds++;
@@ -366,7 +368,7 @@ export class Peer {
     return () => {
       if (released) return;
       released = true;
-      this.holds--;
+      if (--this.holds === 0) this.rearmPending();
     };
   }
 
@@ -401,6 +403,16 @@ export class Peer {
         ),
       );
     }, ms);
+  }
+
+  /** Every pending call's timer starts again with its whole timeout (within its maximum total). */
+  private rearmPending(): void {
+    for (const call of this.pending?.values() ?? []) {
+      if (call.timer === undefined) continue;
+      clearTimeout(call.timer);
+      const left = call.maxTotalMs - (Date.now() - call.startedAt);
+      this.arm(call, Math.max(0, Math.min(call.timeoutMs, left)));
+    }
   }
 
   private settle(id: string | number): PendingCall | undefined {

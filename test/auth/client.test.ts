@@ -121,6 +121,40 @@ describe('OAuthClient against a protected Switchboard server and oidc-provider',
     await client.close();
   });
 
+  test('holdTimeouts: a user slower at the browser than the era probe; the probe waits, then has its time', async () => {
+    let holding = 0;
+    const heldAtTheBrowser: number[] = [];
+    const auth = oauthClient({
+      authorize: async (url) => {
+        heldAtTheBrowser.push(holding);
+        // The person reads the page for three times the probe's timeout.
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        return headlessSignIn(url, REDIRECT);
+      },
+    });
+    const client = new Client({ name: 'test', version: '1.0.0' }, { probeTimeoutMs: 200 });
+    await client.connect(
+      new StreamableHttpClientChannel(server.url, {
+        rememberEra: false,
+        fetch: auth.fetch(nodeFetch, {
+          holdTimeouts: () => {
+            holding++;
+            const release = client.holdTimeouts();
+            return () => {
+              holding--;
+              release();
+            };
+          },
+        }),
+      }),
+    );
+    assert.deepEqual(heldAtTheBrowser, [1], 'held while the user was at the browser');
+    assert.equal(holding, 0, 'released once signed in');
+    assert.equal(client.era, 'modern', 'the probe was not given up on');
+    assert.equal(text(await client.callTool('whoami')), 'dev-user mcp');
+    await client.close();
+  });
+
   test('client credentials: a machine client signs in without a user', async () => {
     const auth = new OAuthClient({ grant: 'client_credentials', client: ROBOT, scope: 'mcp files:write' });
     const client = await connect(auth);

@@ -10,10 +10,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import {
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-  type StoredOAuthClientInformation,
-  type StoredOAuthTokens,
   StreamableHTTPClientTransport,
   UnauthorizedError,
   Client as V2Client,
@@ -43,57 +39,7 @@ import { Server } from '../../src/extensions/server.js';
 import { nodeFetch } from '../../src/node/fetch.js';
 import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
 import { type ProtectedServer, startProtected } from './helpers.js';
-
-const REDIRECT = 'http://127.0.0.1:9/callback';
-
-/** The SDK's client-side storage and user agent, in memory: what an app implements. */
-class MemoryProvider implements OAuthClientProvider {
-  #client: StoredOAuthClientInformation | undefined;
-  #tokens: StoredOAuthTokens | undefined;
-  #verifier = '';
-  #discovery: OAuthDiscoveryState | undefined;
-  authorizationUrl: URL | undefined;
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata() {
-    return {
-      client_name: 'official v2 client',
-      redirect_uris: [REDIRECT],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-      application_type: 'native',
-    };
-  }
-  clientInformation() {
-    return this.#client;
-  }
-  saveClientInformation(client: StoredOAuthClientInformation) {
-    this.#client = client;
-  }
-  tokens() {
-    return this.#tokens;
-  }
-  saveTokens(tokens: StoredOAuthTokens) {
-    this.#tokens = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.#verifier = verifier;
-  }
-  codeVerifier() {
-    return this.#verifier;
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState) {
-    this.#discovery = state;
-  }
-  discoveryState() {
-    return this.#discovery;
-  }
-}
+import { MemoryProvider, SDK_REDIRECT } from './sdk-oauth-provider.js';
 
 const text = (result: { content: unknown }) => (result.content as { type: string; text?: string }[])[0]?.text;
 
@@ -131,7 +77,7 @@ describe('authorization with the official SDK v2, through oidc-provider', () => 
         assert.equal(authorize.origin, as.issuer, 'sent to the authorization server the metadata names');
         assert.equal(authorize.searchParams.get('resource'), server.url);
         assert.equal(authorize.searchParams.get('code_challenge_method'), 'S256');
-        const callback = await headlessSignIn(authorize, REDIRECT);
+        const callback = await headlessSignIn(authorize, SDK_REDIRECT);
         const transport = new StreamableHTTPClientTransport(new URL(server.url), { authProvider: provider });
         await transport.finishAuth(callback.searchParams);
         const client = new V2Client({ name: 'official-v2', version: '1.0.0' }, options);
@@ -229,11 +175,11 @@ describe('authorization with the official SDK v2, through oidc-provider', () => 
         const signIns: URL[] = [];
         const store = new MemoryTokenStore();
         const oauth = new OAuthClient({
-          redirectUri: REDIRECT,
+          redirectUri: SDK_REDIRECT,
           store,
           authorize: (authorizationUrl) => {
             signIns.push(authorizationUrl);
-            return headlessSignIn(authorizationUrl, REDIRECT);
+            return headlessSignIn(authorizationUrl, SDK_REDIRECT);
           },
         });
         const client = new Client({ name: 'switchboard', version: '1.0.0' }, era ? { version: era } : {});

@@ -273,6 +273,26 @@ describe('typed errors', () => {
     await rejectsLocal(client.callTool('hang'), 'TIMEOUT', 'within');
     await client.close();
   });
+
+  test('holdTimeouts: no timeout while held (the user signing in); then the whole timeout again', async (t) => {
+    const { client } = await recorded(makeServer(), { version: { pin: '2025-06-18' } });
+    controlClock(t);
+    let settled = false;
+    const call = client.callTool('hang', undefined, { timeoutMs: 100 });
+    call.catch(() => undefined).finally(() => (settled = true));
+    const release = client.holdTimeouts();
+    await advance(t, 250);
+    assert.equal(settled, false, 'held past its timeout');
+    release();
+    release(); // twice is once
+    // 90 ms after the release: within the 100 ms it has again (the old timer would have fired at 300).
+    await advance(t, 90);
+    assert.equal(settled, false, 'the time held does not count against the call');
+    const outcome = await settleOnClock(t, call);
+    assert.ok('error' in outcome && outcome.elapsedMs <= 15, JSON.stringify(outcome));
+    await rejectsLocal(call, 'TIMEOUT', 'within');
+    await client.close();
+  });
 });
 
 describe('INVALID_RESULT and friends (a misbehaving server)', () => {

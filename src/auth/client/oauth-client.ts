@@ -104,6 +104,16 @@ export interface OAuthClientOptions {
   dpopKey?: oauth.CryptoKeyPair;
 }
 
+/** How one {@link OAuthClient.fetch} runs its sign-ins. */
+export interface OAuthFetchOptions {
+  /**
+   * Called when a request waits for the user to sign in (or step up); the function it returns is
+   * called once the tokens are in hand. Give `() => client.holdTimeouts()` so the client's calls
+   * (the era probe among them) do not time out while the user is at the browser.
+   */
+  holdTimeouts?: () => () => void;
+}
+
 /** The DPoP key in use: oauth4webapi's handle (proofs, nonces) and the key's thumbprint. */
 interface DpopKey {
   readonly handle: oauth.DPoPHandle;
@@ -207,7 +217,9 @@ export class OAuthClient {
    * A fetch for an HTTP client channel (`new StreamableHttpClientChannel(url, { fetch:
    * oauthClient.fetch(nodeFetch) })`): adds the token, signs in on 401, steps up on 403.
    */
-  fetch(inner: FetchLike): FetchLike {
+  fetch(inner: FetchLike, options: OAuthFetchOptions = {}): FetchLike {
+    const { holdTimeouts } = options;
+    const userSignsIn = this.#options.grant === 'authorization_code';
     return async (url, init) => {
       const server = canonicalResource(url);
       let tokens = await this.#usable(server);
@@ -253,12 +265,18 @@ export class OAuthClient {
             continue;
           }
         }
-        tokens = await this.#signInOnce(server, {
-          resourceMetadata: challenge?.params.resource_metadata,
-          scope: challenge?.params.scope,
-          stepUp: status === 403,
-          dpop: dpopChallenge !== undefined,
-        });
+        // The request waits on the user at the browser now, not on the server.
+        const release = userSignsIn ? holdTimeouts?.() : undefined;
+        try {
+          tokens = await this.#signInOnce(server, {
+            resourceMetadata: challenge?.params.resource_metadata,
+            scope: challenge?.params.scope,
+            stepUp: status === 403,
+            dpop: dpopChallenge !== undefined,
+          });
+        } finally {
+          release?.();
+        }
         if (status === 401) signedIn = true;
       }
     };
