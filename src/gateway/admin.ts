@@ -91,7 +91,10 @@ export function withAdminEndpoints(
             : 'Wrong admin token.',
         );
     }
-    if (!options.authenticator) return undefined;
+    if (config.security.auth === undefined) return undefined;
+    // With gateway.auth, nobody is an admin without the front door saying who they are.
+    if (!options.authenticator)
+      throw new Refused(500, 'The admin endpoint was set up without the front door of gateway.auth.');
     const verdict = await options.authenticator.authenticate(exchange);
     if ('status' in verdict) throw verdict;
     const caller = callerOf(verdict);
