@@ -28,10 +28,9 @@ import {
 import { headlessSignIn } from '../../examples/auth/headless-sign-in.js';
 import { freePort } from '../../examples/cluster/services.js';
 import { MemoryProvider, SDK_REDIRECT } from '../auth/sdk-oauth-provider.js';
-import { CLI, CLI_ENV, runCli } from '../cli/run-cli.js';
-import { spawnOwned } from '../helpers/owned-children.js';
+import { CLI_ENV, runCli } from '../cli/run-cli.js';
 import { until } from '../helpers/wait.js';
-import { UPSTREAM } from './helpers.js';
+import { startGatewayCli, UPSTREAM } from './helpers.js';
 
 interface AuditLine {
   principal: string | null;
@@ -103,20 +102,7 @@ describe('signing in to an auth.oauth gateway: the CLI and the official SDK v2 c
         },
       }),
     );
-    const child = spawnOwned(process.execPath, [CLI, 'gateway', config], { env: CLI_ENV });
-    let stderr = '';
-    const exited = new Promise((resolve) => child.on('exit', resolve));
-    await new Promise<void>((resolve, reject) => {
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        if (/serving 1 server at \S+\n.*\n/.test(stderr)) resolve();
-      });
-      child.on('exit', () => reject(new Error(`the gateway exited: ${stderr}`)));
-    });
-    stop = () => {
-      child.kill('SIGTERM');
-      return exited;
-    };
+    stop = (await startGatewayCli(config, CLI_ENV)).stop;
   });
   after(async () => {
     await stop?.();

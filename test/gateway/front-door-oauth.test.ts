@@ -24,8 +24,8 @@ import { nodeFetch } from '../../src/node/fetch.js';
 import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
 import { type ProtectedServer, startProtected } from '../auth/helpers.js';
 import { authorizationCode, clientCredentials } from '../auth/real-as.js';
-import { CLI, CLI_ENV } from '../cli/run-cli.js';
-import { spawnOwned } from '../helpers/owned-children.js';
+import { CLI_ENV } from '../cli/run-cli.js';
+import { startGatewayCli } from './helpers.js';
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
@@ -135,28 +135,14 @@ describe('switchboard gateway: OAuth front door, token exchange upstream (real a
         },
       }),
     );
-    const child = spawnOwned(process.execPath, [CLI, 'gateway', config], {
-      env: {
-        ...CLI_ENV,
-        CATALOG_TOKEN: catalog.access_token,
-        EXCHANGE_SECRET: GATEWAY_CLIENT.secret,
-        CI_KEY: KEY,
-      },
+    const gateway = await startGatewayCli(config, {
+      ...CLI_ENV,
+      CATALOG_TOKEN: catalog.access_token,
+      EXCHANGE_SECRET: GATEWAY_CLIENT.secret,
+      CI_KEY: KEY,
     });
-    let stderr = '';
-    const exited = new Promise((resolve) => child.on('exit', resolve));
-    await new Promise<void>((resolve, reject) => {
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        if (/serving 1 server at \S+\n.*\n/.test(stderr)) resolve();
-      });
-      child.on('exit', () => reject(new Error(`the gateway exited: ${stderr}`)));
-    });
-    assert.match(stderr, /up {2}up {2}http/);
-    stop = () => {
-      child.kill('SIGTERM');
-      return exited;
-    };
+    assert.match(gateway.stderr, /up {2}up {2}http/);
+    stop = gateway.stop;
   });
   after(async () => {
     await stop?.();

@@ -15,6 +15,8 @@ import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';
 import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
 import { createHttpHandler } from '../../src/transports/http/server/handler.js';
+import { CLI } from '../cli/run-cli.js';
+import { spawnOwned } from '../helpers/owned-children.js';
 import { until } from '../helpers/wait.js';
 import { checkedChannel } from '../http/client/helpers.js';
 
@@ -24,6 +26,33 @@ export const OFFICIAL_V1 = fileURLToPath(new URL('../fixtures/gateway-official-v
 export const textOf = (result: CallToolResult): string =>
   result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('');
 export const pidOf = (result: CallToolResult): number => Number(/pid (\d+)/.exec(textOf(result))?.[1]);
+
+/**
+ * `switchboard gateway <config>` as a child process with `env`, once it serves its one server (the
+ * line after "serving 1 server at", its server's row, is in `stderr`).
+ */
+export async function startGatewayCli(
+  config: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ stderr: string; stop(): Promise<unknown> }> {
+  const child = spawnOwned(process.execPath, [CLI, 'gateway', config], { env });
+  let stderr = '';
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  await new Promise<void>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (/serving 1 server at \S+\n.*\n/.test(stderr)) resolve();
+    });
+    child.on('exit', () => reject(new Error(`the gateway exited: ${stderr}`)));
+  });
+  return {
+    stderr,
+    stop: () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
 
 export interface StartedGateway {
   gateway: Gateway;
