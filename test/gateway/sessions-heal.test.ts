@@ -5,7 +5,9 @@
  * its next call works and runs once upstream, the new session gets the old one's log level and
  * resource subscriptions, other clients' upstream sessions are untouched, and `/readyz` and
  * `/metrics` count the reopened sessions per upstream. Downstream: Switchboard's client and the
- * official SDK v1 client.
+ * official SDK v1 client. And a stdio upstream that dies mid-call, for each method that runs
+ * upstream code: that call ends with an error naming the upstream, the next call works, no process is
+ * left behind (zombies included), and the deaths are counted.
  */
 import assert from 'node:assert/strict';
 import {
@@ -22,11 +24,13 @@ import { Server } from '../../src/extensions/server.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { withHealthEndpoints } from '../../src/gateway/health-endpoints.js';
 import { toNodeListener } from '../../src/node/listener.js';
+import { ProtocolError } from '../../src/protocol/errors.js';
 import { LEGACY_REVISIONS } from '../../src/protocol/revisions.js';
 import type { CallToolResult } from '../../src/protocol/types.js';
 import { createHttpHandler, type HttpHandler } from '../../src/transports/http/server/handler.js';
 import { until } from '../helpers/wait.js';
-import { configOf, switchboardClient, textOf } from './helpers.js';
+import { assertExited } from '../interop/helpers/processes.js';
+import { configOf, noChildren, pidOf, switchboardClient, textOf, UPSTREAM } from './helpers.js';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -113,8 +117,9 @@ async function restartableUpstream() {
 const sessionOf = (result: CallToolResult) => /^session (\S+)$/.exec(textOf(result))?.[1] ?? '';
 
 /** The gateway on loopback HTTP with its health paths, as `switchboard gateway` serves them. */
-async function healthServedGateway(url: string) {
-  const config = configOf({ up: { url } });
+async function healthServedGateway(servers: Record<string, unknown>) {
+  const config = configOf(servers);
+  const name = Object.keys(servers)[0]!;
   const gateway = new Gateway(config, { logger: { warn() {}, error() {} } });
   const handler = createHttpHandler(gateway.server);
   const http = await listen(withHealthEndpoints(toNodeListener(handler), gateway, config, {}));
@@ -125,13 +130,13 @@ async function healthServedGateway(url: string) {
     url: http.url,
     async readyz() {
       const body = (await (await fetch(`${base}/readyz`)).json()) as {
-        upstreams: Array<{ name: string; sessionsReopened: number; sessionsLost: number }>;
+        upstreams: Array<{ name: string; sessionsReopened: number; sessionsLost: number; restarts: number }>;
       };
-      return body.upstreams.find((u) => u.name === 'up')!;
+      return body.upstreams.find((u) => u.name === name)!;
     },
-    async metric(name: string) {
+    async metric(metric: string) {
       const text = await (await fetch(`${base}/metrics`)).text();
-      const line = text.split('\n').find((l) => l.startsWith(`${name}{upstream="up"}`));
+      const line = text.split('\n').find((l) => l.startsWith(`${metric}{upstream="${name}"}`));
       return Number(line?.split(' ')[1]);
     },
     async close() {
@@ -145,7 +150,7 @@ async function healthServedGateway(url: string) {
 describe('gateway: sessions that heal', () => {
   test('an HTTP upstream that forgets a client’s session (evicted, or restarted): a new one for that client alone, counted', async () => {
     const upstream = await restartableUpstream();
-    const started = await healthServedGateway(upstream.url);
+    const started = await healthServedGateway({ up: { url: upstream.url } });
     const sb = await switchboardClient(started.url, 'ann', 'legacy');
     const v1 = new V1Client({ name: 'sdk-v1', version: '1.0.0' });
     await v1.connect(new StreamableHTTPClientTransport(new URL(started.url)));
@@ -204,5 +209,55 @@ describe('gateway: sessions that heal', () => {
       await started.close();
       await upstream.close();
     }
+  });
+
+  test('a stdio upstream that dies mid-call (tools/call, prompts/get, resources/read): an error naming it, the next call works, no child left, counted', async () => {
+    const started = await healthServedGateway({
+      local: { command: process.execPath, args: [UPSTREAM, 'faults'] },
+    });
+    const lost = 'switchboard_gateway_upstream_sessions_lost_total';
+    // A legacy client: its own upstream session (process), a new one after each death.
+    const legacy = await switchboardClient(started.url, 'dee', 'legacy');
+    // A 2026-07-28 client: its calls go on the gateway's own session, which restarts.
+    const modern = await switchboardClient(started.url, 'eve');
+    try {
+      assert.equal(await started.metric(lost), 0);
+      const pid = async () => pidOf(await legacy.client.callTool('local__whoami'));
+      const namesUpstream = (error: unknown) =>
+        error instanceof ProtocolError && /^Upstream "local": .*(exited|closed)/s.test(error.message);
+      let running = await pid();
+      const crashed = await legacy.client.callTool('local__crash');
+      assert.equal(crashed.isError, true);
+      assert.match(textOf(crashed), /^Upstream "local": .*(exited|closed)/s);
+      await assertExited([running], 'the upstream that died in tools/call');
+      assert.notEqual((running = await pid()), 0);
+      // A prompt or a read is repeated once on a new session (it changes nothing): that one dies too.
+      await assert.rejects(legacy.client.getPrompt('local__crash'), namesUpstream);
+      await assertExited([running], 'the upstream that died in prompts/get');
+      running = await pid();
+      await assert.rejects(legacy.client.readResource('gateway://local/crash://1'), namesUpstream);
+      await assertExited([running], 'the upstream that died in resources/read');
+      assert.match(textOf(await legacy.client.callTool('local__whoami')), /pid \d+/);
+      // 1 + 2 + 2 sessions died; the gateway's own session was not one of them.
+      assert.equal((await started.readyz()).sessionsLost, 5);
+      assert.equal(await started.metric(lost), 5);
+      assert.equal((await started.readyz()).restarts, 0);
+
+      const died = await modern.client.callTool('local__crash');
+      assert.equal(died.isError, true);
+      assert.match(textOf(died), /^Upstream "local": .*(exited|closed)/s);
+      await until(async () => (await started.readyz()).restarts === 1, 'the upstream restarted');
+      await until(() => started.gateway.health()[0]?.state === 'up', 'the upstream up again');
+      assert.match(textOf(await modern.client.callTool('local__whoami')), /pid \d+/);
+      assert.equal((await started.readyz()).sessionsLost, 6);
+      assert.equal(await started.metric(lost), 6);
+      legacy.assertClean();
+      modern.assertClean();
+    } finally {
+      await legacy.client.close();
+      await modern.client.close();
+      await started.close();
+    }
+    await noChildren('after upstreams that died mid-call');
   });
 });
