@@ -230,7 +230,8 @@ describe('gateway: sessions that heal', () => {
       assert.equal(crashed.isError, true);
       assert.match(textOf(crashed), /^Upstream "local": .*(exited|closed)/s);
       await assertExited([running], 'the upstream that died in tools/call');
-      assert.notEqual((running = await pid()), 0);
+      running = await pid();
+      assert.ok(running > 0, 'a new process answers');
       // A prompt or a read is repeated once on a new session (it changes nothing): that one dies too.
       await assert.rejects(legacy.client.getPrompt('local__crash'), namesUpstream);
       await assertExited([running], 'the upstream that died in prompts/get');
