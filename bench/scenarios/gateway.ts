@@ -2,8 +2,9 @@
  * The gateway's cost: the same load client calls the Switchboard fixture's `echo` directly and through
  * one gateway hop (`up__echo`), with the upstream over stdio and over HTTP, from a legacy client (the
  * gateway serves it in its own upstream session, as in production) and from a 2026-07-28 client (no
- * session: the gateway's own upstream session carries its calls). Over stdio the `relay` column is the
- * floor of any hop: a process that copies bytes both ways and parses nothing.
+ * session: the gateway's own upstream session carries its calls). The `relay` column is the floor of
+ * any hop: over stdio a process that copies bytes both ways and parses nothing, over HTTP a
+ * `node:http` server passing each request on with `nodeFetch` (an HTTP server plus an HTTP client).
  *
  * From outside (issue 21): one stdio server bridged to Streamable HTTP, one session, by the gateway
  * and by the proxies people use today (`mcp-proxy`, `supergateway`), against Switchboard's own HTTP
@@ -20,9 +21,11 @@ import type { ClientSpec, LoadResult } from '../worker.js';
 import { type Context, cell, inTurn, recordLoad } from './common.js';
 
 type Path = 'direct' | 'gateway' | 'relay';
-const PATHS: readonly Path[] = ['direct', 'gateway'];
-/** stdio also measures the floor of any hop: a relay that copies bytes and parses nothing. */
-const STDIO_PATHS: readonly Path[] = ['direct', 'gateway', 'relay'];
+/**
+ * Both transports also measure the floor of any hop: over stdio a relay that copies bytes and
+ * parses nothing; over HTTP a `node:http` server passing each request on with `nodeFetch`.
+ */
+const RELAY_PATHS: readonly Path[] = ['direct', 'gateway', 'relay'];
 /** The downstream clients' eras, as the rows name them. */
 export const ERAS: readonly { readonly era: Era; readonly label: string }[] = [
   { era: 'legacy', label: 'legacy' },
@@ -61,8 +64,8 @@ const node = (script: string, args: readonly string[] = []): ClientSpec['target'
 
 export async function gatewaySections(ctx: Context): Promise<Section[]> {
   const { config } = ctx;
-  const stdio = section(SECTIONS.stdio, STDIO_PATHS, 'direct');
-  const http = section(SECTIONS.http, PATHS, 'direct');
+  const stdio = section(SECTIONS.stdio, RELAY_PATHS, 'direct');
+  const http = section(SECTIONS.http, RELAY_PATHS, 'direct');
   const load = { warmupMs: config.load.warmupMs, durationMs: config.load.durationMs };
 
   const measure = async (
@@ -104,7 +107,7 @@ export async function gatewaySections(ctx: Context): Promise<Section[]> {
   };
 
   // stdio: the client spawns the fixture, or the gateway, which spawns the fixture.
-  await measure(stdio, 'stdio', STDIO_PATHS, (path) => ({
+  await measure(stdio, 'stdio', RELAY_PATHS, (path) => ({
     target:
       path === 'direct'
         ? node('switchboard-stdio')
@@ -113,20 +116,23 @@ export async function gatewaySections(ctx: Context): Promise<Section[]> {
           : node('gateway-stdio', ['stdio']),
   }));
 
-  // HTTP: one fixture server; the gateway (its own process) in front of it.
+  // HTTP: one fixture server; the gateway and the relay (each its own process) in front of it.
   let upstream: ServerProcess | undefined;
   let gateway: ServerProcess | undefined;
+  let relay: ServerProcess | undefined;
   try {
     upstream = await startServer('switchboard-http', []);
     gateway = await startServer('gateway-http', ['http', upstream.url]);
-    const servers = { direct: upstream, gateway };
-    await measure(http, 'http', PATHS, (path) => {
-      const server = servers[path as 'direct' | 'gateway'];
+    relay = await startServer('relay-http', [upstream.url]);
+    const servers = { direct: upstream, gateway, relay };
+    await measure(http, 'http', RELAY_PATHS, (path) => {
+      const server = servers[path];
       return { target: { kind: 'http', url: server.url }, serverPid: server.pid };
     });
   } catch (error) {
     ctx.failures.push(`gateway http: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
+    await relay?.stop();
     await gateway?.stop();
     await upstream?.stop();
   }
@@ -142,7 +148,12 @@ export async function gatewaySections(ctx: Context): Promise<Section[]> {
     `${note} \`relay\`: the same fixture behind a process that copies bytes both ways and parses ` +
       'nothing, the floor of any stdio hop (two more pipe transfers and a third process).',
   );
-  http.notes.push(note);
+  http.notes.push(
+    `${note} \`relay\`: the same server behind a \`node:http\` server that passes each request on ` +
+      "with the gateway's own HTTP client (`nodeFetch`) and copies the answer back, parsing no JSON: " +
+      'the floor of any HTTP hop in Node (an HTTP server and an HTTP client, two more socket ' +
+      'writes and reads per call).',
+  );
   return [stdio, http, await fromOutside(ctx), await library(ctx)];
 }
 

@@ -13,11 +13,10 @@ import { SKILLS_EXTENSION } from '../extensions/skills/types.js';
 import { TASKS_EXTENSION } from '../extensions/tasks/types.js';
 import type { Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from '../protocol/types.js';
 import type { PassThroughHandle } from '../server/pass-through.js';
-import { errorMessage, isPlainObject } from '../util/guards.js';
+import { errorMessage } from '../util/guards.js';
 import type { Logger } from '../util/logger.js';
 import type { Forwarding } from './forwarding.js';
 import { glob } from './glob.js';
-import { APP_URI_PREFIX } from './names.js';
 import type { ToolPins } from './pins.js';
 import type { Routes } from './routes.js';
 import type { GatewaySkills } from './skills.js';
@@ -320,16 +319,8 @@ export class Catalog {
 
   /** `{ _meta }` with the view URIs mapped, when the tool links to a view; else nothing. */
   private viewMeta(upstream: Upstream, tool: Tool): { _meta?: Tool['_meta'] } {
-    const meta = tool._meta;
-    if (meta === undefined || toolUi(tool)?.resourceUri === undefined) return {};
-    const shownUri = (uri: unknown) =>
-      typeof uri === 'string' && uri.startsWith(APP_URI_PREFIX) ? this.routes.shownUri(upstream, uri) : uri;
-    const mapped: Record<string, unknown> = { ...meta };
-    if (isPlainObject(meta.ui) && meta.ui.resourceUri !== undefined) {
-      mapped.ui = { ...meta.ui, resourceUri: shownUri(meta.ui.resourceUri) };
-    }
-    if (meta['ui/resourceUri'] !== undefined) mapped['ui/resourceUri'] = shownUri(meta['ui/resourceUri']);
-    return { _meta: mapped as Tool['_meta'] };
+    const mapped = this.routes.viewMeta(upstream, tool._meta);
+    return mapped === undefined ? {} : { _meta: mapped };
   }
 
   private register(upstream: Upstream, kind: Kind, original: string, shown: Item) {

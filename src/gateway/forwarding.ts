@@ -218,9 +218,10 @@ export class Forwarding {
           this.taskMade(result.taskId, upstream);
         return result as unknown as CallToolResult;
       }
-      return await this.forward(upstream, 'tools/call', ctx, (client, options) =>
+      const result = await this.forward(upstream, 'tools/call', ctx, (client, options) =>
         client.callTool(route.name, args, options),
       );
+      return this.shownResult(upstream, result);
     } catch (error) {
       if (error instanceof ProtocolError || error instanceof InputRequiredError) throw error;
       // A tool that cannot run is the model's business: it reads the reason as the tool's result.
@@ -231,11 +232,30 @@ export class Forwarding {
     }
   }
 
-  getPrompt(route: Route, params: Params, ctx: RequestContext): Promise<GetPromptResult> {
+  async getPrompt(route: Route, params: Params, ctx: RequestContext): Promise<GetPromptResult> {
     const args = params.arguments as Record<string, string> | undefined;
-    return this.forward(route.upstream, 'prompts/get', ctx, (client, options) =>
+    const result = await this.forward(route.upstream, 'prompts/get', ctx, (client, options) =>
       client.getPrompt(route.name, args, options),
     );
+    const { messages } = result;
+    if (Array.isArray(messages)) {
+      this.routes.mapContent(
+        route.upstream,
+        messages.map((message) => message.content),
+      );
+    }
+    return result;
+  }
+
+  /**
+   * A tool's result with the URIs it names as the gateway serves them (see `Routes.mapContent` and
+   * `Routes.viewMeta`): a link to a resource or view, read back through the gateway, reaches it.
+   */
+  private shownResult(upstream: Upstream, result: CallToolResult): CallToolResult {
+    if (Array.isArray(result.content)) this.routes.mapContent(upstream, result.content);
+    const meta = upstream.config.namespace ? this.routes.viewMeta(upstream, result._meta) : undefined;
+    if (meta !== undefined) result._meta = meta;
+    return result;
   }
 
   /** A forwarded `resources/read` of downstream URI `uri`; the contents' URIs shown as downstream. */

@@ -1,9 +1,10 @@
 /**
- * Tool pinning (`switchboard gateway --lock FILE`): the lock file records a hash of every tool's
- * definition (title, description, schemas, annotations) the first time the gateway sees it. A tool
+ * Tool pinning (`switchboard gateway --lock FILE`): the lock file records every tool's definition
+ * (title, description, schemas, annotations) and its hash the first time the gateway sees it. A tool
  * whose definition later differs from its recorded hash is hidden and reported until someone
- * approves the new definition (`switchboard gateway approve`): the defence against a server that
- * changes what a tool says after people trusted it. Skills (SEP-2640) are pinned the same way, by
+ * approves the new definition (`switchboard gateway approve`, or the admin endpoint, admin.ts): the
+ * defence against a server that changes what a tool says after people trusted it. The definitions
+ * are kept so that what changed can be shown (version 1 locks held hashes only; they are still read). Skills (SEP-2640) are pinned the same way, by
  * their `SKILL.md` URI, over their frontmatter and every file's digest and size (the entry's
  * `resources`, to which the SEP binds a user's approval); a URI never is a tool's name (`://`), so
  * both share one set of pins, kept apart in the lock file (`tools`, `skills`).
@@ -19,7 +20,17 @@ import type { Tool } from '../protocol/types.js';
 import { canonicalJson } from '../server/request-state.js';
 import { isPlainObject } from '../util/guards.js';
 
-const LOCK_VERSION = 1;
+/** The lock written; version 1 (hashes only) is still read. */
+const LOCK_VERSION = 2;
+const LOCK_SHAPE =
+  '{ "version": 2, "tools": { name: { "hash": "sha256:...", "definition": {...} } }, "skills": { uri: {...} } }';
+
+/**
+ * What a pin records of a tool or skill: exactly what its hash is over (a tool's title,
+ * description, schemas and annotations; a skill's frontmatter and files), so a held one can be
+ * shown beside what was approved.
+ */
+export type PinnedDefinition = { readonly [key: string]: unknown };
 
 /** A tool (or skill) held back because its definition changed since it was pinned. */
 export interface PendingTool {
@@ -28,31 +39,43 @@ export interface PendingTool {
   readonly name: string;
   readonly pinned: string;
   readonly found: string;
+  /** The definition pinned; unknown for a pin of a version 1 lock, or one another node made first. */
+  readonly pinnedDefinition?: PinnedDefinition;
+  readonly foundDefinition: PinnedDefinition;
+}
+
+const hashOf = (definition: PinnedDefinition): string =>
+  `sha256:${createHash('sha256').update(canonicalJson(definition)).digest('hex')}`;
+
+/** A skill's pinned definition: its frontmatter and its files (URI, digest, size, in URI order). */
+export function skillDefinition(entry: SkillEntry): PinnedDefinition {
+  const resources = Array.isArray(entry.resources)
+    ? entry.resources
+        .map(({ uri, digest, size }) => ({ uri, digest, size }))
+        .sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0))
+    : entry.resources;
+  return JSON.parse(canonicalJson({ frontmatter: entry.frontmatter, resources })) as PinnedDefinition;
 }
 
 /**
  * The hash that pins a skill: its frontmatter and its files (URI, digest, size, in URI order); a
  * `"dynamic"` skill, which publishes no digests, is pinned by its frontmatter alone.
  */
-export function skillHash(entry: SkillEntry): string {
-  const resources = Array.isArray(entry.resources)
-    ? entry.resources
-        .map(({ uri, digest, size }) => ({ uri, digest, size }))
-        .sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0))
-    : entry.resources;
-  const definition = canonicalJson({ frontmatter: entry.frontmatter, resources });
-  return `sha256:${createHash('sha256').update(definition).digest('hex')}`;
+export const skillHash = (entry: SkillEntry): string => hashOf(skillDefinition(entry));
+
+/** A tool's pinned definition: what a model reads of it, not where it comes from. */
+export function toolDefinition(tool: Tool): PinnedDefinition {
+  const { title, description, inputSchema, outputSchema, annotations } = tool;
+  return JSON.parse(
+    canonicalJson({ title, description, inputSchema, outputSchema, annotations }),
+  ) as PinnedDefinition;
 }
+
+/** The hash that pins a tool: what a model reads of it, not where it comes from. */
+export const toolHash = (tool: Tool): string => hashOf(toolDefinition(tool));
 
 /** A skill's pin is keyed by its URI, a tool's by its name (which never holds `://`). */
 const kindOf = (name: string): PendingTool['kind'] => (name.includes('://') ? 'skill' : 'tool');
-
-/** The hash that pins a tool: what a model reads of it, not where it comes from. */
-export function toolHash(tool: Tool): string {
-  const { title, description, inputSchema, outputSchema, annotations } = tool;
-  const definition = canonicalJson({ title, description, inputSchema, outputSchema, annotations });
-  return `sha256:${createHash('sha256').update(definition).digest('hex')}`;
-}
 
 /** Pins held in common by the nodes of a cluster (the Redis pin store). */
 export interface SharedPins {
@@ -68,6 +91,8 @@ export interface SharedPins {
 
 export class ToolPins {
   private readonly pinned: Map<string, string>;
+  /** The definitions known by hash: those pinned, and those held (to pin when approved). */
+  readonly #definitions: Map<string, PinnedDefinition>;
   private readonly held = new Map<string, PendingTool>();
   #shared: SharedPins | undefined;
   /** The writes to the shared pins, in order. */
@@ -80,17 +105,22 @@ export class ToolPins {
   private constructor(
     readonly file: string,
     pinned: Map<string, string>,
+    definitions: Map<string, PinnedDefinition>,
   ) {
     this.pinned = pinned;
+    this.#definitions = definitions;
   }
 
-  /** Reads the lock file, or starts an empty one when it does not exist yet. */
+  /**
+   * Reads the lock file, or starts an empty one when it does not exist yet. A version 1 lock
+   * (hashes only) is read as it is and written as version 2 (with the definitions) when next saved.
+   */
   static load(file: string): ToolPins {
     let text: string;
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new ToolPins(file, new Map());
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new ToolPins(file, new Map(), new Map());
       throw new SwitchboardError('CONFIG', `Cannot read the lock file ${file}: ${(error as Error).message}`);
     }
     let parsed: unknown;
@@ -107,17 +137,30 @@ export class ToolPins {
       tools,
       skills = {},
     } = parsed as { version?: unknown; tools?: unknown; skills?: unknown };
-    if (version !== LOCK_VERSION || !isPlainObject(tools) || !isPlainObject(skills)) {
-      throw new SwitchboardError(
+    const refuse = (what: string) =>
+      new SwitchboardError(
         'CONFIG',
-        `The lock file ${file} is not a version ${LOCK_VERSION} lock ({ "version": 1, "tools": { name: hash }, "skills": { uri: hash } }). Delete it to pin every tool afresh.`,
+        `The lock file ${file} ${what} (a lock is ${LOCK_SHAPE}; version 1 held { name: hash }). Delete it to pin every tool afresh.`,
       );
-    }
+    if ((version !== 1 && version !== LOCK_VERSION) || !isPlainObject(tools) || !isPlainObject(skills))
+      throw refuse(`is not a version 1 or ${LOCK_VERSION} lock`);
     const pinned = new Map<string, string>();
+    const definitions = new Map<string, PinnedDefinition>();
     for (const record of [tools, skills]) {
-      for (const [name, hash] of Object.entries(record)) if (typeof hash === 'string') pinned.set(name, hash);
+      for (const [name, pin] of Object.entries(record)) {
+        if (version === 1) {
+          if (typeof pin === 'string') pinned.set(name, pin);
+          continue;
+        }
+        if (!isPlainObject(pin) || typeof pin.hash !== 'string')
+          throw refuse(`pins ${JSON.stringify(name)} without a "hash"`);
+        pinned.set(name, pin.hash);
+        // A definition that is not what its hash is over is not kept (the hash alone still pins).
+        if (isPlainObject(pin.definition) && hashOf(pin.definition) === pin.hash)
+          definitions.set(pin.hash, pin.definition);
+      }
     }
-    return new ToolPins(file, pinned);
+    return new ToolPins(file, pinned, definitions);
   }
 
   /**
@@ -163,18 +206,20 @@ export class ToolPins {
    * the tool first with another definition, that pin wins and the tools are admitted again.
    */
   admit(name: string, tool: Tool): boolean {
-    return this.admitHash(name, toolHash(tool));
+    return this.admitDefinition(name, toolDefinition(tool));
   }
 
   /** Whether the skill whose `SKILL.md` is shown at `uri` may be shown (as {@link admit} for a tool). */
   admitSkill(uri: string, entry: SkillEntry): boolean {
-    return this.admitHash(uri, skillHash(entry));
+    return this.admitDefinition(uri, skillDefinition(entry));
   }
 
-  private admitHash(name: string, found: string): boolean {
+  private admitDefinition(name: string, definition: PinnedDefinition): boolean {
+    const found = hashOf(definition);
     const pinned = this.pinned.get(name);
     if (pinned === undefined) {
       this.pinned.set(name, found);
+      this.#definitions.set(found, definition);
       this.save();
       this.#share(async (shared) => {
         const inForce = await shared.pinFirst(name, found);
@@ -186,9 +231,23 @@ export class ToolPins {
     }
     if (pinned === undefined || pinned === found) {
       this.held.delete(name);
+      // A pin from a version 1 lock (or another node) learns its definition: the lock keeps it.
+      if (!this.#definitions.has(found)) {
+        this.#definitions.set(found, definition);
+        this.save();
+      }
       return true;
     }
-    this.held.set(name, { kind: kindOf(name), name, pinned, found });
+    const before = this.#definitions.get(pinned);
+    this.#definitions.set(found, definition);
+    this.held.set(name, {
+      kind: kindOf(name),
+      name,
+      pinned,
+      found,
+      ...(before ? { pinnedDefinition: before } : {}),
+      foundDefinition: definition,
+    });
     return false;
   }
 
@@ -213,8 +272,15 @@ export class ToolPins {
 
   private save(): void {
     const sorted = [...this.pinned].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const tools = Object.fromEntries(sorted.filter(([name]) => kindOf(name) === 'tool'));
-    const skills = Object.fromEntries(sorted.filter(([name]) => kindOf(name) === 'skill'));
+    // Only the definitions still pinned or held are kept.
+    const kept = new Set([...this.pinned.values(), ...[...this.held.values()].map((p) => p.found)]);
+    for (const hash of this.#definitions.keys()) if (!kept.has(hash)) this.#definitions.delete(hash);
+    const entry = ([name, hash]: [string, string]) => {
+      const definition = this.#definitions.get(hash);
+      return [name, definition ? { hash, definition } : { hash }] as const;
+    };
+    const tools = Object.fromEntries(sorted.filter(([name]) => kindOf(name) === 'tool').map(entry));
+    const skills = Object.fromEntries(sorted.filter(([name]) => kindOf(name) === 'skill').map(entry));
     const lock = { version: LOCK_VERSION, tools, ...(Object.keys(skills).length > 0 ? { skills } : {}) };
     // Written whole and renamed, so a crash never leaves half a lock.
     const temporary = `${this.file}.tmp-${process.pid}`;

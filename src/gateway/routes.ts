@@ -7,9 +7,11 @@
  * the config's collision policy (`suffix` or `skip`).
  */
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+import type { Meta } from '../protocol/types.js';
+import { isPlainObject } from '../util/guards.js';
 import type { Logger } from '../util/logger.js';
 import type { GatewayConfig } from './config.js';
-import { exposedName, exposedUri, parseExposedUri, withSuffix } from './names.js';
+import { APP_URI_PREFIX, exposedName, exposedUri, parseExposedUri, withSuffix } from './names.js';
 import type { Upstream } from './upstream.js';
 
 /** Where a downstream tool or prompt name leads. */
@@ -98,6 +100,47 @@ export class Routes {
    */
   shownUri(upstream: Upstream, uri: string): string {
     return upstream.config.namespace ? exposedUri(upstream.name, uri) : uri;
+  }
+
+  /**
+   * A `_meta` naming an MCP Apps view (`ui.resourceUri`, or the older flat `ui/resourceUri`) with
+   * the view's `ui://` URI as shown downstream, as a new object; undefined when it names no view.
+   * Tool descriptors and tool results alike (a result may name the view to show it in).
+   */
+  viewMeta(upstream: Upstream, meta: Meta | undefined): Meta | undefined {
+    if (meta === undefined) return undefined;
+    const ui = isPlainObject(meta.ui) ? meta.ui : undefined;
+    const nested = ui?.resourceUri;
+    const flat = meta['ui/resourceUri'];
+    if (nested === undefined && flat === undefined) return undefined;
+    const shown = (uri: unknown) =>
+      typeof uri === 'string' && uri.startsWith(APP_URI_PREFIX) ? this.shownUri(upstream, uri) : uri;
+    const mapped: Meta = { ...meta };
+    if (nested !== undefined) mapped.ui = { ...ui, resourceUri: shown(nested) };
+    if (flat !== undefined) mapped['ui/resourceUri'] = shown(flat);
+    return mapped;
+  }
+
+  /**
+   * Content blocks of a tool's or prompt's result as shown downstream: a `resource_link`'s URI and
+   * an embedded `resource`'s are mapped as the upstream's resources are (`ui://<server>/...` for a
+   * view, `gateway://<server>/...` else), so the client reads them back through the gateway.
+   * Mutates the blocks (parsed for this call alone); allocates only for a block it maps.
+   */
+  mapContent(upstream: Upstream, blocks: readonly unknown[]): void {
+    if (!upstream.config.namespace) return;
+    for (const block of blocks) {
+      if (!isPlainObject(block)) continue;
+      if (block.type === 'resource_link' && typeof block.uri === 'string') {
+        block.uri = exposedUri(upstream.name, block.uri);
+      } else if (
+        block.type === 'resource' &&
+        isPlainObject(block.resource) &&
+        typeof block.resource.uri === 'string'
+      ) {
+        block.resource = { ...block.resource, uri: exposedUri(upstream.name, block.resource.uri) };
+      }
+    }
   }
 
   /** The upstream of a downstream URI and its URI there; -32602 when no upstream has it. */

@@ -13,8 +13,9 @@ test('the gateway benchmark smoke pass completes and prints its tables', (t) =>
     ],
     t.signal,
     [
-      /^\| metric \| unit \| direct \| gateway \| relay \|/m,
-      /^\| metric \| unit \| direct \| gateway \|/m,
+      // Both transports with their relay floor.
+      /^### gateway: stdio upstream, one hop vs direct\n+\| metric \| unit \| direct \| gateway \| relay \|/m,
+      /^### gateway: HTTP upstream, one hop vs direct\n+\| metric \| unit \| direct \| gateway \| relay \|/m,
       // Both downstream eras, every row filled (a cell that failed would leave a dash).
       /^\| legacy seq latency p50 \| us \(less is better\) \| [\d,.]+ \| [\d,.]+ \| [\d,.]+ \|/m,
       /^\| 2026-07-28 64 in flight throughput \| calls\/s \(more is better\) \| [\d,.]+ \| [\d,.]+ \| [\d,.]+ \|/m,

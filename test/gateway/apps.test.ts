@@ -3,7 +3,9 @@
  * (`ui://<server>/<rest>`), the tools' `_meta.ui.resourceUri` (and the older flat
  * `_meta["ui/resourceUri"]`) name the mapped URI, a read of it routes back, and the tool calls a
  * view makes by its own server's names reach that server. Two servers with the same view URI stay
- * apart. (The console renders such a view through the gateway: test/console/browser-apps.test.ts.)
+ * apart. A tool's or prompt's result that names a view or resource itself (`resource_link`,
+ * embedded `resource`, the result's `_meta.ui.resourceUri`) names it as the gateway serves it, and
+ * reads back. (The console renders such a view through the gateway: test/console/browser-apps.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -14,7 +16,7 @@ import { type RunningServer, serve } from '../../src/node/serve.js';
 import { ProtocolError } from '../../src/protocol/errors.js';
 import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
 import { createHttpHandler } from '../../src/transports/http/server/handler.js';
-import { appsServer, VIEW_URI, viewHtml } from '../fixtures/apps-upstream.js';
+import { appsServer, TODAY_URI, VIEW_URI, viewHtml } from '../fixtures/apps-upstream.js';
 import { gatewayOver, textOf } from './helpers.js';
 
 describe('gateway: MCP Apps views and their tool calls', () => {
@@ -79,6 +81,29 @@ describe('gateway: MCP Apps views and their tool calls', () => {
         // `show_weather` and `status` are names of both servers: a bare call cannot tell which.
         await assert.rejects(client.callTool('status'), ProtocolError);
         assert.equal(textOf(await client.callTool('maps__status')), 'maps status');
+
+        // A result naming the view and a resource itself: mapped as descriptors are, read back.
+        const linked = await client.callTool('forecast__show_links');
+        assert.deepEqual(linked._meta?.ui, { resourceUri: 'ui://forecast/weather/dashboard' });
+        assert.equal(linked._meta?.['ui/resourceUri'], 'ui://forecast/weather/dashboard');
+        const prompt = await client.getPrompt('maps__briefing');
+        for (const [label, blocks] of [
+          ['forecast', linked.content],
+          ['maps', prompt.messages.map((message) => message.content)],
+        ] as const) {
+          const uris = blocks.map((block) =>
+            block.type === 'resource_link' ? block.uri : block.type === 'resource' ? block.resource.uri : '',
+          );
+          assert.deepEqual(uris, [
+            `ui://${label}/weather/dashboard`,
+            `gateway://${label}/${TODAY_URI}`,
+            `gateway://${label}/${TODAY_URI}`,
+          ]);
+          const [view] = (await client.readResource(uris[0]!)).contents;
+          assert.equal((view as { text?: string }).text, viewHtml(label));
+          const [today] = (await client.readResource(uris[1]!)).contents;
+          assert.equal((today as { text?: string }).text, `${label}: today is sunny`);
+        }
       } finally {
         await client.close();
       }

@@ -216,7 +216,11 @@ describe('gateway.redis with --lock: the nodes share tool pins and approvals', (
     nodes.push(b);
     assert.match(b.stderr(), /hidden until approved \(changed since pinned\): up__deploy/);
     const pinsOf = (name: string) =>
-      (JSON.parse(readFileSync(lock(name), 'utf8')) as { tools: Record<string, string> }).tools;
+      Object.fromEntries(
+        Object.entries(
+          (JSON.parse(readFileSync(lock(name), 'utf8')) as { tools: Record<string, { hash: string }> }).tools,
+        ).map(([tool, pin]) => [tool, pin.hash]),
+      );
     assert.equal(pinsOf('b').up__deploy, pinsOf('a').up__deploy, "b holds a's pin");
     const ready = (await (await fetch(`http://127.0.0.1:${b.port}/readyz`)).json()) as {
       heldTools?: string[];

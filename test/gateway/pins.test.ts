@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { SkillEntry } from '../../src/extensions/skills/types.js';
-import { skillHash, ToolPins, toolHash } from '../../src/gateway/pins.js';
+import { skillDefinition, skillHash, ToolPins, toolDefinition, toolHash } from '../../src/gateway/pins.js';
 import { runCli } from '../cli/run-cli.js';
 import { startGateway, switchboardClient, UPSTREAM } from './helpers.js';
 
@@ -21,8 +21,13 @@ describe('tool pinning', () => {
     const pins = ToolPins.load(file);
     assert.equal(pins.admit('a__t', tool('one')), true);
     assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), {
-      version: 1,
-      tools: { a__t: toolHash(tool('one')) },
+      version: 2,
+      tools: {
+        a__t: {
+          hash: toolHash(tool('one')),
+          definition: { description: 'one', inputSchema: { type: 'object' } },
+        },
+      },
     });
     assert.equal(pins.admit('a__t', tool('one')), true);
     // Key order does not matter; a changed description does.
@@ -32,7 +37,14 @@ describe('tool pinning', () => {
     );
     assert.equal(pins.admit('a__t', tool('two')), false);
     assert.deepEqual(pins.pending(), [
-      { kind: 'tool', name: 'a__t', pinned: toolHash(tool('one')), found: toolHash(tool('two')) },
+      {
+        kind: 'tool',
+        name: 'a__t',
+        pinned: toolHash(tool('one')),
+        found: toolHash(tool('two')),
+        pinnedDefinition: toolDefinition(tool('one')),
+        foundDefinition: { description: 'two', inputSchema: { type: 'object' } },
+      },
     ]);
     assert.deepEqual(ToolPins.load(file).admit('a__t', tool('two')), false, 'the pin is in the file');
     assert.deepEqual(
@@ -41,8 +53,67 @@ describe('tool pinning', () => {
     );
     assert.equal(ToolPins.load(file).admit('a__t', tool('two')), true);
 
+    const lock = JSON.parse(readFileSync(file, 'utf8'));
+    assert.equal(lock.tools.a__t.definition.description, 'two', 'the approved definition is kept');
+
     writeFileSync(file, '{ "tools": [] }');
-    assert.throws(() => ToolPins.load(file), /not a version 1 lock/);
+    assert.throws(() => ToolPins.load(file), /not a version 1 or 2 lock/);
+    writeFileSync(file, '{ "version": 2, "tools": { "a__t": "sha256:0" } }');
+    assert.throws(() => ToolPins.load(file), /pins "a__t" without a "hash"/);
+  });
+
+  test('a version 1 lock (hashes only) is read, and written as version 2 with the definitions', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'gateway-pins-')), 'tools.lock');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        version: 1,
+        tools: { a__same: toolHash(tool('one')), a__moved: toolHash(tool('one')) },
+      }),
+    );
+    const pins = ToolPins.load(file);
+    assert.equal(pins.admit('a__same', tool('one')), true);
+    // The unchanged tool's definition is learnt and written; the lock is now version 2.
+    const written = JSON.parse(readFileSync(file, 'utf8'));
+    assert.equal(written.version, 2);
+    assert.deepEqual(written.tools.a__same, {
+      hash: toolHash(tool('one')),
+      definition: toolDefinition(tool('one')),
+    });
+    // Held: its old definition is the one learnt from a__same (the same hash), its new one is known.
+    assert.equal(pins.admit('a__moved', tool('two')), false);
+    const [held] = pins.pending();
+    assert.deepEqual(held?.pinnedDefinition, toolDefinition(tool('one')));
+    assert.deepEqual(held?.foundDefinition, toolDefinition(tool('two')));
+
+    // A pin whose definition was never seen: held with the new definition only.
+    writeFileSync(file, JSON.stringify({ version: 1, tools: { a__t: `sha256:${'0'.repeat(64)}` } }));
+    const old = ToolPins.load(file);
+    assert.equal(old.admit('a__t', tool('one')), false);
+    assert.equal(old.pending()[0]?.pinnedDefinition, undefined);
+    assert.deepEqual(old.pending()[0]?.foundDefinition, toolDefinition(tool('one')));
+    assert.deepEqual(
+      JSON.parse(readFileSync(file, 'utf8')).tools,
+      { a__t: `sha256:${'0'.repeat(64)}` },
+      'nothing written yet',
+    );
+    old.approve();
+    assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')).tools.a__t, {
+      hash: toolHash(tool('one')),
+      definition: toolDefinition(tool('one')),
+    });
+
+    // A definition that is not what its hash is over is dropped on reading (its hash still pins).
+    writeFileSync(
+      file,
+      JSON.stringify({
+        version: 2,
+        tools: { a__t: { hash: toolHash(tool('one')), definition: { description: 'lie' } } },
+      }),
+    );
+    const forged = ToolPins.load(file);
+    assert.equal(forged.admit('a__t', tool('two')), false);
+    assert.equal(forged.pending()[0]?.pinnedDefinition, undefined);
   });
 
   test('skills are pinned by SKILL.md URI over their frontmatter and every file digest and size', () => {
@@ -68,8 +139,9 @@ describe('tool pinning', () => {
     const pins = ToolPins.load(file);
     assert.equal(pins.admitSkill('skill://a/s/SKILL.md', entry('1')), true);
     assert.equal(pins.admit('a__t', tool('one')), true);
-    assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')).skills, {
-      'skill://a/s/SKILL.md': skillHash(entry('1')),
+    assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')).skills['skill://a/s/SKILL.md'], {
+      hash: skillHash(entry('1')),
+      definition: skillDefinition(entry('1')),
     });
     assert.equal(ToolPins.load(file).admitSkill('skill://a/s/SKILL.md', entry('2')), false);
     assert.equal(pins.admitSkill('skill://a/s/SKILL.md', entry('2')), false);

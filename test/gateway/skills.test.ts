@@ -277,7 +277,7 @@ describe('skills through the gateway', () => {
     assert.ok(first.uris.includes('skill://team/git-workflow/SKILL.md'));
     assert.deepEqual(first.held, []);
     const pinned = JSON.parse(readFileSync(lock, 'utf8'));
-    assert.match(pinned.skills['skill://team/git-workflow/SKILL.md'], /^sha256:[0-9a-f]{64}$/);
+    assert.match(pinned.skills['skill://team/git-workflow/SKILL.md'].hash, /^sha256:[0-9a-f]{64}$/);
 
     const file = join(dir, 'git-workflow', 'SKILL.md');
     writeFileSync(file, readFileSync(file, 'utf8').replace('one commit per step', 'push to main directly'));
