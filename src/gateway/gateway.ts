@@ -28,7 +28,7 @@ import type { GatewayConfig, HttpUpstreamConfig, UpstreamConfig } from './config
 import { Following } from './following.js';
 import { Forwarding } from './forwarding.js';
 import { SKILL_PREFIX } from './names.js';
-import { type SharedPins, ToolPins } from './pins.js';
+import { type PendingTool, type SharedPins, ToolPins } from './pins.js';
 import { Routes } from './routes.js';
 import { GatewaySkills } from './skills.js';
 import { GatewayTelemetry } from './telemetry.js';
@@ -178,6 +178,24 @@ export class Gateway {
   }
 
   /**
+   * Pins the current definitions of the held tools and skills named (every one held when none is),
+   * and shows them at once: the running upstreams' lists are read again. With shared pins
+   * (`gateway.redis`) it resolves once the approval is in Redis (every node then shows them).
+   */
+  async approve(names: readonly string[] = []): Promise<PendingTool[]> {
+    if (!this.pins) return [];
+    const approved = this.pins.approve(names);
+    if (approved.length === 0) return approved;
+    await this.pins.settled();
+    await Promise.all(
+      [...this.routes.upstreams.values()]
+        .filter((upstream) => upstream.health().state === 'up')
+        .map((upstream) => this.catalog.refresh(upstream)),
+    );
+    return approved;
+  }
+
+  /**
    * Applies an edited config while clients stay connected: upstreams whose entries are gone are
    * stopped, changed ones restarted, new ones added; clients get `list_changed`. The gateway's own
    * options (port, separator...) keep their first values.
@@ -269,6 +287,34 @@ export class Gateway {
   }
 
   /**
+   * Does the gateway serve `uri` to this caller (a listed resource or a template it may see, not a
+   * hidden skill's file)? A subscription to one it does not is answered as a read of it would be:
+   * so a URI hidden from the caller (by `gateway.access`...) is refused exactly like one nobody
+   * serves, and nothing is followed upstream for it.
+   */
+  private async serves(uri: string, ctx: RequestContext): Promise<boolean> {
+    await this.catalog.ensureStarted();
+    if (uri.startsWith(SKILL_PREFIX) && this.skills.hides(uri, ctx)) return false;
+    return this.server.resourceServed(uri, ctx);
+  }
+
+  /**
+   * A listen request without the `resourceSubscriptions` the gateway does not serve this caller:
+   * its acknowledgement leaves them out (as a legacy client's leaves out a refused subscribe).
+   */
+  private async withoutUnserved(params: Params, ctx: RequestContext): Promise<Params> {
+    const notifications = params.notifications as Params | undefined;
+    const named = notifications?.resourceSubscriptions;
+    if (!Array.isArray(named)) return params;
+    const served = await Promise.all(named.map((uri) => typeof uri !== 'string' || this.serves(uri, ctx)));
+    if (served.every(Boolean)) return params;
+    return {
+      ...params,
+      notifications: { ...notifications, resourceSubscriptions: named.filter((_, i) => served[i]) },
+    };
+  }
+
+  /**
    * The gateway's one middleware (a map lookup per request), outermost, so it times every request:
    * lists first connect lazily started upstreams, subscriptions are followed upstream. It calls
    * `next` for every request: items are the server's own (pass-through), and so are their checks.
@@ -296,9 +342,21 @@ export class Gateway {
           return next(params);
         },
       ],
-      ['resources/subscribe', (params, ctx, next) => this.followed.subscribe(params, ctx, next)],
+      [
+        'resources/subscribe',
+        async (params, ctx, next) => {
+          const { uri } = params;
+          if (typeof uri === 'string' && !(await this.serves(uri, ctx))) {
+            throw resourceNotFound(uri, featuresOf(ctx.revision).resourceNotFoundCode);
+          }
+          return this.followed.subscribe(params, ctx, next);
+        },
+      ],
       ['resources/unsubscribe', (params, ctx, next) => this.followed.unsubscribe(params, ctx, next)],
-      ['subscriptions/listen', (params, _ctx, next) => this.followed.listen(params, next)],
+      [
+        'subscriptions/listen',
+        async (params, ctx, next) => this.followed.listen(await this.withoutUnserved(params, ctx), next),
+      ],
     ]);
     const { telemetry } = this;
     this.server.use((next) => (method, params, ctx) => {

@@ -16,7 +16,7 @@ import { resourceNotFound } from '../server/resources.js';
 import type { ServerCore } from '../server/server.js';
 import { AccessPolicy } from './access.js';
 import { type AuditLog, type AuditOutcome, argumentsDigest } from './audit.js';
-import { callerOf } from './caller.js';
+import { type Caller, callerOf } from './caller.js';
 import type { GatewayConfig } from './config.js';
 import { parseExposedUri } from './names.js';
 import type { RateLimits } from './rate-limits.js';
@@ -47,6 +47,23 @@ function subjectOf(method: string, params: Params): string | null {
     default:
       return null;
   }
+}
+
+/** Requests that read or follow one resource by URI: a URI the rules deny is answered as unknown. */
+const BY_URI = new Set(['resources/read', 'resources/subscribe']);
+
+/**
+ * A 2026-07-28 listen request without the URIs of its `resourceSubscriptions` the rules deny
+ * `caller`: its acknowledgement leaves them out, as the gateway leaves out a URI nobody serves,
+ * and nothing is followed for them.
+ */
+function withoutDenied(access: AccessPolicy, caller: Caller | undefined, params: Params): Params {
+  const notifications = params.notifications as Params | undefined;
+  const named = notifications?.resourceSubscriptions;
+  if (!Array.isArray(named)) return params;
+  const allowed = named.filter((uri) => typeof uri !== 'string' || access.allows(caller, uri));
+  if (allowed.length === named.length) return params;
+  return { ...params, notifications: { ...notifications, resourceSubscriptions: allowed } };
 }
 
 /** Installs the access filters on `server` and returns the middleware to run first. */
@@ -84,14 +101,17 @@ export function guard(
     const caller = callerOf(ctx.auth);
     const subject = subjectOf(method, params);
     let outcome: AuditOutcome = 'ok';
+    let sent = params;
     try {
       // A denied item: the server's list filters answer it as an unknown one (next, below), but
-      // they judge a read served by a template by the template: a URI the rules deny is refused
-      // here, with the server's own not-found answer.
+      // they judge a read or subscription served by a template by the template: a URI the rules
+      // deny is refused here, with the server's own not-found answer.
       if (subject !== null && access && !access.allows(caller, subject)) {
         outcome = 'denied';
-        if (method === 'resources/read')
+        if (BY_URI.has(method))
           throw resourceNotFound(subject, featuresOf(ctx.revision).resourceNotFoundCode);
+      } else if (access && method === 'subscriptions/listen') {
+        sent = withoutDenied(access, caller, params);
       } else if (limits && method === 'tools/call' && subject !== null) {
         const refused = await limits.take(caller, subject);
         if (refused) {
@@ -104,8 +124,8 @@ export function guard(
         }
       }
       const result = await (exchanges && subject !== null
-        ? onBehalfOf(ctx.auth, () => next(method, params, ctx))
-        : next(method, params, ctx));
+        ? onBehalfOf(ctx.auth, () => next(method, sent, ctx))
+        : next(method, sent, ctx));
       if (outcome === 'ok' && (result as { isError?: unknown } | undefined)?.isError === true)
         outcome = 'error';
       return result;

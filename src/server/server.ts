@@ -687,6 +687,17 @@ export class ServerCore {
     return this.visible('resources', resource, ctx);
   }
 
+  /**
+   * @internal Would a `resources/read` of `uri` reach a resource or template the caller of `ctx`
+   * sees? (A gateway refuses to follow what it would not serve.)
+   */
+  resourceServed(uri: string, ctx: RequestContext): boolean {
+    const entry = this.resources.get(uri);
+    if (entry) return this.visible('resources', entry.descriptor, ctx);
+    const match = this.templateIndex().match(uri);
+    return match !== undefined && this.visible('resourceTemplates', match.value.descriptor, ctx);
+  }
+
   /** @internal Resources changed beyond the registry (a gateway's upstream skills): `list_changed`. */
   resourcesChanged(): void {
     this.listChanged('resources');

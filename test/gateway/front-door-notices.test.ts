@@ -1,0 +1,159 @@
+/**
+ * `gateway.access` and what the gateway tells each caller unasked: a subscription (legacy
+ * `resources/subscribe`, 2026-07-28 `subscriptions/listen` with `resourceSubscriptions`) to a URI
+ * the rules deny is refused exactly like one nobody serves, also under a template the rules allow,
+ * and nothing is followed upstream for it.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '../../src/extensions/client.js';
+import { parseGatewayConfig } from '../../src/gateway/config.js';
+import { frontDoor } from '../../src/gateway/front-door.js';
+import { Gateway } from '../../src/gateway/gateway.js';
+import { guard } from '../../src/gateway/guard.js';
+import { nodeFetch } from '../../src/node/fetch.js';
+import { type RunningServer, serve } from '../../src/node/serve.js';
+import { ProtocolError } from '../../src/protocol/errors.js';
+import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
+import { createHttpHandler } from '../../src/transports/http/server/handler.js';
+import { upstreamServer } from './helpers.js';
+
+const ALICE = randomBytes(32).toString('base64url');
+const BOB = randomBytes(32).toString('base64url');
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+const ACCESS = [
+  {
+    principals: ['alice'],
+    allow: ['up__*', 'gateway://up/*'],
+    deny: ['gateway://up/memo://secret'],
+  },
+  { principals: ['bob'], allow: ['up__pub_*', 'gateway://up/memo://pub'] },
+];
+
+async function refusal(promise: Promise<unknown>): Promise<ProtocolError> {
+  const error = await promise.then(
+    () => assert.fail('should have been refused'),
+    (e: unknown) => e,
+  );
+  assert.ok(error instanceof ProtocolError, String(error));
+  return error;
+}
+
+describe('gateway.access: what each caller is told unasked', () => {
+  let upstream: Awaited<ReturnType<typeof upstreamServer>>;
+  let gateway: Gateway;
+  let http: RunningServer;
+  let url: string;
+
+  before(async () => {
+    upstream = await upstreamServer((server) => {
+      server.registerTool('pub_a', {}, () => 'a');
+      server.registerTool('sec_a', {}, () => 'a');
+      server.registerPrompt('pub_p', {}, () => 'p');
+      server.registerResource('pub', 'memo://pub', {}, () => 'pub');
+      server.registerResource('sec', 'memo://sec', {}, () => 'sec');
+      server.registerResourceTemplate('memo', 'memo://{id}', {}, (uri) => ({
+        contents: [{ uri, text: uri }],
+      }));
+    });
+    const loaded = parseGatewayConfig(
+      'notices.json',
+      JSON.stringify({
+        mcpServers: { up: { url: upstream.url } },
+        gateway: { auth: { apiKeys: { alice: '${ALICE_KEY}', bob: '${BOB_KEY}' } }, access: ACCESS },
+      }),
+      { env: { ALICE_KEY: ALICE, BOB_KEY: BOB } },
+    );
+    assert.ok(loaded.ok, loaded.ok ? '' : JSON.stringify(loaded.problems));
+    const { config } = loaded;
+    gateway = new Gateway(config, { guard: (server) => guard(server, config, {}) });
+    await gateway.start();
+    http = await serve(createHttpHandler(gateway.server, { auth: frontDoor(config.security.auth!) }), {
+      port: 0,
+    });
+    url = http.url;
+  });
+  after(async () => {
+    await http?.close();
+    await gateway?.close();
+    await upstream?.close();
+  });
+
+  const connect = async (key: string, era: 'auto' | 'legacy') => {
+    const client = new Client({ name: `notices-${era}`, version: '1.0.0' }, { version: era, cache: false });
+    await client.connect(
+      new StreamableHttpClientChannel(url, { fetch: nodeFetch, rememberEra: false, headers: bearer(key) }),
+    );
+    return client;
+  };
+
+  test('resources/subscribe: a denied URI is refused as an unserved one, under an allowed template too', async () => {
+    const alice = await connect(ALICE, 'legacy');
+    const bob = await connect(BOB, 'legacy');
+    const subscribe = (client: Client, uri: string) => client.request('resources/subscribe', { uri });
+    try {
+      // Served to alice by the template memo://{id}, which she may use, but the URI is denied.
+      const denied = await refusal(subscribe(alice, 'gateway://up/memo://secret'));
+      const unserved = await refusal(subscribe(alice, 'gateway://up/nothing://secret'));
+      assert.equal(denied.code, -32002);
+      assert.equal(unserved.code, -32002);
+      assert.equal(denied.message.replace('memo://', 'X://'), unserved.message.replace('nothing://', 'X://'));
+      // Bob may see neither memo://sec (a listed resource) nor the template.
+      assert.equal((await refusal(subscribe(bob, 'gateway://up/memo://sec'))).code, -32002);
+      assert.equal((await refusal(subscribe(bob, 'gateway://up/memo://other'))).code, -32002);
+      assert.deepEqual(gateway.following(), []);
+      assert.deepEqual(await subscribe(alice, 'gateway://up/memo://other'), {});
+      assert.deepEqual(await subscribe(bob, 'gateway://up/memo://pub'), {});
+      assert.deepEqual(
+        gateway
+          .following()
+          .map((f) => f.uri)
+          .sort(),
+        ['gateway://up/memo://other', 'gateway://up/memo://pub'],
+      );
+    } finally {
+      await alice.close();
+      await bob.close();
+    }
+  });
+
+  for (const era of ['auto', 'legacy'] as const) {
+    test(`listen (${era}): the acknowledgement leaves out a denied URI as an unserved one; nothing is followed for it`, async () => {
+      const alice = await connect(ALICE, era);
+      const bob = await connect(BOB, era);
+      const follow = async (client: Client, uris: string[]) => {
+        const subscription = client.listen({ resourceSubscriptions: uris }, {});
+        const agreed = await subscription.acknowledged;
+        return { subscription, uris: agreed.resourceSubscriptions ?? [] };
+      };
+      try {
+        const a = await follow(alice, [
+          'gateway://up/memo://other',
+          'gateway://up/memo://secret',
+          'gateway://up/nothing://secret',
+        ]);
+        assert.deepEqual(a.uris, ['gateway://up/memo://other']);
+        const b = await follow(bob, [
+          'gateway://up/memo://pub',
+          'gateway://up/memo://sec',
+          'gateway://up/memo://other',
+        ]);
+        assert.deepEqual(b.uris, ['gateway://up/memo://pub']);
+        assert.deepEqual(
+          gateway
+            .following()
+            .map((f) => f.uri)
+            .sort(),
+          ['gateway://up/memo://other', 'gateway://up/memo://pub'],
+        );
+        await a.subscription.close();
+        await b.subscription.close();
+      } finally {
+        await alice.close();
+        await bob.close();
+      }
+    });
+  }
+});
