@@ -3,7 +3,12 @@
  * without starting anything; `CONFIG` serves it (see `gateway/run.ts`).
  */
 import { verifyAudit } from '../gateway/audit.js';
-import { type HttpUpstreamConfig, loadGatewayConfig, parseGatewayConfig } from '../gateway/config.js';
+import {
+  type HttpUpstreamConfig,
+  loadGatewayConfig,
+  parseGatewayConfig,
+  type UpstreamConfig,
+} from '../gateway/config.js';
 import { formatProblem } from '../gateway/config-source.js';
 import { nodeFetch } from '../node/fetch.js';
 import { SwitchboardError } from '../protocol/errors.js';
@@ -239,6 +244,15 @@ export async function runGatewayCli(argv: readonly string[], io: CliIo): Promise
     watch: args.watch,
     insecureNoAuth: args.insecureNoAuth,
     fetchFor: signedInFetch(io.err),
+    // The admin endpoint's check: the fleet checker on the server's config entry, loaded when first asked.
+    checkServer: async (upstream: UpstreamConfig) => {
+      const [{ checkFleet, upstreamTarget }, { forHistory }] = await Promise.all([
+        import('../fleet/fleet-check.js'),
+        import('../fleet/history.js'),
+      ]);
+      const [result] = await checkFleet([upstreamTarget(upstream)], { concurrency: 1 });
+      return forHistory(result!);
+    },
   };
   try {
     if (args.approve) return await approveTools(config, options, args.approve, io.out, io.err);

@@ -6,7 +6,7 @@
  */
 import { type CheckReport, type CheckTarget, checkServer } from '../check/run.js';
 import { compareSurfaces, type Surface } from '../check/snapshot.js';
-import type { GatewayConfig } from '../gateway/config.js';
+import type { GatewayConfig, UpstreamConfig } from '../gateway/config.js';
 import { describeTarget } from '../node/target.js';
 import type { Revision } from '../protocol/revisions.js';
 import { errorMessage } from '../util/guards.js';
@@ -48,22 +48,24 @@ export interface FleetResult {
 
 /** The servers of a gateway config (mcpServers or VS Code's), as the checker runs them. */
 export function configTargets(config: GatewayConfig): FleetTarget[] {
-  return config.upstreams.map(
-    (u): FleetTarget =>
-      u.transport === 'stdio'
-        ? {
-            name: u.name,
-            transport: 'stdio',
-            target: {
-              kind: 'stdio',
-              command: u.command,
-              args: u.args,
-              env: u.env,
-              ...(u.cwd ? { cwd: u.cwd } : {}),
-            },
-          }
-        : { name: u.name, transport: u.transport, target: { kind: 'http', url: u.url, headers: u.headers } },
-  );
+  return config.upstreams.map(upstreamTarget);
+}
+
+/** One server entry of a gateway config, as the checker runs it. */
+export function upstreamTarget(u: UpstreamConfig): FleetTarget {
+  return u.transport === 'stdio'
+    ? {
+        name: u.name,
+        transport: 'stdio',
+        target: {
+          kind: 'stdio',
+          command: u.command,
+          args: u.args,
+          env: u.env,
+          ...(u.cwd ? { cwd: u.cwd } : {}),
+        },
+      }
+    : { name: u.name, transport: u.transport, target: { kind: 'http', url: u.url, headers: u.headers } };
 }
 
 export interface FleetCheckOptions {

@@ -1,6 +1,6 @@
 /**
  * The front-door part of a gateway config: `gateway.auth`, `gateway.access`, `gateway.rateLimits`,
- * `gateway.audit`, `gateway.redis`, and each HTTP server's `upstreamAuth`. Read by the same reader as
+ * `gateway.audit`, `gateway.redis`, `gateway.admin`, and each HTTP server's `upstreamAuth`. Read by the same reader as
  * the rest (every problem at its file:line:column, with what to write instead), then checked against
  * the servers: a rule none of whose globs can match a name the config shows is a problem too.
  */
@@ -67,6 +67,14 @@ export interface TokenExchangeConfig {
   readonly scope?: string;
 }
 
+/** `gateway.admin`: who may use the admin endpoint (`/admin/...`, admin.ts). */
+export interface AdminConfig {
+  /** The secret every admin request carries in `X-Switchboard-Admin-Token` (required without `auth`). */
+  readonly token?: string;
+  /** With `auth`: the principals (`alice`, `group:ops`, `scope:gateway.admin`) who are admins; others get 403. */
+  readonly principals: readonly string[];
+}
+
 export interface GatewaySecurity {
   /** Unset: nobody signs in (loopback only, unless `--insecure-no-auth`). */
   readonly auth?: FrontDoorAuth;
@@ -76,6 +84,8 @@ export interface GatewaySecurity {
   readonly audit?: AuditConfig;
   /** `redis://...`: counters, legacy sessions and pins shared by every node. */
   readonly redis?: string;
+  /** Unset: no admin endpoint. */
+  readonly admin?: AdminConfig;
 }
 
 export const NO_SECURITY: GatewaySecurity = Object.freeze({ rateLimits: [] });
@@ -137,13 +147,76 @@ export class SecurityReader {
         'Write "redis": "redis://127.0.0.1:6379".',
       );
     }
+    const admin = this.#admin(
+      member(node, 'admin'),
+      auth !== undefined || member(node, 'auth') !== undefined,
+    );
     return {
       ...(auth ? { auth } : {}),
       ...(access ? { access } : {}),
       rateLimits,
       ...(audit ? { audit } : {}),
       ...(redis !== undefined ? { redis } : {}),
+      ...(admin ? { admin } : {}),
     };
+  }
+
+  /** `gateway.admin`: a token (always checked when set; required without `auth`), and the admins with `auth`. */
+  #admin(node: Node | undefined, withAuth: boolean): AdminConfig | undefined {
+    if (node === undefined) return undefined;
+    const example = withAuth
+      ? '"admin": { "principals": ["alice", "group:ops"] }'
+      : '"admin": { "token": "${SWITCHBOARD_ADMIN_TOKEN}" }';
+    if (!this.#object(node, '"admin"', example)) return undefined;
+    this.r.unknownKeys(node, new Set(['token', 'principals']), NONE, '"admin"');
+    const tokenNode = member(node, 'token');
+    const token = this.r.string(tokenNode, 'token', true);
+    let weak = false;
+    if (token !== undefined) {
+      if (!(tokenNode!.value as string).includes('${'))
+        this.r.warn(
+          tokenNode,
+          'The admin token is written in the config file itself.',
+          'Put it in an environment variable and write "${SWITCHBOARD_ADMIN_TOKEN}", so the file can be shared.',
+        );
+      const bits = keyEntropyBits(token);
+      weak = bits < MIN_KEY_BITS;
+      if (weak)
+        this.r.report(
+          tokenNode,
+          `The admin token is too weak: about ${bits} bits of entropy, at least ${MIN_KEY_BITS} are needed.`,
+          MAKE_A_KEY,
+        );
+    }
+    const principalsNode = member(node, 'principals');
+    const principals = principalsNode === undefined ? [] : this.#principals(node, '"admin"');
+    if (withAuth && principalsNode === undefined) {
+      this.r.report(
+        node,
+        'With "auth", "admin" must name the admins: who may approve changed tools and run checks.',
+        'Add "principals": ["alice", "group:ops"] (names as in "access" rules).',
+      );
+      return undefined;
+    }
+    if (!withAuth && principalsNode !== undefined) {
+      this.r.report(
+        principalsNode,
+        'The admin "principals" name nobody: without "auth" nobody signs in.',
+        'Add "auth" to "gateway", or remove "principals" and keep "token".',
+      );
+      return undefined;
+    }
+    if (!withAuth && token === undefined && tokenNode === undefined) {
+      this.r.report(
+        node,
+        'Without "auth", "admin" needs a "token": the secret every admin request carries.',
+        `Add "token": "\${SWITCHBOARD_ADMIN_TOKEN}". ${MAKE_A_KEY}`,
+      );
+      return undefined;
+    }
+    if (principals === undefined || weak || (tokenNode !== undefined && token === undefined))
+      return undefined;
+    return { ...(token !== undefined ? { token } : {}), principals };
   }
 
   /** A server's `upstreamAuth` (HTTP servers only). */

@@ -198,6 +198,7 @@ const OPTION_KEYS = new Set([
   'rateLimits',
   'audit',
   'redis',
+  'admin',
 ]);
 const HTTP_TYPES: Record<string, 'http' | 'sse'> = {
   http: 'http',

@@ -28,7 +28,7 @@ import type { GatewayConfig, HttpUpstreamConfig, UpstreamConfig } from './config
 import { Following } from './following.js';
 import { Forwarding } from './forwarding.js';
 import { SKILL_PREFIX } from './names.js';
-import { type SharedPins, ToolPins } from './pins.js';
+import { type PendingTool, type SharedPins, ToolPins } from './pins.js';
 import { Routes } from './routes.js';
 import { GatewaySkills } from './skills.js';
 import { GatewayTelemetry } from './telemetry.js';
@@ -175,6 +175,24 @@ export class Gateway {
     await this.catalog.connect(
       [...this.routes.upstreams.values()].filter((upstream) => upstream.config.startup === 'eager'),
     );
+  }
+
+  /**
+   * Pins the current definitions of the held tools and skills named (every one held when none is),
+   * and shows them at once: the running upstreams' lists are read again. With shared pins
+   * (`gateway.redis`) it resolves once the approval is in Redis (every node then shows them).
+   */
+  async approve(names: readonly string[] = []): Promise<PendingTool[]> {
+    if (!this.pins) return [];
+    const approved = this.pins.approve(names);
+    if (approved.length === 0) return approved;
+    await this.pins.settled();
+    await Promise.all(
+      [...this.routes.upstreams.values()]
+        .filter((upstream) => upstream.health().state === 'up')
+        .map((upstream) => this.catalog.refresh(upstream)),
+    );
+    return approved;
   }
 
   /**

@@ -56,7 +56,8 @@ export function withHealthEndpoints(
   };
 }
 
-function reply(res: ServerResponse, status: number, body: unknown): void {
+/** A JSON answer that no cache keeps. */
+export function reply(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
   res.end(JSON.stringify(body));
 }

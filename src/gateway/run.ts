@@ -18,6 +18,7 @@ import { serveStdio } from '../transports/stdio/serve.js';
 import { clip } from '../util/clip.js';
 import { errorMessage } from '../util/guards.js';
 import type { Logger } from '../util/logger.js';
+import { type CheckServer, withAdminEndpoints } from './admin.js';
 import { AuditLog } from './audit.js';
 import { DOWNSTREAM_SESSION_IDLE_MS, type GatewayConfig, loadGatewayConfig } from './config.js';
 import { formatProblem } from './config-source.js';
@@ -41,6 +42,8 @@ export interface RunOptions {
   readonly fetchFor?: GatewayRuntimeOptions['fetchFor'];
   /** `--insecure-no-auth`: listen on a non-loopback address without `gateway.auth` (warned at start). */
   readonly insecureNoAuth?: boolean;
+  /** What the admin endpoint's `POST /admin/check` runs (the CLI's: the fleet checker). */
+  readonly checkServer?: CheckServer;
 }
 
 /**
@@ -243,42 +246,47 @@ export async function runGateway(
     return 0;
   }
   const { auth } = config.security;
+  const authenticator = auth
+    ? frontDoor(auth, {
+        onRefused: (exchange) =>
+          door.audit?.record({
+            principal: null,
+            client: null,
+            session: exchange.header('mcp-session-id') ?? null,
+            method: `${exchange.method} ${exchange.path}`,
+            name: null,
+            upstream: null,
+            outcome: 'unauthenticated',
+            durationMs: 0,
+            argsDigest: null,
+          }),
+        onerror: (error) => logLine(report, 'warn', `auth: ${errorMessage(error)}`),
+      })
+    : undefined;
   const shared = door.stores
     ? { sessionStore: door.stores.http.sessionStore, eventStore: door.stores.http.eventStore }
     : {};
-  const handler = createHttpHandler(
-    gateway.server,
-    auth
-      ? {
-          ...ORIGINS,
-          sessionIdleTimeoutMs: DOWNSTREAM_SESSION_IDLE_MS,
-          ...shared,
-          auth: frontDoor(auth, {
-            onRefused: (exchange) =>
-              door.audit?.record({
-                principal: null,
-                client: null,
-                session: exchange.header('mcp-session-id') ?? null,
-                method: `${exchange.method} ${exchange.path}`,
-                name: null,
-                upstream: null,
-                outcome: 'unauthenticated',
-                durationMs: 0,
-                argsDigest: null,
-              }),
-            onerror: (error) => logLine(report, 'warn', `auth: ${errorMessage(error)}`),
-          }),
-        }
-      : { ...ORIGINS, sessionIdleTimeoutMs: DOWNSTREAM_SESSION_IDLE_MS, ...shared },
-  );
+  const handler = createHttpHandler(gateway.server, {
+    ...ORIGINS,
+    sessionIdleTimeoutMs: DOWNSTREAM_SESSION_IDLE_MS,
+    ...shared,
+    ...(authenticator ? { auth: authenticator } : {}),
+  });
   const running = await serve(handler, { host, port: options.port ?? config.options.port });
   gateway.telemetry.collectProcessMetrics();
-  // /healthz, /readyz and /metrics beside the MCP endpoint, on the same listener, behind its Host/Origin rules.
+  // /healthz, /readyz, /metrics and /admin/ beside the MCP endpoint, on the same listener, behind its Host/Origin rules.
   const [mcp] = running.server.listeners('request') as Array<
     (req: IncomingMessage, res: ServerResponse) => void
   >;
   running.server.removeAllListeners('request');
-  running.server.on('request', withHealthEndpoints(mcp!, gateway, config, ORIGINS));
+  running.server.on(
+    'request',
+    withAdminEndpoints(withHealthEndpoints(mcp!, gateway, config, ORIGINS), gateway, config, ORIGINS, {
+      ...(authenticator ? { authenticator } : {}),
+      ...(options.checkServer ? { check: options.checkServer } : {}),
+      log: (message, extra) => logLine(report, 'info', message, extra),
+    }),
+  );
   // Listening first: a hung upstream delays nothing. The upstreams come up in the background (each
   // within its connect time), healthy ones served as soon as they are up; /readyz says who is not.
   report(

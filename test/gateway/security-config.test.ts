@@ -173,6 +173,43 @@ describe('gateway security config', () => {
   });
 });
 
+describe('gateway.admin', () => {
+  test('a token without auth, admin principals with auth; each missing one, a weak token, stray principals are problems', () => {
+    const tokenOnly = read('{ "admin": { "token": "${ALICE_KEY}" } }');
+    assert.ok(tokenOnly.ok, tokenOnly.ok ? '' : tokenOnly.problems.map(formatProblem).join('\n'));
+    assert.deepEqual(tokenOnly.config.security.admin, { token: ALICE_KEY, principals: [] });
+    const admins = read(
+      '{ "auth": { "apiKeys": { "alice": "${ALICE_KEY}" } }, "admin": { "principals": ["alice", "group:ops"] } }',
+    );
+    assert.ok(admins.ok, admins.ok ? '' : admins.problems.map(formatProblem).join('\n'));
+    assert.deepEqual(admins.config.security.admin, { principals: ['alice', 'group:ops'] });
+    assert.match(problems('{ "admin": {} }').join('\n'), /Without "auth", "admin" needs a "token"/);
+    assert.match(
+      problems(
+        '{ "auth": { "apiKeys": { "alice": "${ALICE_KEY}" } }, "admin": { "token": "${ALICE_KEY}" } }',
+      ).join('\n'),
+      /With "auth", "admin" must name the admins/,
+    );
+    assert.match(problems('{ "admin": { "token": "${WEAK}" } }').join('\n'), /The admin token is too weak/);
+    assert.match(
+      problems('{ "admin": { "token": "${ALICE_KEY}", "principals": ["alice"] } }').join('\n'),
+      /The admin "principals" name nobody: without "auth" nobody signs in/,
+    );
+    assert.match(
+      problems(
+        '{ "auth": { "apiKeys": { "alice": "${ALICE_KEY}" } }, "admin": { "principals": ["a b"] } }',
+      ).join('\n'),
+      /"a b" is not a principal/,
+    );
+    const written = read(`{ "admin": { "token": "${randomBytes(32).toString('base64url')}" } }`);
+    assert.ok(written.ok);
+    assert.match(
+      written.warnings.map(formatProblem).join('\n'),
+      /The admin token is written in the config file itself/,
+    );
+  });
+});
+
 describe('docs/gateway.md, Security', () => {
   test('the complete example config is a good config', () => {
     const doc = readFileSync(new URL('../../../docs/gateway.md', import.meta.url), 'utf8');
@@ -188,7 +225,8 @@ describe('docs/gateway.md, Security', () => {
       security.auth?.oauth &&
         security.access?.length === 3 &&
         security.rateLimits.length === 2 &&
-        security.audit,
+        security.audit &&
+        security.admin?.principals.includes('group:ops'),
     );
   });
 });
