@@ -14,7 +14,8 @@ interface GatewayTarget {
   /** The per-run figures, or undefined when the run has none. */
   readonly figures: (find: (title: string) => Section | undefined) => readonly number[] | undefined;
   readonly unit: 'x' | 'us';
-  readonly met: (median: number) => boolean;
+  /** Undefined for a floor: a figure shown beside the targets it bounds, with no goal of its own. */
+  readonly met: ((median: number) => boolean) | undefined;
 }
 
 /** Per run, `column / over` of one row (both measured in the same run). */
@@ -67,6 +68,31 @@ function targets(inFlight: number): GatewayTarget[] {
       figures: (find) => perRun(find(SECTIONS.http), `${label} seq latency p50`, 'gateway', 'direct'),
       met: atMost(1.5),
     });
+    // The HTTP relay (an HTTP server plus the gateway's HTTP client, no MCP work) bounds the three
+    // HTTP targets above from below: shown beside them, as the floor of any HTTP hop.
+    list.push(
+      {
+        what: `HTTP floor, ${label} client, ${many}: throughput, the relay / direct`,
+        goal: 'floor',
+        unit: 'x',
+        figures: (find) => perRun(find(SECTIONS.http), `${label} ${many} throughput`, 'relay', 'direct'),
+        met: undefined,
+      },
+      {
+        what: `HTTP floor, ${label} client, ${many}: the relay's own CPU per call`,
+        goal: 'floor',
+        unit: 'us',
+        figures: (find) => values(find(SECTIONS.http), `${label} ${many} server CPU per call`, 'relay'),
+        met: undefined,
+      },
+      {
+        what: `HTTP floor, ${label} client, one call at a time: p50, the relay / direct`,
+        goal: 'floor',
+        unit: 'x',
+        figures: (find) => perRun(find(SECTIONS.http), `${label} seq latency p50`, 'relay', 'direct'),
+        met: undefined,
+      },
+    );
   }
   const outside = (find: (title: string) => Section | undefined) => find(SECTIONS.outside);
   list.push(
@@ -127,13 +153,13 @@ export function renderGatewayTargets(sections: readonly Section[], inFlight: num
   ];
   for (const t of targets(inFlight)) {
     const s = spread(t.figures(find) ?? []);
-    lines.push(
-      `| ${t.what} | ${t.goal} | ${formatSpread(s, t.unit === 'x' ? 'x' : ' us')} | ${s ? (t.met(s.median) ? 'yes' : 'NO') : 'n/a'} |`,
-    );
+    const verdict = !s ? 'n/a' : t.met === undefined ? '-' : t.met(s.median) ? 'yes' : 'NO';
+    lines.push(`| ${t.what} | ${t.goal} | ${formatSpread(s, t.unit === 'x' ? 'x' : ' us')} | ${verdict} |`);
   }
   lines.push(
     '',
     '- measured: median [min-max] over the runs of per-run ratios (both sides measured in the same run) or figures.',
+    "- floor: the HTTP `relay` column (an HTTP server passing each request on with the gateway's own HTTP client, parsing no JSON), which no HTTP hop in Node can beat; no goal of its own.",
   );
   return lines.join('\n');
 }

@@ -30,6 +30,21 @@ interface Counted {
   readonly rule: RateLimitRule;
   readonly tools: readonly RegExp[];
   readonly limiter: RateLimiterAbstract;
+  /** The limiter's refusal as a {@link RateLimited}; anything else (Redis down, no insurance) rethrown. */
+  readonly refusal: (error: unknown) => RateLimited;
+}
+
+const NOT_LIMITED: Promise<undefined> = Promise.resolve(undefined);
+const allowed = (): undefined => undefined;
+
+/** Of several rules' verdicts, the refusal with the longest wait, if any refused. */
+function longestWait(verdicts: ReadonlyArray<RateLimited | undefined>): RateLimited | undefined {
+  let refused: RateLimited | undefined;
+  for (const verdict of verdicts) {
+    if (verdict !== undefined && (refused === undefined || verdict.retryAfterMs > refused.retryAfterMs))
+      refused = verdict;
+  }
+  return refused;
 }
 
 const ANONYMOUS = '\0anonymous';
@@ -50,9 +65,11 @@ export class RateLimits {
   constructor(rules: readonly RateLimitRule[], options: RateLimitsOptions = {}) {
     const prefix = options.prefix ?? 'switchboard:gateway:rl';
     this.#counted = rules.map((rule, index) => {
-      // The rule's place and text in the key: an edited rule starts counting afresh.
+      // The rule's place and text in the Redis key: an edited rule starts counting afresh. Each
+      // rule has a memory limiter of its own, so its keys need no prefix (one would be a string
+      // built and hashed on every call).
       const keyPrefix = `${prefix}:${index}:${rule.limit}:${rule.principals.join(',')}:${rule.tools.join(',')}`;
-      const memory = new RateLimiterMemory({ points: rule.points, duration: rule.seconds, keyPrefix });
+      const memory = new RateLimiterMemory({ points: rule.points, duration: rule.seconds, keyPrefix: '' });
       const limiter = options.redis
         ? new RateLimiterRedis({
             storeClient: options.redis,
@@ -62,7 +79,15 @@ export class RateLimits {
             insuranceLimiter: memory,
           })
         : memory;
-      return { rule, tools: rule.tools.map(glob), limiter };
+      const refusal = (error: unknown): RateLimited => {
+        if (!(error instanceof RateLimiterRes)) throw error;
+        return {
+          retryAfterMs: Math.max(1, Math.ceil(error.msBeforeNext)),
+          limit: rule.points,
+          rule: rule.limit,
+        };
+      };
+      return { rule, tools: rule.tools.map(glob), limiter, refusal };
     });
   }
 
@@ -70,24 +95,22 @@ export class RateLimits {
     return this.#counted.length;
   }
 
-  /** Counts a call of `tool` by `caller`; resolves to why it may not go, or undefined when it may. */
-  async take(caller: Caller | undefined, tool: string): Promise<RateLimited | undefined> {
+  /**
+   * Counts a call of `tool` by `caller` with every rule that counts it; resolves to why it may not
+   * go (the longest wait when several refuse), or undefined when it may. No async function and no
+   * await: one promise chain per rule, as the limiter answers (this runs for every call).
+   */
+  take(caller: Caller | undefined, tool: string): Promise<RateLimited | undefined> {
     const counted = this.#rulesFor(caller, tool);
-    if (counted.length === 0) return undefined;
+    if (counted.length === 0) return NOT_LIMITED;
     const key = caller?.id ?? ANONYMOUS;
-    let refused: RateLimited | undefined;
-    for (const { rule, limiter } of counted) {
-      try {
-        await limiter.consume(key);
-      } catch (error) {
-        if (!(error instanceof RateLimiterRes)) throw error;
-        const retryAfterMs = Math.max(1, Math.ceil(error.msBeforeNext));
-        if (refused === undefined || retryAfterMs > refused.retryAfterMs) {
-          refused = { retryAfterMs, limit: rule.points, rule: rule.limit };
-        }
-      }
+    if (counted.length === 1) {
+      const [{ limiter, refusal }] = counted as [Counted];
+      return limiter.consume(key).then(allowed, refusal);
     }
-    return refused;
+    return Promise.all(
+      counted.map(({ limiter, refusal }) => limiter.consume(key).then(allowed, refusal)),
+    ).then(longestWait);
   }
 
   #rulesFor(caller: Caller | undefined, tool: string): readonly Counted[] {

@@ -104,13 +104,20 @@ export function createNodeFetch(options: NodeFetchOptions = {}): FetchLike {
       return route;
     }));
 
+  // The channels send every request of a connection to one URL: it is parsed once, not per request.
+  let memo: { readonly input: string; readonly target: Target } | undefined;
+  const targetFor = (input: string): Target => {
+    if (memo?.input !== input) memo = { input, target: targetOf(new URL(input)) };
+    return memo.target;
+  };
+
   return (input, init) =>
     new Promise<ResponseLike>((resolve, reject) => {
       // A channel's `requestInit: { dispatcher }` reaches here as it reaches undici's own fetch.
       const given = (init as { dispatcher?: Dispatcher }).dispatcher;
       const start = (using: Route) => {
         try {
-          new Hop(using, new URL(input), init, 0, resolve, reject).send();
+          new Hop(using, targetFor(input), init, 0, resolve, reject).send();
         } catch (error) {
           // An invalid URL or header: fetch rejects with a TypeError rather than throwing.
           reject(error instanceof TypeError ? error : new TypeError('fetch failed', { cause: error }));
@@ -148,6 +155,22 @@ function routeOf(
   return (url) => (isLoopbackHostname(url.hostname) ? direct : proxied);
 }
 
+/** Where a request goes, read off its URL once: the parts undici's `dispatch()` takes. */
+interface Target {
+  readonly url: URL;
+  readonly origin: string;
+  readonly path: string;
+  /** `Basic` credentials from the URL's user and password (fetch, like undici, sends none itself). */
+  readonly basic: string | undefined;
+}
+
+function targetOf(url: URL): Target {
+  const basic = url.username
+    ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`
+    : undefined;
+  return { url, origin: url.origin, path: url.pathname + url.search, basic };
+}
+
 const abortError = (reason: unknown): Error =>
   reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError');
 
@@ -168,7 +191,7 @@ class Hop implements Dispatcher.DispatchHandler {
 
   constructor(
     private readonly route: Route,
-    private readonly url: URL,
+    private readonly target: Target,
     private readonly init: RequestInitLike,
     private readonly hops: number,
     private readonly resolve: (response: ResponseLike) => void,
@@ -184,15 +207,15 @@ class Hop implements Dispatcher.DispatchHandler {
       this.reject(abortError(this.#cancel ? this.#cancel.reason : this.#signal?.reason));
       return;
     }
-    const { url, init } = this;
+    const { target, init } = this;
     if (this.#cancel) this.#cancel.onabort = this.#onAbort;
     else this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
-    this.route(url, init.method === 'GET').dispatch(
+    this.route(target.url, init.method === 'GET').dispatch(
       {
-        origin: url.origin,
-        path: url.pathname + url.search,
+        origin: target.origin,
+        path: target.path,
         method: init.method as Dispatcher.HttpMethod,
-        headers: requestHeaders(url, init),
+        headers: requestHeaders(target, init),
         body: init.body,
       },
       this,
@@ -244,7 +267,7 @@ class Hop implements Dispatcher.DispatchHandler {
       else if (this.hops === MAX_REDIRECTS) problem = 'too many redirects';
       else {
         try {
-          next = new URL(location, this.url);
+          next = new URL(location, this.target.url);
         } catch (error) {
           problem = `an invalid redirect location (${(error as Error).message})`;
         }
@@ -305,8 +328,8 @@ class Hop implements Dispatcher.DispatchHandler {
   }
 
   #follow(next: URL): void {
-    const init = redirected(this.init, this.#redirectStatus, this.url, next);
-    new Hop(this.route, next, init, this.hops + 1, this.resolve, this.reject).send();
+    const init = redirected(this.init, this.#redirectStatus, this.target.url, next);
+    new Hop(this.route, targetOf(next), init, this.hops + 1, this.resolve, this.reject).send();
   }
 }
 
@@ -317,10 +340,9 @@ const isRedirect = (status: number) =>
  * The request's headers: the caller's, plus Basic credentials from the URL (undici, like fetch, takes
  * none from it). Host and Content-Length are undici's to set.
  */
-function requestHeaders(url: URL, init: RequestInitLike): Record<string, string> {
-  if (!url.username || 'authorization' in init.headers) return init.headers;
-  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-  return { ...init.headers, authorization: `Basic ${Buffer.from(credentials).toString('base64')}` };
+function requestHeaders(target: Target, init: RequestInitLike): Record<string, string> {
+  if (target.basic === undefined || 'authorization' in init.headers) return init.headers;
+  return { ...init.headers, authorization: target.basic };
 }
 
 /** The request a redirect from `from` to `to` makes of `init`. */

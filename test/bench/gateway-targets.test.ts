@@ -40,7 +40,36 @@ test('the targets table reads each figure off its row, per run, and judges it ag
     /\| 1\.30x \[1\.20-2\.00\] \| NO \|$/,
   );
   assert.match(line(table, 'HTTP upstream, legacy client, 64 in flight: throughput'), /\| - \| n\/a \|$/);
+  assert.match(
+    line(table, 'HTTP floor, legacy client, 64 in flight: throughput'),
+    /\| floor \| - \| n\/a \|$/,
+  );
   assert.match(line(table, 'the library over stdio'), /\| n\/a \|$/);
+});
+
+test('the HTTP floor rows read the relay column, with no goal and no verdict of their own', () => {
+  const http = section(SECTIONS.http, ['direct', 'gateway', 'relay'], 'direct');
+  const put = (metric: string, column: string, values: number[]) => {
+    for (const [run, v] of values.entries()) record(row(http, metric, 'x', 'higher'), column, run, v);
+  };
+  put('legacy 64 in flight throughput', 'direct', [100, 100]);
+  put('legacy 64 in flight throughput', 'relay', [50, 60]);
+  put('legacy 64 in flight server CPU per call', 'relay', [90, 110]);
+  put('legacy seq latency p50', 'direct', [100, 100]);
+  put('legacy seq latency p50', 'relay', [200, 220]);
+  const table = renderGatewayTargets([http], 64);
+  assert.match(
+    line(table, 'HTTP floor, legacy client, 64 in flight: throughput, the relay / direct'),
+    /\| floor \| 0\.55x \[0\.50-0\.60\] \| - \|$/,
+  );
+  assert.match(
+    line(table, "HTTP floor, legacy client, 64 in flight: the relay's own CPU per call"),
+    /\| floor \| 100 us \[90\.0-110\] \| - \|$/,
+  );
+  assert.match(
+    line(table, 'HTTP floor, legacy client, one call at a time: p50, the relay / direct'),
+    /\| floor \| 2\.10x \[2\.00-2\.20\] \| - \|$/,
+  );
 });
 
 test('a run without gateway sections prints no targets table', () => {

@@ -172,6 +172,30 @@ describe('nodeFetch', () => {
     });
   });
 
+  test('each URL is its own target: its path, query and credentials (as Basic), whichever came before it', async () => {
+    const server = await raw((request, res) => {
+      json(res, 200, { url: request.path, authorization: request.headers.authorization ?? null });
+    });
+    const fetch = createNodeFetch();
+    const at = (url: string, extra = {}) =>
+      fetch(url, init(extra)).then(async (r) => JSON.parse(await r.text()) as Record<string, unknown>);
+    const withUser = server.url.replace('http://', 'http://al%20ice:s%3Acret@');
+    const basic = `Basic ${Buffer.from('al ice:s:cret').toString('base64')}`;
+    // The same URL twice (parsed once), then others, then the first again.
+    assert.deepEqual(await at(withUser), { url: '/mcp', authorization: basic });
+    assert.deepEqual(await at(withUser), { url: '/mcp', authorization: basic });
+    assert.deepEqual(await at(`${server.url}?a=1`), { url: '/mcp?a=1', authorization: null });
+    // The caller's own Authorization wins over the URL's.
+    assert.deepEqual(await at(withUser, { headers: { authorization: 'Bearer t' } }), {
+      url: '/mcp',
+      authorization: 'Bearer t',
+    });
+    // An invalid URL fails like fetch and leaves the next request alone.
+    await assert.rejects(fetch('not a url', init()), TypeError);
+    assert.deepEqual(await at(withUser), { url: '/mcp', authorization: basic });
+    assert.deepEqual(await at(server.url), { url: '/mcp', authorization: null });
+  });
+
   test('a connection dropped mid-body fails text()', async () => {
     const server = await raw((_request, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });

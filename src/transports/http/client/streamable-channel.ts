@@ -277,7 +277,8 @@ export class StreamableHttpClientChannel implements Channel {
         exchange,
       );
       this.#reached = true;
-      if (ok(response.status)) return this.#readAnswer(response, exchange);
+      // Awaited: an async function returning a promise as it is takes two more microtasks.
+      if (ok(response.status)) return await this.#readAnswer(response, exchange);
 
       const body = await this.#io.text(response);
       const rpc = rpcErrorIn(body);
