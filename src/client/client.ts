@@ -18,6 +18,7 @@ import {
 } from '../engine/peer.js';
 import { encodeClientCapabilities, encodeImplementation } from '../protocol/codec.js';
 import { ErrorCode, invalidRequest, ProtocolError, SwitchboardError } from '../protocol/errors.js';
+import { SerializedMeta } from '../protocol/frames.js';
 import type { JsonRpcNotification, Params } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
 import type { KnownMethod, ParamsOf, ResultOf } from '../protocol/method-map.js';
@@ -208,7 +209,8 @@ export class ClientCore {
   private readonly logger: Logger;
   private peer: Peer | undefined;
   private negotiated: Negotiated | undefined;
-  private envelope: Meta | undefined;
+  /** The 2026-07-28 `_meta` every request carries, serialized once (rebuilt when it changes). */
+  private envelope: SerializedMeta | undefined;
   private readonly cache: ResultCache | undefined;
   private readonly listeners = new Map<string, Set<NotificationListener>>();
   private readonly middleware: Middleware<ClientCallContext>[] = [];
@@ -398,7 +400,7 @@ export class ClientCore {
 
   private async discover(revision: ModernRevision, timeoutMs: number | undefined): Promise<void> {
     this.envelope = this.buildEnvelope(revision);
-    const result = await this.peer!.request('server/discover', { _meta: this.envelope }, { timeoutMs });
+    const result = await this.peer!.request('server/discover', {}, { timeoutMs }, this.envelope);
     const supported = Array.isArray(result.supportedVersions) ? (result.supportedVersions as unknown[]) : [];
     if (!supported.includes(revision)) {
       const other = MODERN_REVISIONS.find((r) => supported.includes(r));
@@ -464,7 +466,8 @@ export class ClientCore {
     }
   }
 
-  private buildEnvelope(revision: ModernRevision): Meta {
+  /** Assumes, as the server's caches do, that `info` is not mutated once the client is connected. */
+  private buildEnvelope(revision: ModernRevision): SerializedMeta {
     const f = featuresOf(revision);
     const envelope: Meta = {
       [META.protocolVersion]: revision,
@@ -472,15 +475,15 @@ export class ClientCore {
       [META.clientInfo]: encodeImplementation(this.info, f),
     };
     if (this.logLevel !== undefined) envelope[META.logLevel] = this.logLevel;
-    return Object.freeze(envelope);
+    return new SerializedMeta(Object.freeze(envelope));
   }
 
   /** The envelope of one call: this client's, or the one of the client it is made for. */
   private envelopeFor(options: CallOptions): Meta | undefined {
     const other = options.onBehalfOf;
-    if (other === undefined || this.envelope === undefined) return this.envelope;
+    if (other === undefined || this.envelope === undefined) return this.envelope?.value;
     const envelope: Meta = {
-      ...this.envelope,
+      ...this.envelope.value,
       [META.clientCapabilities]: encodeClientCapabilities(
         other.capabilities,
         featuresOf(this.facts.revision),
@@ -764,14 +767,16 @@ export class ClientCore {
     const extra = options.meta;
     if (carry !== undefined) params = withCarriedInput(params, carry);
     let wire = params;
+    // Most calls add nothing to the envelope: the peer splices its JSON, serialized once, into the
+    // request rather than copying its object into a fresh `_meta` and serializing it again per call.
+    let envelope: SerializedMeta | undefined;
     if (modern) {
-      // Most calls add nothing to the envelope: they share its frozen object rather than copying it
-      // into a fresh `_meta` (with its computed keys) per call.
-      const meta =
-        extra === undefined && params._meta === undefined && options.onBehalfOf === undefined
-          ? this.envelope
-          : { ...(params._meta as Meta | undefined), ...extra, ...this.envelopeFor(options) };
-      wire = { ...params, _meta: meta };
+      if (extra === undefined && params._meta === undefined && options.onBehalfOf === undefined) {
+        envelope = this.envelope;
+      } else {
+        const meta = { ...(params._meta as Meta | undefined), ...extra, ...this.envelopeFor(options) };
+        wire = { ...params, _meta: meta };
+      }
     } else if (extra !== undefined) {
       wire = { ...params, _meta: { ...(params._meta as Meta | undefined), ...extra } };
     }
@@ -779,7 +784,7 @@ export class ClientCore {
     // subscriptions.ts, add their id callback and cancellation policy): passed as is rather than
     // copied into a new object per call.
     const call = options as RequestOptions;
-    let result = await this.peer!.request(method, wire, call);
+    let result = await this.peer!.request(method, wire, call, envelope);
     let rounds = 0;
     // Carried: the questions are the proxy's client's, returned unanswered.
     if (carry !== undefined && result.resultType === 'input_required' && spec?.inputRequired) return result;

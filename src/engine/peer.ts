@@ -6,7 +6,13 @@
  * themselves (`notifications/cancelled`, `notifications/progress`), nothing else.
  */
 import { ErrorCode, ProtocolError, SwitchboardError, toErrorObject } from '../protocol/errors.js';
-import { errorFrame, notificationFrame, requestFrame, resultFrame } from '../protocol/frames.js';
+import {
+  errorFrame,
+  notificationFrame,
+  requestFrame,
+  resultFrame,
+  type SerializedMeta,
+} from '../protocol/frames.js';
 import { checkSentDepth, exceedsDepth, tooDeepMessage, tooDeepToSerialize } from '../protocol/json-depth.js';
 import {
   classify,
@@ -266,11 +272,16 @@ export class Peer {
     this.channel.start(new PeerSink(this));
   }
 
-  /** Sends a request and resolves with the raw result object. Rejects with ProtocolError or SwitchboardError. */
+  /**
+   * Sends a request and resolves with the raw result object. Rejects with ProtocolError or
+   * SwitchboardError. `meta`: the request's `_meta`, serialized once for many requests (`params`
+   * then carry no `_meta` of their own); the request carries `{ ...params, _meta: meta.value }`.
+   */
   request(
     method: string,
     params: Params | undefined,
     options: RequestOptions = {},
+    meta?: SerializedMeta,
   ): Promise<Record<string, unknown>> {
     if (this.isClosed) {
       return Promise.reject(
@@ -288,8 +299,12 @@ export class Peer {
     let progressToken: RequestId | undefined;
     if (options.onprogress) {
       progressToken = id;
-      params = { ...params, _meta: { ...(params?._meta as object | undefined), progressToken } };
+      const own = meta?.value ?? (params?._meta as object | undefined);
+      params = { ...params, _meta: { ...own, progressToken } };
+      meta = undefined;
     }
+    // What the request carries, for whoever looks at the frame's info (a channel, a trace).
+    const sent = meta === undefined ? params : { ...params, _meta: meta.value };
     const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
     return new Promise((resolve, reject) => {
       // First, so that a throwing callback rejects the call before anything is registered.
@@ -330,10 +345,10 @@ export class Peer {
         // The peer refuses a message nested deeper than the limit, so it is not sent (params sit
         // at level 2 of the message). Walked only when the JSON is long enough to nest that deep,
         // or when JSON.stringify overflowed its stack on it (Node 20-24 do; Node 26 does not).
-        frame = requestFrame(id, method, params);
-        checkSentDepth(params, frame.length, 'The value');
+        frame = requestFrame(id, method, params, meta);
+        checkSentDepth(sent, frame.length, 'The value');
       } catch (thrown) {
-        const error = tooDeepToSerialize(thrown, params, 'The value');
+        const error = tooDeepToSerialize(thrown, sent, 'The value');
         this.settle(id);
         reject(
           new SwitchboardError(
@@ -345,7 +360,7 @@ export class Peer {
         );
         return;
       }
-      this.sendFrame(frame, { kind: 'request', id, method, params, relatedTo: options.relatedTo });
+      this.sendFrame(frame, { kind: 'request', id, method, params: sent, relatedTo: options.relatedTo });
     });
   }
 

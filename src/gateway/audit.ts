@@ -118,13 +118,88 @@ export function rotatedFiles(file: string): string[] {
     .map((name) => join(dirname(file), name));
 }
 
+/** The bytes a pending buffer starts with (and goes back to after a burst). */
+const PENDING_BYTES = 64 * 1024;
+
+/**
+ * The lines recorded and not written yet, already as the UTF-8 bytes to write (with their newlines),
+ * in one buffer that grows: one copy per line, where joining the lines and writing the string cost
+ * a join, a byte count and an encoding per batch, and kept every line alive as a string until then.
+ * Bytes handed to a write are never overwritten: lines are added past them, and the buffer is only
+ * moved to a new one, or rewound once everything is written.
+ */
+class PendingLines {
+  #buffer = Buffer.allocUnsafe(PENDING_BYTES);
+  #start = 0;
+  #end = 0;
+  /** The bytes of each pending line, its newline included, oldest first. */
+  readonly #lengths: number[] = [];
+
+  get count(): number {
+    return this.#lengths.length;
+  }
+
+  get bytes(): number {
+    return this.#end - this.#start;
+  }
+
+  add(line: string): void {
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+    const most = line.length * 3 + 1;
+    if (this.#end + most > this.#buffer.length) this.#move(most);
+    const written = this.#buffer.write(line, this.#end);
+    this.#buffer[this.#end + written] = 0x0a;
+    this.#end += written + 1;
+    this.#lengths.push(written + 1);
+  }
+
+  /** The first `count` lines and their bytes (at most `room` of them, but at least one line), or all. */
+  first(room = Number.POSITIVE_INFINITY): { readonly count: number; readonly bytes: number } {
+    if (this.bytes <= room) return { count: this.count, bytes: this.bytes };
+    let count = 0;
+    let bytes = 0;
+    for (const length of this.#lengths) {
+      if (count > 0 && bytes + length > room) break;
+      bytes += length;
+      count++;
+    }
+    return { count, bytes };
+  }
+
+  /** The bytes of the first lines (they stay pending until {@link drop}ped). */
+  peek(bytes: number): Buffer {
+    return this.#buffer.subarray(this.#start, this.#start + bytes);
+  }
+
+  /** Forgets the first `count` lines (`bytes` long), written. */
+  drop(count: number, bytes: number): void {
+    this.#lengths.splice(0, count);
+    this.#start += bytes;
+    if (this.#start === this.#end) {
+      // Nothing pending, nothing being written: start over (in a small buffer after a burst).
+      this.#start = this.#end = 0;
+      if (this.#buffer.length > 4 * PENDING_BYTES) this.#buffer = Buffer.allocUnsafe(PENDING_BYTES);
+    }
+  }
+
+  /** Moves the pending bytes to a new buffer with room for `more` (the old one may be being written). */
+  #move(more: number): void {
+    const pending = this.bytes;
+    const next = Buffer.allocUnsafe(Math.max(PENDING_BYTES, 2 * (pending + more)));
+    this.#buffer.copy(next, 0, this.#start, this.#end);
+    this.#buffer = next;
+    this.#start = 0;
+    this.#end = pending;
+  }
+}
+
 export class AuditLog {
   readonly file: string;
   readonly #maxBytes: number;
   #seq: number;
   #prev: string;
   #size: number;
-  #pending: string[] = [];
+  readonly #pending = new PendingLines();
   #scheduled = false;
   #writing: Promise<void> = Promise.resolve();
   #handle: Promise<FileHandle> | undefined;
@@ -166,7 +241,7 @@ export class AuditLog {
       `"durationMs":${Number.isFinite(entry.durationMs) ? entry.durationMs : null},` +
       `"argsDigest":${text(entry.argsDigest)},"prev":"${this.#prev}"}`;
     this.#prev = sha256(line);
-    this.#pending.push(line);
+    this.#pending.add(line);
     if (!this.#scheduled) {
       this.#scheduled = true;
       setImmediate(() => {
@@ -192,37 +267,24 @@ export class AuditLog {
   }
 
   async #write(): Promise<void> {
-    while (this.#pending.length > 0) {
-      // Nearly always the whole queue fits: one join and one byte count for the batch.
-      let take = this.#pending.length;
-      let text = `${this.#pending.join('\n')}\n`;
-      let bytes = Buffer.byteLength(text);
-      if (this.#size + bytes > this.#maxBytes) {
-        // A batch that would take the file past its size goes to a new file, at a line boundary.
-        take = 0;
-        bytes = 0;
-        for (const line of this.#pending) {
-          const length = Buffer.byteLength(line) + 1;
-          if (take > 0 && this.#size + bytes + length > this.#maxBytes) break;
-          bytes += length;
-          take++;
-        }
-        if (this.#size > 0 && this.#size + bytes > this.#maxBytes) {
-          await this.#rotate();
-          continue;
-        }
-        text = `${this.#pending.slice(0, take).join('\n')}\n`;
+    while (this.#pending.count > 0) {
+      // A batch that would take the file past its size goes to a new file, at a line boundary.
+      const { count, bytes } = this.#pending.first(this.#maxBytes - this.#size);
+      if (this.#size > 0 && this.#size + bytes > this.#maxBytes) {
+        await this.#rotate();
+        continue;
       }
       try {
         this.#handle ??= open(this.file, 'a', 0o600);
         const handle = await this.#handle;
-        await handle.write(text);
+        const batch = this.#pending.peek(bytes);
+        for (let done = 0; done < bytes; ) done += (await handle.write(batch, done)).bytesWritten;
       } catch (error) {
         this.#handle = undefined;
         this.onerror(error as Error);
         return;
       }
-      this.#pending.splice(0, take);
+      this.#pending.drop(count, bytes);
       this.#size += bytes;
     }
   }

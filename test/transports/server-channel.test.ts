@@ -3,7 +3,9 @@ import { once } from 'node:events';
 import { PassThrough, Writable } from 'node:stream';
 import { describe, test } from 'node:test';
 import type { ChannelSink } from '../../src/engine/channel.js';
+import { jsonSchema, Server } from '../../src/index.js';
 import type { ProtocolError } from '../../src/protocol/errors.js';
+import { META } from '../../src/protocol/meta.js';
 import { StdioServerChannel } from '../../src/transports/stdio/server-channel.js';
 
 function recordingSink() {
@@ -191,5 +193,78 @@ describe('StdioServerChannel', () => {
     await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(messages, []);
     assert.equal(stdin.listenerCount('data'), 0);
+  });
+
+  test('a 2026-07-28 client may change its envelope on any request: each request is served with its own, repeated or not', async () => {
+    const server = new Server({ name: 'envelopes', version: '1.0.0' });
+    server.registerTool(
+      'who',
+      { inputSchema: jsonSchema<Record<string, never>>({ type: 'object' }) },
+      (_args, ctx) =>
+        JSON.stringify({
+          capabilities: ctx.client.capabilities,
+          info: ctx.client.info,
+          level: ctx.meta?.[META.logLevel] ?? null,
+        }),
+    );
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    server.connect(new StdioServerChannel({ stdin, stdout }));
+    const envelope = (capabilities: object, extra: object = {}) => ({
+      [META.protocolVersion]: '2026-07-28',
+      [META.clientCapabilities]: capabilities,
+      [META.clientInfo]: { name: 'c', version: '1' },
+      ...extra,
+    });
+    const plain = envelope({});
+    const roots = envelope({ roots: {} });
+    const sends = [
+      plain,
+      plain,
+      roots,
+      roots,
+      plain,
+      envelope({}, { [META.logLevel]: 'debug' }),
+      plain,
+      envelope({}, { [META.logLevel]: 'loud' }),
+      envelope({}, { [META.protocolVersion]: '2099-01-01' }),
+      plain,
+    ];
+    const lines = sends.map((meta, id) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'who', arguments: {}, _meta: meta },
+      }),
+    );
+    stdin.write(`${lines.join('\n')}\n`);
+    type Answer = { id: number; result?: { content: { text: string }[] }; error?: { code: number } };
+    const answers = new Map<number, Answer>();
+    let buffered = '';
+    for await (const chunk of stdout) {
+      buffered += (chunk as Buffer).toString('utf8');
+      const complete = buffered.split('\n');
+      buffered = complete.pop()!;
+      for (const line of complete) {
+        const message = JSON.parse(line) as Answer;
+        answers.set(message.id, message);
+      }
+      if (answers.size === sends.length) break;
+    }
+    const served = (id: number) => JSON.parse(answers.get(id)!.result!.content[0]!.text);
+    for (const id of [0, 1, 4, 6, 9]) {
+      assert.deepEqual(
+        served(id),
+        { capabilities: {}, info: { name: 'c', version: '1' }, level: null },
+        `request ${id}`,
+      );
+    }
+    for (const id of [2, 3]) assert.deepEqual(served(id).capabilities, { roots: {} }, `request ${id}`);
+    assert.equal(served(5).level, 'debug');
+    assert.equal(answers.get(7)!.error?.code, -32602, 'an invalid log level was let through');
+    assert.equal(answers.get(8)!.error?.code, -32022, 'an unsupported protocol version was let through');
+    stdin.end();
+    await server.close();
   });
 });
