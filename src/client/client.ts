@@ -307,6 +307,9 @@ export class ClientCore {
         closed: () => {
           if (this.peer === peer) this.subscriptions.disconnected();
         },
+        renewed: () => {
+          if (this.peer === peer) this.sessionRenewed();
+        },
       },
       {
         timeoutMs: this.options.timeoutMs,
@@ -316,6 +319,21 @@ export class ClientCore {
     );
     this.peer = peer;
     peer.start();
+  }
+
+  /**
+   * The channel replaced the legacy session by a new one (the server forgot the old one, 404): what
+   * the old one held at the server is set up again, the log level and the resource subscriptions,
+   * and results cached from the old one are dropped.
+   */
+  private sessionRenewed(): void {
+    this.cache?.clear();
+    this.subscriptions.renewed();
+    const level = this.logLevel;
+    if (level === undefined || !this.negotiated?.capabilities.logging) return;
+    this.peer!.request('logging/setLevel', { level }).catch((error: unknown) =>
+      this.logger.error(asError(error)),
+    );
   }
 
   private async negotiateAuto(open: (() => Channel) | undefined, preferred: Era | undefined): Promise<void> {

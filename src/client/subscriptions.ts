@@ -131,6 +131,12 @@ export class SubscriptionManager {
     for (const subscription of this.live) subscription.interrupt(undefined);
   }
 
+  /** The connection's session was replaced (legacy HTTP, see `ChannelSink.renewed`): subscribe again. */
+  renewed(): void {
+    this.disconnected();
+    this.connected();
+  }
+
   /** A connection is (again) up: re-open what was interrupted. */
   connected(): void {
     for (const subscription of this.live) subscription.reopenNow();

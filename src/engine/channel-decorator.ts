@@ -48,6 +48,7 @@ export class ChannelDecorator implements EveryMember<Channel> {
       message: (value, extra) => this.received(value, extra, sink),
       malformed: (error) => this.malformed(error, sink),
       closed: (error) => this.closed(error, sink),
+      renewed: () => this.renewed(sink),
       logger: sink.logger,
     };
     this.inner.start(forwarding);
@@ -74,5 +75,10 @@ export class ChannelDecorator implements EveryMember<Channel> {
   /** The wrapped channel closed; override to learn of it (and call super). */
   protected closed(error: Error | undefined, sink: ChannelSink): void {
     sink.closed(error);
+  }
+
+  /** The wrapped channel renewed its session (see `ChannelSink.renewed`); override to learn of it (and call super). */
+  protected renewed(sink: ChannelSink): void {
+    sink.renewed?.();
   }
 }

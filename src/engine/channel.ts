@@ -66,6 +66,13 @@ export interface ChannelSink {
   /** The channel closed. `error` says why when it was not a normal close. Called at most once. */
   closed(error?: Error): void;
   /**
+   * The transport replaced its session with the peer by a new one it opened itself, and stays open
+   * (legacy Streamable HTTP: the server forgot the session, 404, and the client channel initialized
+   * again). What the old session held at the peer (a log level, resource subscriptions) is gone:
+   * the owner sets it up again.
+   */
+  renewed?(): void;
+  /**
    * The logger its owner (a Server or Client) was given, if any: where a channel without a logger
    * of its own reports what concerns no call (a slow peer, a dropped tool, a refused frame).
    */

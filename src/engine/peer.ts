@@ -101,6 +101,8 @@ export interface PeerHandlers {
   error?(error: Error): void;
   /** The channel closed; every pending call has been rejected. */
   closed?(error: Error | undefined): void;
+  /** The channel renewed its session with the other side (see `ChannelSink.renewed`). */
+  renewed?(): void;
 }
 
 export interface PeerOptions {
@@ -716,6 +718,16 @@ export class Peer {
     this.handlers.error?.(error);
   }
 
+  /** @internal The channel renewed its session (see {@link PeerSink}). */
+  renewed(): void {
+    if (this.isClosed) return;
+    try {
+      this.handlers.renewed?.();
+    } catch (error) {
+      this.handlers.error?.(asError(error));
+    }
+  }
+
   /** @internal The channel closed (see {@link PeerSink}). */
   shutdown(error: Error | undefined): void {
     if (this.isClosed) return;
@@ -776,5 +788,9 @@ class PeerSink implements ChannelSink {
 
   closed(error?: Error): void {
     this.peer.shutdown(error);
+  }
+
+  renewed(): void {
+    this.peer.renewed();
   }
 }

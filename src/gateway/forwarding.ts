@@ -80,6 +80,17 @@ function lostConnection(error: unknown): boolean {
   );
 }
 
+/**
+ * A call whose upstream session died under it (a stdio server that exited) as the client sees it:
+ * an error naming the upstream and what happened (a tool call says the same in its error result).
+ */
+function lostUnder(upstream: Upstream, error: unknown): unknown {
+  if (!lostConnection(error)) return error;
+  return new ProtocolError(ErrorCode.InternalError, `Upstream "${upstream.name}": ${failureText(error)}`, {
+    upstream: upstream.name,
+  });
+}
+
 /** Protocol keys of an upstream's answer that are the upstream's, not the gateway's (2026-07-28). */
 const RESERVED_META = 'io.modelcontextprotocol/';
 
@@ -356,9 +367,11 @@ export class Forwarding {
     if (!SAFE_TO_REPEAT.has(method)) return first;
     // A read whose session died under it goes again, once, on a new session (a tool call never does).
     return first.catch((error: unknown) => {
-      if (!lostConnection(error) || ctx.link.finished) throw error;
+      if (!lostConnection(error) || ctx.link.finished) throw lostUnder(upstream, error);
       this.logger.warn(`gateway: ${method} on "${upstream.name}" lost its connection; trying once more`);
-      return this.forwardOnce(upstream, method, ctx, send);
+      return this.forwardOnce(upstream, method, ctx, send).catch((again: unknown) => {
+        throw lostUnder(upstream, again);
+      });
     });
   }
 

@@ -138,6 +138,8 @@ export class Gateway {
         this.followed.reconnected(changed);
       },
       restarted: (upstream) => this.telemetry.restarted(upstream.name),
+      sessionReopened: (upstream) => this.telemetry.sessionReopened(upstream.name),
+      sessionLost: (upstream) => this.telemetry.sessionLost(upstream.name),
       capabilitiesChanged: () => this.server.capabilitiesChanged(),
     };
     for (const upstreamConfig of config.upstreams) this.add(upstreamConfig);

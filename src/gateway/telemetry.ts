@@ -62,6 +62,8 @@ export class GatewayTelemetry {
   private readonly errors: Counter<'upstream' | 'method'>;
   private readonly duration: Histogram<'upstream' | 'method'>;
   private readonly restarts: Counter<'upstream'>;
+  private readonly reopened: Counter<'upstream'>;
+  private readonly lost: Counter<'upstream'>;
   private readonly byUpstream = new Map<string, Map<string, MethodMetrics>>();
   /** The span of each downstream request in flight, for its upstream calls' child spans. */
   private readonly spans = new WeakMap<RequestContext, Span>();
@@ -91,6 +93,18 @@ export class GatewayTelemetry {
     this.restarts = new Counter({
       name: 'switchboard_gateway_upstream_restarts_total',
       help: 'Times an upstream was reconnected (restarted, for a stdio server) after a failure.',
+      labelNames: ['upstream'],
+      registers,
+    });
+    this.reopened = new Counter({
+      name: 'switchboard_gateway_upstream_sessions_reopened_total',
+      help: 'Sessions an upstream forgot (HTTP 404: restarted or evicted) replaced by new ones for the same client.',
+      labelNames: ['upstream'],
+      registers,
+    });
+    this.lost = new Counter({
+      name: 'switchboard_gateway_upstream_sessions_lost_total',
+      help: 'Sessions with an upstream that ended without the gateway closing them (a stdio server that exited, a dropped connection).',
       labelNames: ['upstream'],
       registers,
     });
@@ -140,13 +154,23 @@ export class GatewayTelemetry {
     return this.registry.contentType;
   }
 
-  /** An upstream is served: its restart count shows, at 0. */
+  /** An upstream is served: its restart and session counts show, at 0. */
   upstreamAdded(upstream: string): void {
     this.restarts.inc({ upstream }, 0);
+    this.reopened.inc({ upstream }, 0);
+    this.lost.inc({ upstream }, 0);
   }
 
   restarted(upstream: string): void {
     this.restarts.inc({ upstream });
+  }
+
+  sessionReopened(upstream: string): void {
+    this.reopened.inc({ upstream });
+  }
+
+  sessionLost(upstream: string): void {
+    this.lost.inc({ upstream });
   }
 
   /** A downstream request begins: its span (ended by the returned function). */

@@ -44,6 +44,16 @@ export interface UpstreamHealth {
   readonly restarts: number;
   /** Sessions open for downstream clients. */
   readonly sessions: number;
+  /**
+   * Sessions the upstream forgot (an HTTP server answering 404: restarted, or it evicted them) that
+   * were replaced by new ones for the same client, the gateway's own included.
+   */
+  readonly sessionsReopened: number;
+  /**
+   * Sessions that ended without the gateway closing them (a stdio server that exited or crashed, a
+   * connection that dropped), the gateway's own included.
+   */
+  readonly sessionsLost: number;
 }
 
 /** What the catalog and leased sessions declare: they answer for any client. */
@@ -196,6 +206,10 @@ export interface UpstreamHooks {
   catalogChanged(upstream: Upstream): void;
   /** The upstream is being reconnected after a failure (a restart, for a stdio server). */
   restarted?(upstream: Upstream): void;
+  /** A session the upstream forgot was replaced by a new one (see `UpstreamHealth.sessionsReopened`). */
+  sessionReopened?(upstream: Upstream): void;
+  /** A session ended without the gateway closing it (see `UpstreamHealth.sessionsLost`). */
+  sessionLost?(upstream: Upstream): void;
   /** The upstream offers other capabilities than before (first connection, or changed since). */
   capabilitiesChanged?(): void;
   /**
@@ -216,6 +230,8 @@ export class Upstream {
   private lastError: string | undefined;
   private failures = 0;
   private restarts = 0;
+  private sessionsReopened = 0;
+  private sessionsLost = 0;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private catalogSession: Promise<UpstreamSession> | undefined;
   /** What the server spoke last, so later sessions skip the probe of the other era. */
@@ -248,6 +264,8 @@ export class Upstream {
       ...(this.lastError !== undefined && this.state !== 'up' ? { lastError: this.lastError } : {}),
       restarts: this.restarts,
       sessions: Math.max(0, this.open.size - (this.catalogClient ? 1 : 0)),
+      sessionsReopened: this.sessionsReopened,
+      sessionsLost: this.sessionsLost,
     };
   }
 
@@ -506,11 +524,18 @@ export class Upstream {
       const made = this.channel();
       const channel = this.hooks.wrapChannel ? this.hooks.wrapChannel(made, this.name) : made;
       last = channel;
-      return new CloseWatch(channel, () => {
-        if (!connected || last !== channel) return;
-        this.open.delete(client);
-        onClosed();
-      });
+      return new CloseWatch(
+        channel,
+        (unexpected) => {
+          if (!connected || last !== channel) return;
+          this.open.delete(client);
+          if (unexpected && !this.stopped) this.lost();
+          onClosed();
+        },
+        () => {
+          if (connected && last === channel) this.reopened(client);
+        },
+      );
     };
     let timer: ReturnType<typeof setTimeout> | undefined;
     const { connectTimeoutMs } = this.config;
@@ -545,6 +570,26 @@ export class Upstream {
     this.era = client.era;
   }
 
+  /**
+   * The upstream forgot a session (HTTP 404) and its channel opened a new one for the same client,
+   * whose own state the client set up again (see `ChannelSink.renewed`). The catalog's lists are
+   * read again: a restarted server may serve others.
+   */
+  private reopened(client: Client): void {
+    this.sessionsReopened++;
+    this.hooks.logger.warn(
+      `gateway: upstream "${this.name}" forgot a session (HTTP 404); a new one took its place for the same client`,
+    );
+    this.hooks.sessionReopened?.(this);
+    if (client === this.catalogClient) this.hooks.catalogChanged(this);
+  }
+
+  /** A session ended under the gateway (its server exited, its connection dropped). */
+  private lost(): void {
+    this.sessionsLost++;
+    this.hooks.sessionLost?.(this);
+  }
+
   private channel(): Channel {
     const { config } = this;
     if (config.transport === 'stdio') {
@@ -577,18 +622,25 @@ const UNSENT_SAMPLE: CreateMessageResult = {
   model: 'switchboard-gateway',
 };
 
-/** A channel that also tells `onClosed` when it closes, for whatever reason. */
+/**
+ * A channel that also tells `onClosed` when it closes, for whatever reason (`unexpected` when it
+ * closed on its own rather than by `close()`: a server that exited, a connection that dropped), and
+ * `onRenewed` when it replaced its session with the server by a new one.
+ */
 export class CloseWatch extends ChannelDecorator {
   #told = false;
+  #closing = false;
 
   constructor(
     inner: Channel,
-    private readonly onClosed: () => void,
+    private readonly onClosed: (unexpected: boolean) => void,
+    private readonly onRenewed: () => void = () => {},
   ) {
     super(inner);
   }
 
   override close(): Promise<void> {
+    this.#closing = true;
     return super.close().finally(() => this.tell());
   }
 
@@ -597,9 +649,14 @@ export class CloseWatch extends ChannelDecorator {
     super.closed(error, sink);
   }
 
+  protected override renewed(sink: ChannelSink): void {
+    this.onRenewed();
+    super.renewed(sink);
+  }
+
   private tell(): void {
     if (this.#told) return;
     this.#told = true;
-    this.onClosed();
+    this.onClosed(!this.#closing);
   }
 }

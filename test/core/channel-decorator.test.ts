@@ -68,20 +68,36 @@ describe('channel decorators', () => {
       const inner = new FullChannel();
       const logger = { warn() {}, error() {} };
       const closed: unknown[] = [];
-      decorate(inner).start({ message() {}, malformed() {}, closed: (e) => closed.push(e), logger });
+      let renewed = 0;
+      decorate(inner).start({
+        message() {},
+        malformed() {},
+        closed: (e) => closed.push(e),
+        renewed: () => renewed++,
+        logger,
+      });
       assert.equal(inner.sink?.logger, logger);
+      inner.sink?.renewed?.();
+      assert.equal(renewed, 1, 'a renewed session is told to the sink');
       inner.sink?.closed(new Error('gone'));
       assert.equal(closed.length, 1);
     });
   }
 
-  test("the gateway's close watch tells once, whether the channel closed or was closed", async () => {
-    let told = 0;
+  test("the gateway's close watch tells once, whether the channel closed or was closed, and which", async () => {
+    const told: boolean[] = [];
     const inner = new FullChannel();
-    const watch = new CloseWatch(inner, () => told++);
+    const watch = new CloseWatch(inner, (unexpected) => told.push(unexpected));
     watch.start({ message() {}, malformed() {}, closed() {} });
     inner.sink?.closed();
     await watch.close();
-    assert.equal(told, 1);
+    assert.deepEqual(told, [true], 'closed on its own');
+    const closing = new FullChannel();
+    const closedByUs = new CloseWatch(closing, (unexpected) => told.push(unexpected));
+    closedByUs.start({ message() {}, malformed() {}, closed() {} });
+    const done = closedByUs.close();
+    closing.sink?.closed();
+    await done;
+    assert.deepEqual(told, [true, false], 'closed by close()');
   });
 });

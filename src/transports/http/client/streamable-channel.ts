@@ -662,6 +662,8 @@ export class StreamableHttpClientChannel implements Channel {
       }
       this.#listen();
       await legacy.ready;
+      // The owner sets up again what the old session held (its requests wait for this attempt's end).
+      if (!this.#finished) this.#sink?.renewed?.();
       return true;
     } catch (error) {
       if (!this.#finished) {
