@@ -69,7 +69,7 @@ function startGateway(): Promise<string> {
         example: { command: process.execPath, args: [EXAMPLE_SERVER, '--stdio'] },
         memo: { command: process.execPath, args: [UPSTREAM], env: { UPSTREAM_LABEL: 'memo' } },
       },
-      gateway: { admin: { token: '${ADMIN_TOKEN}' } },
+      gateway: { admin: { token: `\${ADMIN_TOKEN}` } },
     }),
   );
   const child = spawnOwned(process.execPath, [CLI, 'gateway', config, '--port', '0', '--lock', lock], {
