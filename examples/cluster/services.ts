@@ -146,12 +146,23 @@ async function accepting(port: number, child: ChildProcess): Promise<void> {
   }
 }
 
+export interface BalancerOptions {
+  /**
+   * Sticky instead of round-robin: the nginx variable whose value picks the node (`hash ...
+   * consistent`), e.g. `$http_authorization` keeps each credential's requests on one node.
+   */
+  readonly stickBy?: string;
+}
+
 /**
- * nginx in round-robin over `upstreams` (`host:port` each), no stickiness: each request goes to the
- * next node. Event streams are passed through unbuffered; a request a dead node refused goes to the
- * next one (`proxy_next_upstream`).
+ * nginx in round-robin over `upstreams` (`host:port` each), no stickiness unless `stickBy` says:
+ * each request goes to the next node. Event streams are passed through unbuffered; a request a dead
+ * node refused goes to the next one (`proxy_next_upstream`).
  */
-export async function startBalancer(upstreams: readonly string[]): Promise<LocalBalancer> {
+export async function startBalancer(
+  upstreams: readonly string[],
+  options: BalancerOptions = {},
+): Promise<LocalBalancer> {
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-nginx-'));
   const launch = async (port: number) => {
     const config = join(dir, 'nginx.conf');
@@ -170,7 +181,7 @@ http {
   uwsgi_temp_path ${join(dir, 'uwsgi')};
   scgi_temp_path ${join(dir, 'scgi')};
   upstream nodes {
-${upstreams.map((u) => `    server ${u} max_fails=0;`).join('\n')}
+${options.stickBy === undefined ? '' : `    hash ${options.stickBy} consistent;\n`}${upstreams.map((u) => `    server ${u} max_fails=0;`).join('\n')}
     keepalive 32;
   }
   server {

@@ -40,6 +40,10 @@ Examples:
   switchboard console "node server.js --stdio"
   switchboard console http://127.0.0.1:3000/mcp
 
+A gateway's fleet uses the gateway's admin endpoint (gateway.admin) with the
+token in SWITCHBOARD_ADMIN_TOKEN, when set: held tools are shown and approved on
+the gateway, and each server behind it is checked from the page.
+
 See docs/console.md for what it does and its security model.
 `;
 
@@ -66,6 +70,9 @@ export async function runConsole(argv: readonly string[], io: ConsoleIo): Promis
       port: parsed.port,
       connect: parsed.connect,
       ...(parsed.fleet ? { fleet: parsed.fleet } : {}),
+      ...(process.env.SWITCHBOARD_ADMIN_TOKEN
+        ? { gatewayAdminToken: process.env.SWITCHBOARD_ADMIN_TOKEN }
+        : {}),
     });
   } catch (error) {
     io.err(

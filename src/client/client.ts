@@ -187,6 +187,8 @@ export interface ClientCallContext {
 type NotificationListener = (params: Params, extra: InboundExtra | undefined) => void;
 
 const DEFAULT_MAX_PAGES = 100;
+/** Envelopes kept for the clients a client calls for (see `onBehalfOf`); past it, they are made again. */
+const MAX_ON_BEHALF_ENVELOPES = 64;
 const DEFAULT_MAX_INPUT_ROUNDS = 8;
 /**
  * A legacy server's requests (elicitation, sampling, roots) served at once, and waiting beyond
@@ -211,6 +213,9 @@ export class ClientCore {
   private negotiated: Negotiated | undefined;
   /** The 2026-07-28 `_meta` every request carries, serialized once (rebuilt when it changes). */
   private envelope: SerializedMeta | undefined;
+  /** Envelopes of calls made for other clients (a gateway's callers), by capabilities and log level, made from `onBehalfBase`. */
+  private readonly onBehalf = new Map<string, SerializedMeta>();
+  private onBehalfBase: SerializedMeta | undefined;
   private readonly cache: ResultCache | undefined;
   private readonly listeners = new Map<string, Set<NotificationListener>>();
   private readonly middleware: Middleware<ClientCallContext>[] = [];
@@ -494,6 +499,26 @@ export class ClientCore {
     };
     if (this.logLevel !== undefined) envelope[META.logLevel] = this.logLevel;
     return new SerializedMeta(Object.freeze(envelope));
+  }
+
+  /**
+   * The envelope of a call made for another client that adds nothing else to it, serialized once
+   * per capabilities and log level (a gateway forwards every call of a 2026-07-28 client so).
+   */
+  private onBehalfEnvelope(options: CallOptions, envelope: SerializedMeta): SerializedMeta {
+    if (this.onBehalfBase !== envelope) {
+      this.onBehalf.clear();
+      this.onBehalfBase = envelope;
+    }
+    const other = options.onBehalfOf!;
+    const key = `${other.logLevel ?? ''}\n${JSON.stringify(other.capabilities)}`;
+    let found = this.onBehalf.get(key);
+    if (found === undefined) {
+      if (this.onBehalf.size >= MAX_ON_BEHALF_ENVELOPES) this.onBehalf.clear();
+      found = new SerializedMeta(Object.freeze(this.envelopeFor(options)!));
+      this.onBehalf.set(key, found);
+    }
+    return found;
   }
 
   /** The envelope of one call: this client's, or the one of the client it is made for. */
@@ -800,8 +825,11 @@ export class ClientCore {
     // request rather than copying its object into a fresh `_meta` and serializing it again per call.
     let envelope: SerializedMeta | undefined;
     if (modern) {
-      if (extra === undefined && params._meta === undefined && options.onBehalfOf === undefined) {
+      const plain = extra === undefined && params._meta === undefined;
+      if (plain && options.onBehalfOf === undefined) {
         envelope = this.envelope;
+      } else if (plain && this.envelope !== undefined) {
+        envelope = this.onBehalfEnvelope(options, this.envelope);
       } else {
         const meta = { ...(params._meta as Meta | undefined), ...extra, ...this.envelopeFor(options) };
         wire = { ...params, _meta: meta };

@@ -7,12 +7,19 @@ export interface FleetToolChange {
   readonly tool: string;
   /**
    * `changed`: its definition differs from the pinned one; `added`: not pinned yet; `removed`: gone;
-   * `held`: a gateway hides it until approved in its lock file (its new definition is not shown to
-   * clients, so there is no diff here).
+   * `held`: a gateway hides it until approved in its lock file.
    */
   readonly change: 'changed' | 'added' | 'removed' | 'held';
-  /** The unified diff from the pinned definition (JSON) to the current one; for `held`, how to approve it. */
+  /**
+   * The unified diff from the pinned definition (JSON) to the current one; for `held`, the diff of
+   * the gateway's pinned and new definitions when its admin endpoint is reachable (`approvable`),
+   * otherwise how to approve it in the lock file.
+   */
   readonly diff: string;
+  /** Set for a held tool the console can approve on the gateway (its admin endpoint). */
+  readonly approvable?: boolean;
+  /** What the diff cannot show (a gateway lock of version 1 kept no definition). */
+  readonly note?: string;
 }
 
 export interface FleetServerView {
@@ -34,7 +41,10 @@ export interface FleetServerView {
   /** The tools whose definitions are pinned (approved). */
   readonly pinned: readonly string[];
   readonly changed: readonly FleetToolChange[];
-  /** False for a server behind a gateway: the console reaches it only through the gateway, which is checked instead. */
+  /**
+   * False for a server behind a gateway without a reachable admin endpoint: the console reaches it
+   * only through the gateway, which is checked instead.
+   */
   readonly checkable?: boolean;
 }
 
@@ -44,6 +54,8 @@ export interface FleetView {
   /** Set for the fleet of a `switchboard gateway` the console is connected to. */
   readonly gateway?: boolean;
   readonly history?: string;
+  /** For a gateway's fleet: why its admin endpoint cannot be used (off, or this console not let in). */
+  readonly admin?: string;
   readonly checking: boolean;
   readonly servers: readonly FleetServerView[];
 }

@@ -202,4 +202,5 @@ export class ConsoleFleet {
   }
 }
 
-const pretty = (value: Json) => `${JSON.stringify(value, null, 2)}\n`;
+/** A definition as the diffs show it. */
+export const pretty = (value: Json) => `${JSON.stringify(value, null, 2)}\n`;

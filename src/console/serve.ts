@@ -35,6 +35,12 @@ export interface ConsoleOptions {
    * `history` is the check history (JSONL) either way.
    */
   fleet?: { readonly config?: string; readonly history?: string };
+  /**
+   * The admin token of the gateway the console is connected to (its `gateway.admin.token`), sent
+   * to its admin endpoint to show and approve held tools and check each server. The CLI reads it
+   * from `SWITCHBOARD_ADMIN_TOKEN`.
+   */
+  gatewayAdminToken?: string;
 }
 
 export interface RunningConsole {
@@ -65,7 +71,7 @@ export async function serveConsole(options: ConsoleOptions = {}): Promise<Runnin
     const connection = service.gatewayConnection();
     if (!connection) return undefined;
     if (gatewayFleet?.connection !== connection)
-      gatewayFleet = new GatewayFleet(connection, options.fleet?.history);
+      gatewayFleet = new GatewayFleet(connection, options.fleet?.history, options.gatewayAdminToken);
     return gatewayFleet;
   };
   const streams = new Set<ServerResponse>();

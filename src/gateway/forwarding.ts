@@ -29,7 +29,9 @@ import type {
 import type { RequestContext } from '../server/context.js';
 import { InputRequiredError } from '../server/input.js';
 import type { Logger } from '../util/logger.js';
+import { randomHex } from '../util/random-id.js';
 import type { Route, Routes } from './routes.js';
+import { parseTaskId, shownTaskId, type TaskIdParts } from './task-ids.js';
 import type { GatewayTelemetry, UpstreamCallRecord } from './telemetry.js';
 import { type ForwardedCall, failureText, type Upstream, type UpstreamSession } from './upstream.js';
 
@@ -49,9 +51,6 @@ const SAFE_TO_REPEAT = new Set(['resources/read', 'prompts/get', 'completion/com
 
 /** Idle sweeps a session must stay without calls to be closed (one every upstreamSessionIdleMs / IDLE_SWEEPS). */
 const IDLE_SWEEPS = 4;
-
-/** Task ids remembered to route `tasks/*` back to the upstream that made the task (oldest dropped first). */
-const MAX_TASK_ROUTES = 10_000;
 
 /** The methods of MCP itself (every revision's, and the namespaces they live in). */
 const MCP_NAMESPACES = [
@@ -165,8 +164,11 @@ const NO_CARRY: NonNullable<CallOptions['carryInput']> = Object.freeze({});
 export class Forwarding {
   /** Per downstream session: its own session with each upstream. */
   private readonly sessions = new Map<string, Map<string, ClientSession>>();
-  /** 2026-07-28 tasks passed through: task id → the upstream that runs it. */
-  private readonly taskRoutes = new Map<string, Upstream>();
+  /**
+   * This gateway process among the nodes of a cluster: named in the ids of its local servers'
+   * tasks, which live in its children (see task-ids.ts).
+   */
+  private readonly node = randomHex(4);
 
   /** Closes downstream clients' upstream sessions that stay idle (see {@link sweepIdle}). */
   private readonly idleSweeper: ReturnType<typeof setInterval>;
@@ -226,7 +228,7 @@ export class Forwarding {
           client.request('tools/call', upstreamParams as never, { ...options, unchecked: true }),
         )) as unknown as Record<string, unknown>;
         if (result.resultType === 'task' && typeof result.taskId === 'string')
-          this.taskMade(result.taskId, upstream);
+          result.taskId = this.shownTaskId(upstream, result.taskId);
         return result as unknown as CallToolResult;
       }
       const result = await this.forward(upstream, 'tools/call', ctx, (client, options) =>
@@ -310,10 +312,11 @@ export class Forwarding {
    */
   forwardUnknown(method: string, params: Params, ctx: RequestContext): Promise<unknown> {
     const { separator } = this.routes.options;
-    // A task the gateway passed on goes back to the upstream that made it.
-    const task = method.startsWith('tasks/') && typeof params.taskId === 'string';
-    const routed = task ? this.taskRoutes.get(params.taskId as string) : undefined;
-    if (routed) return this.forwardAs(routed, method, params, ctx);
+    // A task the gateway passed on goes back to the upstream that made it, named in its id.
+    if (method.startsWith('tasks/') && typeof params.taskId === 'string') {
+      const task = parseTaskId(params.taskId, separator, (name) => this.routes.upstreams.has(name));
+      if (task) return this.forwardTask(task, params.taskId, method, params, ctx);
+    }
     const at = method.indexOf(separator);
     const named = at > 0 ? this.routes.upstreams.get(method.slice(0, at)) : undefined;
     const upstreamMethod = named ? method.slice(at + separator.length) : method;
@@ -348,12 +351,35 @@ export class Forwarding {
     );
   }
 
-  /** Remembers which upstream made a task, for its `tasks/*` requests. */
-  private taskMade(taskId: string, upstream: Upstream): void {
-    this.taskRoutes.set(taskId, upstream);
-    if (this.taskRoutes.size > MAX_TASK_ROUTES) {
-      this.taskRoutes.delete(this.taskRoutes.keys().next().value as string);
+  /** The id a client gets for `upstream`'s task `id` (see task-ids.ts). */
+  private shownTaskId(upstream: Upstream, id: string): string {
+    const local = upstream.config.transport === 'stdio' ? this.node : undefined;
+    return shownTaskId(upstream.name, this.routes.options.separator, id, local);
+  }
+
+  /**
+   * A `tasks/*` request for a task the gateway passed on: to its upstream under the upstream's own
+   * id, the task in the answer shown by the id the client knows. A local server's task made on
+   * another node (or before this one restarted) is not here: answered as unknown, saying why.
+   */
+  private async forwardTask(
+    task: TaskIdParts,
+    shown: string,
+    method: string,
+    params: Params,
+    ctx: RequestContext,
+  ): Promise<unknown> {
+    const upstream = this.routes.upstreams.get(task.upstream)!;
+    if (upstream.config.transport === 'stdio' && task.node !== this.node) {
+      throw new ProtocolError(
+        ErrorCode.InvalidParams,
+        `Task not found: ${JSON.stringify(shown)}. It was made by the local server "${upstream.name}" on another gateway node (or before this one restarted), and a local server's tasks live in the node that runs it: send each client's requests to one node (a sticky balancer, see the gateway's docs on gateway.redis).`,
+      );
     }
+    const answer = await this.forwardAs(upstream, method, { ...params, taskId: task.id }, ctx);
+    const record = answer as Record<string, unknown> | undefined;
+    if (record !== null && typeof record === 'object' && record.taskId === task.id) record.taskId = shown;
+    return answer;
   }
 
   // --- the per-call path ----------------------------------------------------------------------------

@@ -4,13 +4,15 @@
  * span per upstream call. Without an SDK registered by the application the API's tracer records
  * nothing, so users who do not trace pay for no exporter.
  *
- * On the per-call path the metric children are looked up once per (upstream, method) and cached:
- * prom-client's label lookup hashes the label object on every call otherwise.
+ * On the per-call path the figures are plain numbers on a series found once per (upstream, method)
+ * and handed to the registry when scraped (call-metrics.ts): prom-client's counters and histograms
+ * hash their label object on every call, pre-bound children included.
  */
 import { context, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { RequestContext } from '../server/context.js';
 import { errorMessage } from '../util/guards.js';
+import { CallMetrics, type CallSeries } from './call-metrics.js';
 import type { UpstreamHealth } from './upstream.js';
 
 /** The methods named in metric labels; any other (a vendor method forwarded by name) is `other`. */
@@ -37,12 +39,6 @@ const BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
 ];
 
-interface MethodMetrics {
-  readonly requests: Counter.Internal;
-  readonly errors: Counter.Internal;
-  readonly duration: Histogram.Internal<'upstream' | 'method'>;
-}
-
 /** One upstream call as measured (a child span only under a recorded request span): end it once, with the error if it failed. */
 export interface UpstreamCallRecord {
   end(error?: unknown): void;
@@ -58,38 +54,33 @@ export class GatewayTelemetry {
   /** The gateway's own registry (not prom-client's global one: two gateways in a process differ). */
   readonly registry = new Registry();
   private readonly tracer: Tracer;
-  private readonly requests: Counter<'upstream' | 'method'>;
-  private readonly errors: Counter<'upstream' | 'method'>;
-  private readonly duration: Histogram<'upstream' | 'method'>;
+  private readonly calls: CallMetrics;
   private readonly restarts: Counter<'upstream'>;
   private readonly reopened: Counter<'upstream'>;
   private readonly lost: Counter<'upstream'>;
-  private readonly byUpstream = new Map<string, Map<string, MethodMetrics>>();
+  private readonly byUpstream = new Map<string, Map<string, CallSeries>>();
   /** The span of each downstream request in flight, for its upstream calls' child spans. */
   private readonly spans = new WeakMap<RequestContext, Span>();
 
   constructor(sources: TelemetrySources, version: string) {
     const registers = [this.registry];
     this.tracer = trace.getTracer('switchboard-gateway', version);
-    this.requests = new Counter({
-      name: 'switchboard_gateway_upstream_requests_total',
-      help: 'Requests forwarded to an upstream, by upstream and MCP method.',
-      labelNames: ['upstream', 'method'],
-      registers,
-    });
-    this.errors = new Counter({
-      name: 'switchboard_gateway_upstream_errors_total',
-      help: 'Forwarded requests that failed (error answer, timeout, upstream unavailable), by upstream and method.',
-      labelNames: ['upstream', 'method'],
-      registers,
-    });
-    this.duration = new Histogram({
-      name: 'switchboard_gateway_upstream_request_duration_seconds',
-      help: 'Time from the downstream request reaching the gateway to the upstream answer, by upstream and method.',
-      labelNames: ['upstream', 'method'],
-      buckets: BUCKETS,
-      registers,
-    });
+    this.calls = new CallMetrics(
+      this.registry,
+      {
+        requests: 'switchboard_gateway_upstream_requests_total',
+        errors: 'switchboard_gateway_upstream_errors_total',
+        duration: 'switchboard_gateway_upstream_request_duration_seconds',
+      },
+      {
+        requests: 'Requests forwarded to an upstream, by upstream and MCP method.',
+        errors:
+          'Forwarded requests that failed (error answer, timeout, upstream unavailable), by upstream and method.',
+        duration:
+          'Time from the downstream request reaching the gateway to the upstream answer, by upstream and method.',
+      },
+      BUCKETS,
+    );
     this.restarts = new Counter({
       name: 'switchboard_gateway_upstream_restarts_total',
       help: 'Times an upstream was reconnected (restarted, for a stdio server) after a failure.',
@@ -193,8 +184,8 @@ export class GatewayTelemetry {
 
   /** One upstream call made for the downstream request `ctx`: counted, timed, and a child span. */
   upstreamCall(upstream: string, method: string, ctx: RequestContext): UpstreamCallRecord {
-    const metrics = this.metricsFor(upstream, method);
-    metrics.requests.inc();
+    const series = this.seriesFor(upstream, method);
+    series.started();
     const parent = this.spans.get(ctx);
     const span =
       parent &&
@@ -212,17 +203,15 @@ export class GatewayTelemetry {
       end: (error) => {
         if (ended) return;
         ended = true;
-        metrics.duration.observe((performance.now() - started) / 1000);
-        if (error !== undefined) {
-          metrics.errors.inc();
+        series.ended((performance.now() - started) / 1000, error !== undefined);
+        if (error !== undefined)
           span?.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
-        }
         span?.end();
       },
     };
   }
 
-  private metricsFor(upstream: string, method: string): MethodMetrics {
+  private seriesFor(upstream: string, method: string): CallSeries {
     let methods = this.byUpstream.get(upstream);
     if (!methods) {
       methods = new Map();
@@ -231,12 +220,7 @@ export class GatewayTelemetry {
     const label = LABELLED_METHODS.has(method) ? method : 'other';
     let found = methods.get(label);
     if (!found) {
-      const labels = { upstream, method: label };
-      found = {
-        requests: this.requests.labels(labels),
-        errors: this.errors.labels(labels),
-        duration: this.duration.labels(labels),
-      };
+      found = this.calls.series(upstream, label);
       methods.set(label, found);
     }
     return found;

@@ -10,8 +10,14 @@ import { ErrorCode, invalidRequest, ProtocolError } from '../protocol/errors.js'
 import type { JsonRpcNotification, Params } from '../protocol/jsonrpc.js';
 import { type Deferred, deferred } from '../util/deferred.js';
 import type { Logger } from '../util/logger.js';
+import type { RequestContext } from './context.js';
 import type { LegacyLink, LegacySession, RequestLink, ServedRequest } from './link.js';
-import { legacyWants, type NotificationHub, type NotificationSubscriber } from './notifications.js';
+import {
+  type Audience,
+  legacyWants,
+  type NotificationHub,
+  type NotificationSubscriber,
+} from './notifications.js';
 
 const EMPTY: Params = Object.freeze({}) as Params;
 
@@ -24,7 +30,7 @@ export interface ConnectionHost {
   readonly configuredLogger: Logger | undefined;
   readonly maxBatchLength: number;
   serve(request: ServedRequest, link: RequestLink): Promise<unknown>;
-  initialize(params: Params): { result: unknown; session: LegacySession };
+  initialize(params: Params, link?: RequestLink): { result: unknown; session: LegacySession };
   reportError(error: Error): void;
   detach(connection: ServerConnection): void;
   emit(event: 'rootsListChanged', payload: { connection: ServerConnection }): void;
@@ -196,9 +202,12 @@ export class ServerConnection implements NotificationSubscriber {
   }
 
   /** @internal The legacy era's change notifications: to a completed handshake, what it asked for. */
-  deliver(method: string, params: Params | undefined): void {
+  deliver(method: string, params: Params | undefined, audience?: Audience): void {
     const session = this.legacy;
-    if (session?.initialized && legacyWants(session, method, params)) this.peer.notify(method, params);
+    if (!session?.initialized || !legacyWants(session, method, params)) return;
+    // The session's viewer is the RequestContext the server keeps there (link.ts imports no context).
+    if (audience && !audience(session.viewer as RequestContext | undefined)) return;
+    this.peer.notify(method, params);
   }
 
   /** @internal The peer closed: the connection leaves the server. */
@@ -213,20 +222,20 @@ export class ServerConnection implements NotificationSubscriber {
   onRequest(request: InboundRequest): Promise<unknown> | unknown {
     const params = request.params ?? EMPTY;
     if (!hasModernEnvelope(params)) {
-      if (request.method === 'initialize') return this.initialize(params);
+      if (request.method === 'initialize') return this.initialize(params, request);
       // The one request a legacy client may send before initializing.
       if (request.method === 'ping' && !this.legacy) return EMPTY;
     }
     return this.server.serve(request, new PeerRequestLink(this, request));
   }
 
-  private initialize(params: Params): unknown {
+  private initialize(params: Params, request: InboundRequest): unknown {
     if (this.legacy) {
       throw invalidRequest(
         `This connection is already initialized (protocol ${this.legacy.revision}); initialize may be sent only once per connection.`,
       );
     }
-    const { result, session } = this.server.initialize(params);
+    const { result, session } = this.server.initialize(params, new PeerRequestLink(this, request));
     this.legacy = session;
     return result;
   }

@@ -54,6 +54,11 @@ export interface LegacySession {
    * subscribes, as most sessions never do.
    */
   resourceSubscriptions: Set<string> | undefined;
+  /**
+   * The context of the latest request served in the session, kept where list filters or scopes
+   * make lists differ per caller: a list change goes to the session only if it sees what changed.
+   */
+  viewer?: object;
 }
 
 /** One request's way to its client: implemented by a connection, an HTTP request, a running task. */

@@ -39,10 +39,16 @@ const DEFAULT_MAX_LISTENS = 10_000;
 /** How long ending a listen waits for its closing result to reach the transport. */
 const END_WAIT_MS = 2000;
 
+/**
+ * Who a notification is for, judged by a subscriber's viewer: the context of a request its client
+ * made (a listen stream's own request; a legacy session's latest), undefined when none is known.
+ */
+export type Audience = (viewer: RequestContext | undefined) => boolean;
+
 /** One party that wants change notifications: a legacy connection or a listen stream. */
 export interface NotificationSubscriber {
-  /** Hears one published notification and passes it on if it asked for it. */
-  deliver(method: string, params: Params | undefined): void;
+  /** Hears one published notification and passes it on if it asked for it (and is in `audience`). */
+  deliver(method: string, params: Params | undefined, audience?: Audience): void;
 }
 
 /**
@@ -186,11 +192,11 @@ export class NotificationHub {
     this.subscribers.delete(subscriber);
   }
 
-  /** Tells every subscriber that asked for it, once each. */
-  publish(method: string, params?: Params): void {
+  /** Tells every subscriber that asked for it (of `audience`, when given), once each. */
+  publish(method: string, params?: Params, audience?: Audience): void {
     for (const subscriber of this.subscribers) {
       try {
-        subscriber.deliver(method, params);
+        subscriber.deliver(method, params, audience);
       } catch (error) {
         this.options.report(asError(error));
       }
@@ -218,7 +224,7 @@ export class NotificationHub {
         resolve(closingResult(id));
         return;
       }
-      const stream = new ListenStream(id, link, this.selectors(agreed), (result) => {
+      const stream = new ListenStream(id, ctx, this.selectors(agreed), (result) => {
         this.remove(stream);
         this.streams.delete(stream);
         resolve(result);
@@ -286,16 +292,22 @@ const closingResult = (id: RequestId): Params => ({
 class ListenStream implements NotificationSubscriber {
   private over = false;
 
+  readonly link: RequestLink;
+
   constructor(
     readonly id: RequestId,
-    readonly link: RequestLink,
+    /** The listen request's own context: who the stream is for. */
+    private readonly viewer: RequestContext,
     private readonly selectors: ReadonlyMap<string, (params: Params | undefined) => boolean>,
     private readonly finish: (result: Params) => void,
-  ) {}
+  ) {
+    this.link = viewer.link;
+  }
 
-  deliver(method: string, params: Params | undefined): void {
+  deliver(method: string, params: Params | undefined, audience?: Audience): void {
     if (this.over || this.link.finished) return;
     if (!this.selectors.get(method)?.(params)) return;
+    if (audience && !audience(this.viewer)) return;
     this.link.notify(method, {
       ...params,
       _meta: { ...(params?._meta as Params), [META.subscriptionId]: this.id },

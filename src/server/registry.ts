@@ -22,7 +22,8 @@ export class Registry<T> {
   constructor(
     /** What the entries are called in error messages: "tool", "prompt"... */
     readonly kind: string,
-    private readonly changed: () => void,
+    /** Called on every change with the entry before and after it (undefined: added, or removed). */
+    private readonly changed: (before: T | undefined, after: T | undefined) => void,
   ) {}
 
   get version(): number {
@@ -52,7 +53,7 @@ export class Registry<T> {
     }
     this.slots.set(key, { value, enabled: true });
     this.onAdd?.(value);
-    this.bump();
+    this.bump(undefined, value);
   }
 
   /** Replaces the entry under `key`, possibly moving it to `newKey`. */
@@ -68,16 +69,17 @@ export class Registry<T> {
       this.slots.delete(key);
       this.slots.set(newKey, slot);
     }
+    const before = slot.enabled ? slot.value : undefined;
     slot.value = value;
     this.onAdd?.(value);
-    this.bump();
+    this.bump(before, slot.enabled ? value : undefined);
   }
 
   setEnabled(key: string, enabled: boolean): void {
     const slot = this.require(key);
     if (slot.enabled === enabled) return;
     slot.enabled = enabled;
-    this.bump();
+    this.bump(enabled ? undefined : slot.value, enabled ? slot.value : undefined);
   }
 
   isEnabled(key: string): boolean {
@@ -85,7 +87,8 @@ export class Registry<T> {
   }
 
   remove(key: string): void {
-    if (this.slots.delete(key)) this.bump();
+    const slot = this.slots.get(key);
+    if (slot && this.slots.delete(key)) this.bump(slot.enabled ? slot.value : undefined, undefined);
   }
 
   /** Enabled entries in key order. */
@@ -140,10 +143,10 @@ export class Registry<T> {
     return slot;
   }
 
-  private bump(): void {
+  private bump(before: T | undefined, after: T | undefined): void {
     this.currentVersion++;
     this.snapshot = undefined;
     this.pages = new Map();
-    this.changed();
+    this.changed(before, after);
   }
 }

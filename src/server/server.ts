@@ -76,7 +76,7 @@ import {
 } from './methods.js';
 import { Mrtr, type MrtrRound } from './mrtr.js';
 import { checkName } from './names.js';
-import { NotificationHub, updateLegacySubscription } from './notifications.js';
+import { type Audience, NotificationHub, updateLegacySubscription } from './notifications.js';
 import { compareKeys, paginate } from './pagination.js';
 import { type PassThroughHandle, type PassThroughOptions, passThroughKinds } from './pass-through.js';
 import {
@@ -206,6 +206,11 @@ export interface PromptHandle extends Handle {
 }
 
 export type ListKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
+/** One item of a list change: its list, and the item (before or after the change). */
+interface ChangedItem {
+  readonly list: ListKind;
+  readonly item: object;
+}
 type ListItem<K extends ListKind> = K extends 'tools'
   ? import('../protocol/types.js').Tool
   : K extends 'resources'
@@ -240,6 +245,7 @@ class Session implements LegacySession {
   initialized = false;
   logLevel: LegacySession['logLevel'] = undefined;
   resourceSubscriptions: Set<string> | undefined = undefined;
+  viewer: object | undefined = undefined;
   constructor(
     readonly revision: LegacyRevision,
     readonly client: ClientView,
@@ -266,11 +272,17 @@ export class ServerCore {
   /** @internal See {@link ServerCoreOptions.maxBatchLength}. */
   readonly maxBatchLength: number;
   private readonly served: ReadonlySet<Revision>;
-  private readonly tools = new Registry<ToolEntry>('tool', () => this.listChanged('tools'));
-  private readonly prompts = new Registry<PromptEntry>('prompt', () => this.listChanged('prompts'));
-  private readonly resources = new Registry<ResourceEntry>('resource', () => this.listChanged('resources'));
-  private readonly templates = new Registry<TemplateEntry>('resource template', () =>
-    this.listChanged('resources'),
+  private readonly tools = new Registry<ToolEntry>('tool', (before, after) =>
+    this.listChanged('tools', 'tools', before, after),
+  );
+  private readonly prompts = new Registry<PromptEntry>('prompt', (before, after) =>
+    this.listChanged('prompts', 'prompts', before, after),
+  );
+  private readonly resources = new Registry<ResourceEntry>('resource', (before, after) =>
+    this.listChanged('resources', 'resources', before, after),
+  );
+  private readonly templates = new Registry<TemplateEntry>('resource template', (before, after) =>
+    this.listChanged('resources', 'resourceTemplates', before, after),
   );
   private readonly middleware: Middleware<RequestContext>[] = [];
   private chain: MethodHandler<RequestContext>;
@@ -280,7 +292,11 @@ export class ServerCore {
   private readonly extensions: Record<string, JsonObject> = {};
   /** Extensions also declared in legacy `initialize` results (see {@link declareExtension}). */
   private readonly legacyExtensions = new Set<string>();
-  private readonly pendingListChanges = new Set<ListChangedKind>();
+  /**
+   * List changes not yet announced, by list: the items changed (before and after each change), or
+   * null when what changed is not known item by item (everyone hears of it).
+   */
+  private readonly pendingListChanges = new Map<ListChangedKind, ChangedItem[] | null>();
   private readonly changeBus: ChangeBus | undefined;
   /**
    * Set by the first request: registry changes before it (a node registering its items at start-up)
@@ -817,7 +833,7 @@ export class ServerCore {
   // --- request pipeline --------------------------------------------------------------------------
 
   /** @internal Answers `initialize` and returns the legacy session it opens. */
-  initialize(params: Params): { result: InitializeResult; session: LegacySession } {
+  initialize(params: Params, link?: RequestLink): { result: InitializeResult; session: LegacySession } {
     checkMeta(params, 'initialize');
     methodSpec('initialize')!.checkParams!(params, 'initialize');
     const requested = params.protocolVersion as string;
@@ -847,7 +863,12 @@ export class ServerCore {
       info: params.clientInfo as Implementation,
       capabilities: params.capabilities as ClientCapabilities,
     };
-    return { result, session: new Session(revision, client, capabilities) };
+    const session = new Session(revision, client, capabilities);
+    // Who the session's list changes are judged for until its next request (see flushListChanges).
+    if (link !== undefined && (this.scoped || this.listFilters.size > 0)) {
+      session.viewer = new RequestContext('initialize', undefined, revision, client, undefined, link);
+    }
+    return { result, session };
   }
 
   /**
@@ -908,6 +929,10 @@ export class ServerCore {
       round,
       services: this.services,
     });
+    // Who the session's list changes are judged for (see flushListChanges).
+    if (link.legacy !== undefined && (this.scoped || this.listFilters.size > 0)) {
+      link.legacy.session.viewer = ctx;
+    }
     let result: unknown;
     if (round === undefined) {
       result = await this.chain(method, params, ctx);
@@ -1229,25 +1254,46 @@ export class ServerCore {
 
   // --- change notifications ----------------------------------------------------------------------
 
-  private listChanged(kind: ListChangedKind): void {
+  private listChanged(
+    kind: ListChangedKind,
+    list?: ListKind,
+    before?: { descriptor: object },
+    after?: { descriptor: object },
+  ): void {
     if (this.notifications.size === 0 && !(this.changeBus && this.serving)) return;
     // Coalesce: registering twenty tools in one tick sends one notification.
     if (this.pendingListChanges.size === 0) queueMicrotask(() => this.flushListChanges());
-    this.pendingListChanges.add(kind);
+    const items = this.pendingListChanges.has(kind) ? this.pendingListChanges.get(kind)! : [];
+    if (items === null || list === undefined) {
+      this.pendingListChanges.set(kind, null);
+      return;
+    }
+    if (before) items.push({ list, item: before.descriptor });
+    if (after) items.push({ list, item: after.descriptor });
+    this.pendingListChanges.set(kind, items);
   }
 
   private flushListChanges(): void {
-    const kinds = [...this.pendingListChanges];
+    const changes = [...this.pendingListChanges];
     this.pendingListChanges.clear();
-    for (const kind of kinds) {
-      if (this.serving) this.publishChange(LIST_CHANGED[kind]);
-      else this.notifications.publish(LIST_CHANGED[kind]);
+    for (const [kind, items] of changes) {
+      // With list filters or scopes, each subscriber hears of a change only if it sees an item
+      // that changed (as its own list would show it); a subscriber not yet seen hears of all.
+      const audience =
+        items === null || !(this.scoped || this.listFilters.size > 0)
+          ? undefined
+          : (viewer: RequestContext | undefined) =>
+              viewer === undefined ||
+              items.some(({ list, item }) => this.visible(list, item as ListItem<typeof list>, viewer));
+      if (this.serving) this.publishChange(LIST_CHANGED[kind], undefined, audience);
+      else this.notifications.publish(LIST_CHANGED[kind], undefined, audience);
     }
   }
 
   /** A change made here: to this node's subscribers, and to the other nodes' through the bus. */
-  private publishChange(method: string, params?: Params): void {
-    this.notifications.publish(method, params);
+  private publishChange(method: string, params?: Params, audience?: Audience): void {
+    this.notifications.publish(method, params, audience);
+    // Other nodes get the change without its items: each of their subscribers hears of it.
     this.changeBus?.publish({ method, params });
   }
 }

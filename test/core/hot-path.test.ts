@@ -5,11 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { Channel } from '../../src/engine/channel.js';
+import { Client } from '../../src/extensions/client.js';
 import { Server } from '../../src/extensions/server.js';
 import { RawJson } from '../../src/protocol/frames.js';
+import type { Params } from '../../src/protocol/jsonrpc.js';
 import { META } from '../../src/protocol/meta.js';
 import type { StandardJsonSchema } from '../../src/schema/types.js';
 import type { RequestLink } from '../../src/server/link.js';
+import { createLinkedChannels } from '../../src/transports/memory.js';
 import { connectPair } from '../helpers/pair.js';
 
 const TEXT = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } as const;
@@ -145,6 +149,70 @@ describe('the hot path', () => {
       assert.deepEqual((await pair.client.callTool('v', {})).structuredContent, { v: 'one' });
     } finally {
       await pair.close();
+    }
+  });
+});
+
+describe('the 2026-07-28 envelope, serialized once, for this client and for those it calls for', () => {
+  /** A modern client whose requests' params are recorded as they go on the wire. */
+  async function recorded(): Promise<{ client: Client; sent: Params[]; close(): Promise<void> }> {
+    const [clientEnd, serverEnd] = createLinkedChannels();
+    const sent: Params[] = [];
+    const spy: Channel = {
+      label: 'spy',
+      start: (sink) => clientEnd.start(sink),
+      send: (frame, info) => {
+        const message = JSON.parse(frame) as { method?: string; params?: Params };
+        if (message.method === 'tools/call') sent.push(message.params!);
+        clientEnd.send(frame, info);
+      },
+      close: () => clientEnd.close(),
+    };
+    echoServer().connect(serverEnd);
+    const client = new Client({ name: 'splice', version: '1.0.0' }, { version: { pin: '2026-07-28' } });
+    await client.connect(spy);
+    return { client, sent, close: () => client.close() };
+  }
+
+  test('each call carries the envelope in force, its own, or that of the client it is made for', async () => {
+    const { client, sent, close } = await recorded();
+    try {
+      const downstream = { elicitation: { form: {} } };
+      await client.callTool('echo', { text: 'a' });
+      await client.callTool('echo', { text: 'b' }, { onBehalfOf: { capabilities: {}, logLevel: 'info' } });
+      await client.callTool(
+        'echo',
+        { text: 'c' },
+        { onBehalfOf: { capabilities: downstream, logLevel: undefined } },
+      );
+      await client.callTool('echo', { text: 'd' }, { onBehalfOf: { capabilities: {}, logLevel: 'info' } });
+      // A handler registered now changes this client's own capabilities from the next call on.
+      client.onElicitation(() => ({ action: 'decline' }));
+      await client.callTool('echo', { text: 'e' });
+      await client.callTool('echo', { text: 'f' }, { meta: { trace: 'x' } });
+      const meta = sent.map((params) => params._meta as Record<string, unknown>);
+      assert.deepEqual(
+        sent.map((params) => params.arguments),
+        ['a', 'b', 'c', 'd', 'e', 'f'].map((text) => ({ text })),
+      );
+      assert.deepEqual(meta[0]![META.clientCapabilities], {});
+      assert.equal(meta[0]![META.logLevel], undefined);
+      assert.deepEqual(meta[1]![META.clientCapabilities], {});
+      assert.equal(meta[1]![META.logLevel], 'info');
+      assert.deepEqual(meta[2]![META.clientCapabilities], downstream);
+      assert.equal(meta[2]![META.logLevel], undefined);
+      assert.deepEqual(meta[3], meta[1]);
+      assert.ok(
+        meta[4]![META.clientCapabilities] && 'elicitation' in (meta[4]![META.clientCapabilities] as object),
+      );
+      assert.equal(meta[5]!.trace, 'x');
+      assert.deepEqual(meta[5]![META.clientCapabilities], meta[4]![META.clientCapabilities]);
+      for (const m of meta) {
+        assert.equal(m[META.protocolVersion], '2026-07-28');
+        assert.deepEqual(m[META.clientInfo], { name: 'splice', version: '1.0.0' });
+      }
+    } finally {
+      await close();
     }
   });
 });

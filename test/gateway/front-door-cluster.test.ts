@@ -2,7 +2,12 @@
  * `gateway.redis`: two `switchboard gateway` processes with one config behind nginx in plain
  * round-robin (no stickiness), sharing a real redis-server: 2026-07-28 calls land on either node,
  * a legacy session works through both (the Redis session store), a rate limit counts over both,
- * and when one node is killed mid-run the other serves what comes next.
+ * and when one node is killed mid-run the other serves what comes next. The 2026-07-28 tasks
+ * extension passed through: a task an HTTP upstream runs is created through one node and polled,
+ * answered (`tasks/update`), cancelled and followed to its end through whichever node round-robin
+ * picks (its id names its upstream); a local (stdio) server's task lives in one node's child:
+ * through round-robin the other node answers it as unknown, saying why, and through a balancer
+ * sticky on the caller's credentials it works throughout.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -11,77 +16,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
-  freePort,
   type LocalBalancer,
   type LocalRedis,
   startBalancer,
   startRedis,
 } from '../../examples/cluster/services.js';
-import { Client } from '../../src/extensions/client.js';
-import { nodeFetch } from '../../src/node/fetch.js';
+import type { Client } from '../../src/extensions/client.js';
+import { Server } from '../../src/extensions/server.js';
+import { type RunningServer, serve } from '../../src/node/serve.js';
 import { ProtocolError } from '../../src/protocol/errors.js';
-import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
-import { CLI, CLI_ENV, runCli } from '../cli/run-cli.js';
-import { spawnOwned } from '../helpers/owned-children.js';
+import type { RequestContext } from '../../src/server/context.js';
+import { createHttpHandler } from '../../src/transports/http/server/handler.js';
+import { CLI_ENV, runCli } from '../cli/run-cli.js';
+import { gates, until } from '../helpers/wait.js';
+import { connect, type GatewayNode, startNode as startGatewayNode } from './cluster-nodes.js';
 import { pidOf, textOf, UPSTREAM, upstreamServer } from './helpers.js';
 
 const ALICE = randomBytes(32).toString('base64url');
 const BOB = randomBytes(32).toString('base64url');
 
-interface GatewayNode {
-  readonly port: number;
-  /** What it wrote on stderr so far (the start-up summary, the JSON log lines). */
-  stderr(): string;
-  /** Resolves once its stderr matches `pattern`. */
-  waitFor(pattern: RegExp): Promise<void>;
-  kill(signal: NodeJS.Signals): Promise<unknown>;
-}
-
-async function startNode(config: string, extra: string[] = []): Promise<GatewayNode> {
-  const port = await freePort();
-  const child = spawnOwned(process.execPath, [CLI, 'gateway', config, '--port', String(port), ...extra], {
-    env: { ...CLI_ENV, ALICE_KEY: ALICE, BOB_KEY: BOB },
-  });
-  let stderr = '';
-  const waiting = new Set<{ pattern: RegExp; resolve: () => void }>();
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-    for (const wait of waiting) {
-      if (!wait.pattern.test(stderr)) continue;
-      waiting.delete(wait);
-      wait.resolve();
-    }
-  });
-  const waitFor = (pattern: RegExp) =>
-    new Promise<void>((resolve, reject) => {
-      if (pattern.test(stderr)) return resolve();
-      waiting.add({ pattern, resolve });
-      child.on('exit', () => reject(new Error(`the gateway exited: ${stderr}`)));
-    });
-  await waitFor(/serving 1 server at \S+\n/);
-  return {
-    port,
-    stderr: () => stderr,
-    waitFor,
-    kill(signal) {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
-  };
-}
-
-async function connect(url: string, key: string, era: 'auto' | 'legacy'): Promise<Client> {
-  const client = new Client({ name: `cluster-${era}`, version: '1.0.0' }, { version: era });
-  await client.connect(
-    new StreamableHttpClientChannel(url, {
-      fetch: nodeFetch,
-      rememberEra: false,
-      headers: { authorization: `Bearer ${key}` },
-    }),
-  );
-  return client;
-}
+const KEYS = { ALICE_KEY: ALICE, BOB_KEY: BOB };
+const startNode = (config: string, extra: string[] = []) => startGatewayNode(config, KEYS, extra);
 
 describe('gateway.redis: two gateway nodes behind round-robin nginx', () => {
   let redis: LocalRedis;
@@ -250,6 +205,143 @@ describe('gateway.redis with --lock: the nodes share tool pins and approvals', (
     } finally {
       await onA.close();
       await onB.close();
+    }
+  });
+});
+
+const aborted = (ctx: RequestContext): Promise<void> =>
+  new Promise((resolve) => {
+    if (ctx.signal.aborted) resolve();
+    else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+
+/** An HTTP upstream with tasks: `wait` runs until its gate opens or it is cancelled; `confirm` asks a name. */
+async function taskUpstream(name: string) {
+  const gateOf = gates();
+  const cancelled: string[] = [];
+  const server = new Server({ name: `tasks-${name}`, version: '1.0.0' }, { tasks: { pollIntervalMs: 20 } });
+  server.registerTool(
+    'wait',
+    { execution: { taskSupport: 'optional' }, inputSchema: { type: 'object' } },
+    async (args, ctx) => {
+      const key = String(args.gate);
+      await Promise.race([gateOf(key).wait, aborted(ctx).then(() => cancelled.push(key))]);
+      return `${name} released ${key}`;
+    },
+  );
+  server.registerTool('confirm', { execution: { taskSupport: 'optional' } }, async (_args, ctx) => {
+    const who = await ctx.elicit({
+      message: 'Who confirms?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    });
+    return `${name} confirmed by ${who.action === 'accept' ? who.content.name : 'nobody'}`;
+  });
+  const http: RunningServer = await serve(createHttpHandler(server), { port: 0 });
+  return { url: http.url, open: (key: string) => gateOf(key).open(), cancelled, close: () => http.close() };
+}
+
+describe('gateway.redis: 2026-07-28 tasks through any node', () => {
+  let redis: LocalRedis;
+  let a: Awaited<ReturnType<typeof taskUpstream>>;
+  let b: Awaited<ReturnType<typeof taskUpstream>>;
+  let nodes: GatewayNode[] = [];
+  let roundRobin: LocalBalancer;
+  let sticky: LocalBalancer;
+
+  before(async () => {
+    redis = await startRedis();
+    a = await taskUpstream('a');
+    b = await taskUpstream('b');
+    const config = join(mkdtempSync(join(tmpdir(), 'gateway-cluster-tasks-')), 'team.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          a: { url: a.url },
+          b: { url: b.url },
+          local: { command: process.execPath, args: [UPSTREAM], env: { UPSTREAM_TASKS: '1' } },
+        },
+        gateway: { auth: { apiKeys: { alice: '${ALICE_KEY}' } }, redis: redis.url },
+      }),
+    );
+    nodes = [await startGatewayNode(config, KEYS, [], 3), await startGatewayNode(config, KEYS, [], 3)];
+    const hosts = nodes.map((node) => `127.0.0.1:${node.port}`);
+    roundRobin = await startBalancer(hosts);
+    sticky = await startBalancer(hosts, { stickBy: '$http_authorization' });
+  });
+  after(async () => {
+    await roundRobin?.stop();
+    await sticky?.stop();
+    await Promise.all(nodes.map((node) => node.kill('SIGTERM')));
+    await a?.close();
+    await b?.close();
+    await redis?.stop();
+  });
+
+  test("an HTTP upstream's task is polled, answered, cancelled and finished through either node", async () => {
+    const alice = await connect(`${roundRobin.origin}/mcp`, ALICE, 'auto', true);
+    alice.onElicitation(() => ({ action: 'accept', content: { name: 'alice' } }));
+    try {
+      assert.equal(alice.era, 'modern');
+      const onA = await alice.callToolAsTask('a__wait', { gate: 'one' });
+      const onB = await alice.callToolAsTask('b__wait', { gate: 'two' });
+      assert.match(onA.taskId!, /^a__/, 'the id names its upstream');
+      assert.match(onB.taskId!, /^b__/);
+      // Round-robin: these polls alternate between the two nodes; each finds the task.
+      for (let i = 0; i < 4; i++) {
+        const [seenA, seenB] = [await onA.refresh(), await onB.refresh()];
+        assert.equal(seenA.taskId, onA.taskId);
+        assert.equal(seenA.status, 'working');
+        assert.equal(seenB.taskId, onB.taskId);
+        assert.equal(seenB.status, 'working');
+      }
+      await onB.cancel();
+      await onB.cancel(); // the other node: an acknowledgement too
+      assert.equal((await onB.refresh()).status, 'cancelled');
+      await until(() => b.cancelled.length > 0, "b's task stopped");
+      assert.deepEqual(b.cancelled, ['two']);
+      a.open('one');
+      assert.equal(textOf(await onA.result()), 'a released one');
+      // A task that asks: its question answered with tasks/update, through whichever node.
+      const asking = await alice.callToolAsTask('b__confirm', {});
+      assert.equal(textOf(await asking.result()), 'b confirmed by alice');
+    } finally {
+      await alice.close();
+    }
+  });
+
+  test("a local server's task: the other node refuses it, saying why; a balancer sticky on the caller serves it", async () => {
+    const spread = await connect(`${roundRobin.origin}/mcp`, ALICE, 'auto', true);
+    const stuck = await connect(`${sticky.origin}/mcp`, ALICE, 'auto', true);
+    try {
+      const made = await spread.callToolAsTask('local__later', {});
+      assert.match(made.taskId!, /^local@[0-9a-f]+__/, 'the id names the node whose child runs it');
+      const answers = [];
+      for (let i = 0; i < 2; i++) {
+        answers.push(
+          await made.refresh().then(
+            (task) => task.status,
+            (e: unknown) => e,
+          ),
+        );
+      }
+      const refused = answers.find((answer) => answer instanceof ProtocolError) as ProtocolError;
+      assert.ok(refused, `one of two polls reaches the other node: ${answers}`);
+      assert.equal(refused.code, -32602);
+      assert.match(refused.message, /on another gateway node/);
+      assert.match(refused.message, /sticky balancer/);
+      assert.ok(
+        answers.some((answer) => answer === 'completed'),
+        'its own node answers it',
+      );
+
+      const task = await stuck.callToolAsTask('local__later', {});
+      for (let i = 0; i < 3; i++) assert.equal((await task.refresh()).status, 'completed');
+      assert.match(textOf(await task.result()), /^later pid \d+$/);
+      await task.cancel();
+    } finally {
+      await spread.close();
+      await stuck.close();
     }
   });
 });

@@ -2,12 +2,14 @@
  * `gateway.access` and what the gateway tells each caller unasked: a subscription (legacy
  * `resources/subscribe`, 2026-07-28 `subscriptions/listen` with `resourceSubscriptions`) to a URI
  * the rules deny is refused exactly like one nobody serves, also under a template the rules allow,
- * and nothing is followed upstream for it.
+ * and nothing is followed upstream for it; `list_changed` (legacy notifications, 2026-07-28 listen
+ * streams) reaches a caller only when something it may see changed.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '../../src/extensions/client.js';
+import type { Server } from '../../src/extensions/server.js';
 import { parseGatewayConfig } from '../../src/gateway/config.js';
 import { frontDoor } from '../../src/gateway/front-door.js';
 import { Gateway } from '../../src/gateway/gateway.js';
@@ -43,12 +45,14 @@ async function refusal(promise: Promise<unknown>): Promise<ProtocolError> {
 
 describe('gateway.access: what each caller is told unasked', () => {
   let upstream: Awaited<ReturnType<typeof upstreamServer>>;
+  let upstreamApi!: Server;
   let gateway: Gateway;
   let http: RunningServer;
   let url: string;
 
   before(async () => {
     upstream = await upstreamServer((server) => {
+      upstreamApi = server;
       server.registerTool('pub_a', {}, () => 'a');
       server.registerTool('sec_a', {}, () => 'a');
       server.registerPrompt('pub_p', {}, () => 'p');
@@ -151,6 +155,58 @@ describe('gateway.access: what each caller is told unasked', () => {
         await a.subscription.close();
         await b.subscription.close();
       } finally {
+        await alice.close();
+        await bob.close();
+      }
+    });
+  }
+
+  for (const era of ['legacy', 'auto'] as const) {
+    test(`list_changed (${era}): a change a caller cannot see is not announced to it`, async () => {
+      const alice = await connect(ALICE, era);
+      const bob = await connect(BOB, era);
+      // Each one's notifications in the order they arrive (one stream each: a legacy session's, or
+      // one listen stream for all three lists).
+      const heard = { alice: [] as string[], bob: [] as string[] };
+      const waiters: Array<() => void> = [];
+      const record = (who: 'alice' | 'bob', client: Client) =>
+        client.listen(
+          { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true },
+          (method) => {
+            heard[who].push(method.replace(/^notifications\/(\w+)\/list_changed$/, '$1'));
+            for (const wake of waiters.splice(0)) wake();
+          },
+        );
+      const until = (check: () => boolean) =>
+        new Promise<void>((resolve) => {
+          const test = () => (check() ? resolve() : waiters.push(test));
+          test();
+        });
+      const streams = [record('alice', alice), record('bob', bob)];
+      await Promise.all(streams.map((stream) => stream.acknowledged));
+      try {
+        // Seen by alice only: a tool, a prompt, a resource, a template.
+        const secB = upstreamApi.registerTool(`sec_b${era}`, {}, () => 'b');
+        await until(() => heard.alice.includes('tools'));
+        upstreamApi.registerPrompt(`sec_p${era}`, {}, () => 'p');
+        await until(() => heard.alice.includes('prompts'));
+        upstreamApi.registerResource(`sec2${era}`, `memo://sec2${era}`, {}, () => 'sec2');
+        await until(() => heard.alice.includes('resources'));
+        // Seen by both: bob hears of it, and of nothing before it (his stream keeps the order).
+        const pubB = upstreamApi.registerTool(`pub_b${era}`, {}, () => 'b');
+        await until(() => heard.bob.length > 0 && heard.alice.length >= 4);
+        assert.deepEqual(heard.bob, ['tools']);
+        assert.deepEqual(heard.alice, ['tools', 'prompts', 'resources', 'tools']);
+        const tools = (await bob.listTools()).tools.map((t) => t.name).sort();
+        assert.deepEqual(tools, ['up__pub_a', `up__pub_b${era}`]);
+        // A removal is a change for whoever saw the item.
+        secB.remove();
+        await until(() => heard.alice.length >= 5);
+        pubB.remove();
+        await until(() => heard.bob.length >= 2 && heard.alice.length >= 6);
+        assert.deepEqual(heard.bob, ['tools', 'tools']);
+      } finally {
+        for (const stream of streams) await stream.close();
         await alice.close();
         await bob.close();
       }

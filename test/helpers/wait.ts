@@ -13,6 +13,19 @@ export function gate(): { wait: Promise<void>; open(): void } {
   return { wait, open };
 }
 
+/** Gates by name, each made when first asked for (by the handler waiting or the test opening it). */
+export function gates(): (name: string) => ReturnType<typeof gate> {
+  const made = new Map<string, ReturnType<typeof gate>>();
+  return (name) => {
+    let found = made.get(name);
+    if (!found) {
+      found = gate();
+      made.set(name, found);
+    }
+    return found;
+  };
+}
+
 /** Counts events and lets a test wait until it has seen `n` of them (a hook instead of a sleep). */
 export function counter(): { readonly count: number; fire(): void; reached(n: number): Promise<void> } {
   let count = 0;

@@ -2,7 +2,8 @@
  * The command center (`switchboard console --config FILE`, or connected to a `switchboard gateway`;
  * `#/fleet`): every server of the config (or the gateway and each server behind it), its health,
  * last check score and score history, its pinned tools and those changed since they were pinned
- * (the diff, and an approve action that asks first), and a check run from the page.
+ * (the diff, and an approve action that asks first), and a check run from the page. A tool a
+ * gateway holds back is approved on the gateway, when its admin endpoint lets the console in.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { TOKEN_HEADER } from '../api-types.js';
@@ -70,6 +71,12 @@ export function FleetPage() {
         {view.gateway ? `switchboard gateway at ${view.config}` : view.config}
         {view.history ? ` · history ${view.history}` : ''}
       </p>
+      {view.admin ? (
+        <p class="muted">
+          Held tools are approved and servers checked with the gateway's admin endpoint, which is not
+          available: {view.admin}
+        </p>
+      ) : null}
       {error ? (
         <p class="error" role="alert">
           {error}
@@ -156,8 +163,10 @@ export function FleetPage() {
                     ? 'is held by the gateway until approved'
                     : 'is gone'}
             </h3>
-            {c.change === 'held' ? <p class="muted">{c.diff}</p> : null}
-            {c.change === 'held' ? null : (
+            {c.note ? <p class="muted">{c.note}</p> : null}
+            {c.change === 'held' && !c.approvable ? (
+              <p class="muted">{c.diff}</p>
+            ) : (
               <>
                 <pre class="diff">
                   {c.diff.split('\n').map((line, i) => (
@@ -184,7 +193,9 @@ export function FleetPage() {
                     // Approving trusts the new definition for every client of this fleet: ask first.
                     if (
                       confirm(
-                        `Approve the ${c.change === 'removed' ? 'removal' : 'definition'} of ${c.tool} on ${s.name}?`,
+                        c.change === 'held'
+                          ? `Approve the new definition of ${c.tool} on the gateway? Every client of it can then call the tool.`
+                          : `Approve the ${c.change === 'removed' ? 'removal' : 'definition'} of ${c.tool} on ${s.name}?`,
                       )
                     )
                       void act(`approve ${s.name}/${c.tool}`, () =>
