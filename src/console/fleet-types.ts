@@ -18,7 +18,7 @@ export interface FleetToolChange {
   readonly diff: string;
   /** Set for a held tool the console can approve on the gateway (its admin endpoint). */
   readonly approvable?: boolean;
-  /** What the diff cannot show (a gateway lock of version 1 kept no definition). */
+  /** What the diff cannot show (the gateway knows only the pinned hash: a version 1 lock, or a pin shared by another node). */
   readonly note?: string;
 }
 

@@ -227,7 +227,7 @@ function heldChanges(gateway: GatewayView, server: string, admin: AdminHeld): Fl
         approvable: true,
         ...(before === undefined
           ? {
-              note: "The gateway's lock file holds only the hash of the definition approved before (a version 1 lock): only the new definition can be shown.",
+              note: 'The gateway holds only the hash of the definition approved before (a pin from a version 1 lock, or one another gateway node made through gateway.redis): only the new definition can be shown.',
             }
           : {}),
       };

@@ -28,6 +28,7 @@ import type {
 } from '../protocol/types.js';
 import type { RequestContext } from '../server/context.js';
 import { InputRequiredError } from '../server/input.js';
+import { isPlainObject } from '../util/guards.js';
 import type { Logger } from '../util/logger.js';
 import { randomHex } from '../util/random-id.js';
 import type { Route, Routes } from './routes.js';
@@ -378,7 +379,14 @@ export class Forwarding {
     }
     const answer = await this.forwardAs(upstream, method, { ...params, taskId: task.id }, ctx);
     const record = answer as Record<string, unknown> | undefined;
-    if (record !== null && typeof record === 'object' && record.taskId === task.id) record.taskId = shown;
+    if (record === null || typeof record !== 'object') return answer;
+    if (record.taskId === task.id) record.taskId = shown;
+    // A tool's outcome names the URIs it links to as a direct call's does: in the task (2026-07-28
+    // `tasks/get`) or as the answer itself (2025-11-25 `tasks/result`).
+    const outcome = method === 'tasks/result' ? record : record.result;
+    if (isPlainObject(outcome) && Array.isArray(outcome.content)) {
+      this.shownResult(upstream, outcome as unknown as CallToolResult);
+    }
     return answer;
   }
 

@@ -5,7 +5,7 @@
  * view makes by its own server's names reach that server. Two servers with the same view URI stay
  * apart. A tool's or prompt's result that names a view or resource itself (`resource_link`,
  * embedded `resource`, the result's `_meta.ui.resourceUri`) names it as the gateway serves it, and
- * reads back. (The console renders such a view through the gateway: test/console/browser-apps.test.ts.)
+ * reads back, also when the tool ran as a task. (The console renders such a view through the gateway: test/console/browser-apps.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -109,4 +109,28 @@ describe('gateway: MCP Apps views and their tool calls', () => {
       }
     });
   }
+
+  test('2026-07-28 client: a tool run as a task names the view and the resource as the gateway serves them', async () => {
+    const client = new Client({ name: 'apps-host', version: '1.0.0' }, { version: 'auto', tasks: true });
+    await client.connect(
+      new StreamableHttpClientChannel(started.url, { fetch: nodeFetch, rememberEra: false }),
+    );
+    try {
+      const task = await client.callToolAsTask('forecast__show_links', {});
+      const result = await task.result();
+      const uris = result.content.map((block) =>
+        block.type === 'resource_link' ? block.uri : block.type === 'resource' ? block.resource.uri : '',
+      );
+      assert.deepEqual(uris, [
+        'ui://forecast/weather/dashboard',
+        `gateway://forecast/${TODAY_URI}`,
+        `gateway://forecast/${TODAY_URI}`,
+      ]);
+      assert.deepEqual(result._meta?.ui, { resourceUri: 'ui://forecast/weather/dashboard' });
+      const [today] = (await client.readResource(uris[1]!)).contents;
+      assert.equal((today as { text?: string }).text, 'forecast: today is sunny');
+    } finally {
+      await client.close();
+    }
+  });
 });
