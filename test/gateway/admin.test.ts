@@ -13,9 +13,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ADMIN_TOKEN_HEADER } from '../../src/gateway/admin.js';
 import { toolDefinition, toolHash } from '../../src/gateway/pins.js';
-import { CLI, CLI_ENV } from '../cli/run-cli.js';
-import { spawnOwned } from '../helpers/owned-children.js';
-import { switchboardClient, textOf, UPSTREAM } from './helpers.js';
+import { CLI_ENV } from '../cli/run-cli.js';
+import { startGatewayCli, switchboardClient, textOf, UPSTREAM } from './helpers.js';
 
 const TOKEN = randomBytes(32).toString('base64url');
 const ALICE = randomBytes(32).toString('base64url');
@@ -26,7 +25,7 @@ interface Node {
   readonly url: string;
   readonly lock: string;
   readonly stderr: () => string;
-  stop(): Promise<void>;
+  stop(): Promise<unknown>;
 }
 
 /** The CLI gateway over the upstream fixture, with a lock that pinned whoami with OLD's definition. */
@@ -50,28 +49,12 @@ async function startGateway(gateway: Record<string, unknown>): Promise<Node> {
       tools: { local__whoami: { hash: toolHash(OLD), definition: toolDefinition(OLD) } },
     }),
   );
-  const child = spawnOwned(process.execPath, [CLI, 'gateway', config, '--port', '0', '--lock', lock], {
-    env: { ...CLI_ENV, ADMIN_TOKEN: TOKEN, ALICE_KEY: ALICE, BOB_KEY: BOB },
-  });
-  let stderr = '';
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /serving 1 server at (\S+)\n/.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    child.on('exit', () => reject(new Error(`the gateway exited: ${stderr}`)));
-  });
-  return {
-    url,
-    lock,
-    stderr: () => stderr,
-    async stop() {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  const node = await startGatewayCli(
+    config,
+    { ...CLI_ENV, ADMIN_TOKEN: TOKEN, ALICE_KEY: ALICE, BOB_KEY: BOB },
+    ['--port', '0', '--lock', lock],
+  );
+  return { url: node.url, lock, stderr: node.stderr, stop: node.stop };
 }
 
 /** A request with exactly these headers (fetch would not send a forged Host). */

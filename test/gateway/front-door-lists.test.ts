@@ -13,17 +13,11 @@ import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/s
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client } from '../../src/extensions/client.js';
 import type { Server } from '../../src/extensions/server.js';
-import { parseGatewayConfig } from '../../src/gateway/config.js';
-import { frontDoor } from '../../src/gateway/front-door.js';
-import { Gateway } from '../../src/gateway/gateway.js';
-import { guard } from '../../src/gateway/guard.js';
 import { nodeFetch } from '../../src/node/fetch.js';
-import { type RunningServer, serve } from '../../src/node/serve.js';
 import { decodeCursor } from '../../src/server/pagination.js';
 import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
-import { createHttpHandler } from '../../src/transports/http/server/handler.js';
 import { ENVELOPE } from '../http/server/helpers.js';
-import { upstreamServer } from './helpers.js';
+import { frontDoorOver, upstreamServer } from './helpers.js';
 
 const ALICE = randomBytes(32).toString('base64url');
 const BOB = randomBytes(32).toString('base64url');
@@ -41,8 +35,7 @@ const bobs = shown(TOOLS.filter((name) => name.endsWith('_pub')));
 describe('gateway.access: each caller its own pages, cursors, cache hints and list changes', () => {
   let upstream: Awaited<ReturnType<typeof upstreamServer>>;
   let upstreamApi!: Server;
-  let gateway: Gateway;
-  let http: RunningServer;
+  let started: Awaited<ReturnType<typeof frontDoorOver>>;
   let url: string;
 
   before(async () => {
@@ -50,32 +43,14 @@ describe('gateway.access: each caller its own pages, cursors, cache hints and li
       upstreamApi = server;
       for (const name of TOOLS) server.registerTool(name, {}, () => name);
     });
-    const loaded = parseGatewayConfig(
-      'lists.json',
-      JSON.stringify({
-        mcpServers: { up: { url: upstream.url } },
-        gateway: {
-          auth: { apiKeys: { alice: '${ALICE_KEY}', bob: '${BOB_KEY}' } },
-          access: [
-            { principals: ['alice'], allow: ['up__*'] },
-            { principals: ['bob'], allow: ['up__*_pub'] },
-          ],
-        },
-      }),
-      { env: { ALICE_KEY: ALICE, BOB_KEY: BOB } },
-    );
-    assert.ok(loaded.ok, loaded.ok ? '' : JSON.stringify(loaded.problems));
-    const { config } = loaded;
-    gateway = new Gateway(config, { guard: (server) => guard(server, config, {}) });
-    await gateway.start();
-    http = await serve(createHttpHandler(gateway.server, { auth: frontDoor(config.security.auth!) }), {
-      port: 0,
-    });
-    url = http.url;
+    started = await frontDoorOver(upstream.url, { alice: ALICE, bob: BOB }, [
+      { principals: ['alice'], allow: ['up__*'] },
+      { principals: ['bob'], allow: ['up__*_pub'] },
+    ]);
+    url = started.url;
   });
   after(async () => {
-    await http?.close();
-    await gateway?.close();
+    await started?.close();
     await upstream?.close();
   });
 

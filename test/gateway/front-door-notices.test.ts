@@ -10,16 +10,11 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '../../src/extensions/client.js';
 import type { Server } from '../../src/extensions/server.js';
-import { parseGatewayConfig } from '../../src/gateway/config.js';
-import { frontDoor } from '../../src/gateway/front-door.js';
-import { Gateway } from '../../src/gateway/gateway.js';
-import { guard } from '../../src/gateway/guard.js';
+import type { Gateway } from '../../src/gateway/gateway.js';
 import { nodeFetch } from '../../src/node/fetch.js';
-import { type RunningServer, serve } from '../../src/node/serve.js';
 import { ProtocolError } from '../../src/protocol/errors.js';
 import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
-import { createHttpHandler } from '../../src/transports/http/server/handler.js';
-import { upstreamServer } from './helpers.js';
+import { frontDoorOver, upstreamServer } from './helpers.js';
 
 const ALICE = randomBytes(32).toString('base64url');
 const BOB = randomBytes(32).toString('base64url');
@@ -47,7 +42,7 @@ describe('gateway.access: what each caller is told unasked', () => {
   let upstream: Awaited<ReturnType<typeof upstreamServer>>;
   let upstreamApi!: Server;
   let gateway: Gateway;
-  let http: RunningServer;
+  let started: Awaited<ReturnType<typeof frontDoorOver>>;
   let url: string;
 
   before(async () => {
@@ -62,26 +57,12 @@ describe('gateway.access: what each caller is told unasked', () => {
         contents: [{ uri, text: uri }],
       }));
     });
-    const loaded = parseGatewayConfig(
-      'notices.json',
-      JSON.stringify({
-        mcpServers: { up: { url: upstream.url } },
-        gateway: { auth: { apiKeys: { alice: '${ALICE_KEY}', bob: '${BOB_KEY}' } }, access: ACCESS },
-      }),
-      { env: { ALICE_KEY: ALICE, BOB_KEY: BOB } },
-    );
-    assert.ok(loaded.ok, loaded.ok ? '' : JSON.stringify(loaded.problems));
-    const { config } = loaded;
-    gateway = new Gateway(config, { guard: (server) => guard(server, config, {}) });
-    await gateway.start();
-    http = await serve(createHttpHandler(gateway.server, { auth: frontDoor(config.security.auth!) }), {
-      port: 0,
-    });
-    url = http.url;
+    started = await frontDoorOver(upstream.url, { alice: ALICE, bob: BOB }, ACCESS);
+    gateway = started.gateway;
+    url = started.url;
   });
   after(async () => {
-    await http?.close();
-    await gateway?.close();
+    await started?.close();
     await upstream?.close();
   });
 

@@ -141,7 +141,7 @@ describe('switchboard gateway: OAuth front door, token exchange upstream (real a
       EXCHANGE_SECRET: GATEWAY_CLIENT.secret,
       CI_KEY: KEY,
     });
-    assert.match(gateway.stderr, /up {2}up {2}http/);
+    assert.match(gateway.stderr(), /up {2}up {2}http/);
     stop = gateway.stop;
   });
   after(async () => {

@@ -16,10 +16,9 @@ import { Client } from '../../src/extensions/client.js';
 import { nodeFetch } from '../../src/node/fetch.js';
 import { ProtocolError } from '../../src/protocol/errors.js';
 import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
-import { CLI, CLI_ENV, runCli } from '../cli/run-cli.js';
-import { spawnOwned } from '../helpers/owned-children.js';
+import { CLI_ENV, runCli } from '../cli/run-cli.js';
 import { ENVELOPE } from '../http/server/helpers.js';
-import { UPSTREAM } from './helpers.js';
+import { type GatewayCli, startGatewayCli, UPSTREAM } from './helpers.js';
 
 const ALICE = randomBytes(32).toString('base64url');
 const BOB = randomBytes(32).toString('hex');
@@ -50,32 +49,8 @@ const FRONT_DOOR = {
   audit: { file: 'audit.jsonl' },
 };
 
-interface Running {
-  url: string;
-  stop(): Promise<number | null>;
-}
-
-async function startCli(file: string, extra: string[] = []): Promise<Running> {
-  const child = spawnOwned(process.execPath, [CLI, 'gateway', file, ...extra], {
-    env: { ...CLI_ENV, ALICE_KEY: ALICE, BOB_KEY: BOB },
-  });
-  let stderr = '';
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /serving 1 server at (\S+)\n/.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    child.on('exit', () => reject(new Error(`the gateway exited: ${stderr}`)));
-  });
-  return {
-    url,
-    stop: () => {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
+function startCli(file: string, extra: string[] = []): Promise<GatewayCli> {
+  return startGatewayCli(file, { ...CLI_ENV, ALICE_KEY: ALICE, BOB_KEY: BOB }, extra);
 }
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
@@ -127,7 +102,7 @@ async function failure(promise: Promise<unknown>): Promise<ProtocolError> {
 
 describe('switchboard gateway: the front door', () => {
   let dir: string;
-  let gateway: Running;
+  let gateway: GatewayCli;
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'gateway-door-'));

@@ -6,7 +6,9 @@ import type { Channel } from '../../src/engine/channel.js';
 import { Client } from '../../src/extensions/client.js';
 import { Server } from '../../src/extensions/server.js';
 import { type GatewayConfig, parseGatewayConfig } from '../../src/gateway/config.js';
+import { frontDoor } from '../../src/gateway/front-door.js';
 import { Gateway } from '../../src/gateway/gateway.js';
+import { guard } from '../../src/gateway/guard.js';
 import { nodeFetch } from '../../src/node/fetch.js';
 import { type RunningServer, serve } from '../../src/node/serve.js';
 import { LEGACY_REVISIONS } from '../../src/protocol/revisions.js';
@@ -27,26 +29,38 @@ export const textOf = (result: CallToolResult): string =>
   result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('');
 export const pidOf = (result: CallToolResult): number => Number(/pid (\d+)/.exec(textOf(result))?.[1]);
 
+/** The CLI's gateway (`switchboard gateway CONFIG ...args`) once it serves: its URL, its stderr, stop(). */
+export interface GatewayCli {
+  readonly url: string;
+  /** What it wrote to stderr so far (its JSON logs after the table of servers). */
+  stderr(): string;
+  /** SIGTERM, resolved with its exit code once it exited. */
+  stop(): Promise<number | null>;
+}
+
 /**
- * `switchboard gateway <config>` as a child process with `env`, once it serves its one server (the
- * line after "serving 1 server at", its server's row, is in `stderr`).
+ * Starts `switchboard gateway config ...args` with `env`; resolves once it printed the table of its
+ * servers after "serving 1 server at URL" (one write), rejects if it exits first.
  */
 export async function startGatewayCli(
   config: string,
   env: NodeJS.ProcessEnv,
-): Promise<{ stderr: string; stop(): Promise<unknown> }> {
-  const child = spawnOwned(process.execPath, [CLI, 'gateway', config], { env });
+  args: readonly string[] = [],
+): Promise<GatewayCli> {
+  const child = spawnOwned(process.execPath, [CLI, 'gateway', config, ...args], { env });
   let stderr = '';
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  await new Promise<void>((resolve, reject) => {
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
-      if (/serving 1 server at \S+\n.*\n/.test(stderr)) resolve();
+      const match = /serving 1 server at (\S+)\n.*\n/.exec(stderr);
+      if (match) resolve(match[1]!);
     });
     child.on('exit', () => reject(new Error(`the gateway exited: ${stderr}`)));
   });
   return {
-    stderr,
+    url,
+    stderr: () => stderr,
     stop: () => {
       child.kill('SIGTERM');
       return exited;
@@ -158,6 +172,40 @@ export async function gatewayOver(
     gateway,
     url: http.url,
     warnings,
+    async close() {
+      await http.close();
+      await gateway.close();
+    },
+  };
+}
+
+/**
+ * A gateway in this process over the HTTP upstream at `url` (server "up") behind its front door:
+ * the API keys of alice and bob, the `access` rules, on loopback HTTP.
+ */
+export async function frontDoorOver(
+  url: string,
+  keys: { alice: string; bob: string },
+  access: readonly unknown[],
+): Promise<{ gateway: Gateway; url: string; close(): Promise<void> }> {
+  const loaded = parseGatewayConfig(
+    'front-door.json',
+    JSON.stringify({
+      mcpServers: { up: { url } },
+      gateway: { auth: { apiKeys: { alice: '${ALICE_KEY}', bob: '${BOB_KEY}' } }, access },
+    }),
+    { env: { ALICE_KEY: keys.alice, BOB_KEY: keys.bob } },
+  );
+  assert.ok(loaded.ok, loaded.ok ? '' : JSON.stringify(loaded.problems));
+  const { config } = loaded;
+  const gateway = new Gateway(config, { guard: (server) => guard(server, config, {}) });
+  await gateway.start();
+  const http = await serve(createHttpHandler(gateway.server, { auth: frontDoor(config.security.auth!) }), {
+    port: 0,
+  });
+  return {
+    gateway,
+    url: http.url,
     async close() {
       await http.close();
       await gateway.close();
