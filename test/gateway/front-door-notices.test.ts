@@ -12,9 +12,8 @@ import { Client } from '../../src/extensions/client.js';
 import type { Server } from '../../src/extensions/server.js';
 import type { Gateway } from '../../src/gateway/gateway.js';
 import { nodeFetch } from '../../src/node/fetch.js';
-import { ProtocolError } from '../../src/protocol/errors.js';
 import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
-import { frontDoorOver, upstreamServer } from './helpers.js';
+import { frontDoorOver, protocolFailure, upstreamServer } from './helpers.js';
 
 const ALICE = randomBytes(32).toString('base64url');
 const BOB = randomBytes(32).toString('base64url');
@@ -29,21 +28,19 @@ const ACCESS = [
   { principals: ['bob'], allow: ['up__pub_*', 'gateway://up/memo://pub'] },
 ];
 
-async function refusal(promise: Promise<unknown>): Promise<ProtocolError> {
-  const error = await promise.then(
-    () => assert.fail('should have been refused'),
-    (e: unknown) => e,
-  );
-  assert.ok(error instanceof ProtocolError, String(error));
-  return error;
-}
-
 describe('gateway.access: what each caller is told unasked', () => {
   let upstream: Awaited<ReturnType<typeof upstreamServer>>;
   let upstreamApi!: Server;
   let gateway: Gateway;
   let started: Awaited<ReturnType<typeof frontDoorOver>>;
   let url: string;
+
+  /** The URIs the gateway follows upstream, for every caller. */
+  const followed = () =>
+    gateway
+      .following()
+      .map((f) => f.uri)
+      .sort();
 
   before(async () => {
     upstream = await upstreamServer((server) => {
@@ -80,24 +77,18 @@ describe('gateway.access: what each caller is told unasked', () => {
     const subscribe = (client: Client, uri: string) => client.request('resources/subscribe', { uri });
     try {
       // Served to alice by the template memo://{id}, which she may use, but the URI is denied.
-      const denied = await refusal(subscribe(alice, 'gateway://up/memo://secret'));
-      const unserved = await refusal(subscribe(alice, 'gateway://up/nothing://secret'));
+      const denied = await protocolFailure(subscribe(alice, 'gateway://up/memo://secret'));
+      const unserved = await protocolFailure(subscribe(alice, 'gateway://up/nothing://secret'));
       assert.equal(denied.code, -32002);
       assert.equal(unserved.code, -32002);
       assert.equal(denied.message.replace('memo://', 'X://'), unserved.message.replace('nothing://', 'X://'));
       // Bob may see neither memo://sec (a listed resource) nor the template.
-      assert.equal((await refusal(subscribe(bob, 'gateway://up/memo://sec'))).code, -32002);
-      assert.equal((await refusal(subscribe(bob, 'gateway://up/memo://other'))).code, -32002);
+      assert.equal((await protocolFailure(subscribe(bob, 'gateway://up/memo://sec'))).code, -32002);
+      assert.equal((await protocolFailure(subscribe(bob, 'gateway://up/memo://other'))).code, -32002);
       assert.deepEqual(gateway.following(), []);
       assert.deepEqual(await subscribe(alice, 'gateway://up/memo://other'), {});
       assert.deepEqual(await subscribe(bob, 'gateway://up/memo://pub'), {});
-      assert.deepEqual(
-        gateway
-          .following()
-          .map((f) => f.uri)
-          .sort(),
-        ['gateway://up/memo://other', 'gateway://up/memo://pub'],
-      );
+      assert.deepEqual(followed(), ['gateway://up/memo://other', 'gateway://up/memo://pub']);
     } finally {
       await alice.close();
       await bob.close();
@@ -126,13 +117,7 @@ describe('gateway.access: what each caller is told unasked', () => {
           'gateway://up/memo://other',
         ]);
         assert.deepEqual(b.uris, ['gateway://up/memo://pub']);
-        assert.deepEqual(
-          gateway
-            .following()
-            .map((f) => f.uri)
-            .sort(),
-          ['gateway://up/memo://other', 'gateway://up/memo://pub'],
-        );
+        assert.deepEqual(followed(), ['gateway://up/memo://other', 'gateway://up/memo://pub']);
         await a.subscription.close();
         await b.subscription.close();
       } finally {

@@ -14,11 +14,10 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client } from '../../src/extensions/client.js';
 import { nodeFetch } from '../../src/node/fetch.js';
-import { ProtocolError } from '../../src/protocol/errors.js';
 import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
 import { CLI_ENV, runCli } from '../cli/run-cli.js';
 import { ENVELOPE } from '../http/server/helpers.js';
-import { type GatewayCli, startGatewayCli, UPSTREAM } from './helpers.js';
+import { type GatewayCli, protocolFailure, startGatewayCli, UPSTREAM } from './helpers.js';
 
 const ALICE = randomBytes(32).toString('base64url');
 const BOB = randomBytes(32).toString('hex');
@@ -91,15 +90,6 @@ async function sdkV2(url: string, key: string, name: string): Promise<V2Client> 
   return client;
 }
 
-async function failure(promise: Promise<unknown>): Promise<ProtocolError> {
-  const error = await promise.then(
-    () => assert.fail('should have failed'),
-    (e: unknown) => e,
-  );
-  assert.ok(error instanceof ProtocolError, String(error));
-  return error;
-}
-
 describe('switchboard gateway: the front door', () => {
   let dir: string;
   let gateway: GatewayCli;
@@ -146,8 +136,8 @@ describe('switchboard gateway: the front door', () => {
         assert.deepEqual((await bob.listResources()).resources, []);
         assert.ok((await alice.listResources()).resources.length > 0);
         // A denied item is answered exactly like one that does not exist, and never reaches the upstream.
-        const denied = await failure(alice.callTool('local__crash', {}));
-        const unknown = await failure(alice.callTool('local__nothing', {}));
+        const denied = await protocolFailure(alice.callTool('local__crash', {}));
+        const unknown = await protocolFailure(alice.callTool('local__nothing', {}));
         assert.equal(denied.code, unknown.code);
         assert.equal(
           denied.message.replace('local__crash', 'X'),
@@ -158,13 +148,13 @@ describe('switchboard gateway: the front door', () => {
           /text/,
           'the upstream is still up',
         );
-        const deniedRead = await failure(bob.readResource('gateway://local/memo://one'));
-        const unknownRead = await failure(bob.readResource('gateway://local/memo://none-such'));
+        const deniedRead = await protocolFailure(bob.readResource('gateway://local/memo://one'));
+        const unknownRead = await protocolFailure(bob.readResource('gateway://local/memo://none-such'));
         assert.equal(deniedRead.code, unknownRead.code);
         // A URI the rules deny is refused though the template that serves it is allowed, exactly
         // as a URI nothing serves; its neighbours under the same template are read.
-        const deniedByUri = await failure(alice.readResource('gateway://local/memo://secret'));
-        const unserved = await failure(alice.readResource('gateway://local/nothing://secret'));
+        const deniedByUri = await protocolFailure(alice.readResource('gateway://local/memo://secret'));
+        const unserved = await protocolFailure(alice.readResource('gateway://local/nothing://secret'));
         assert.equal(deniedByUri.code, unserved.code);
         assert.equal(
           deniedByUri.message.replace('memo://', 'X://'),
@@ -176,8 +166,8 @@ describe('switchboard gateway: the front door', () => {
           ),
           ['memo other'],
         );
-        const deniedPrompt = await failure(bob.getPrompt('local__nothing_here'));
-        const deniedGet = await failure(alice.getPrompt('local__nothing_here'));
+        const deniedPrompt = await protocolFailure(bob.getPrompt('local__nothing_here'));
+        const deniedGet = await protocolFailure(alice.getPrompt('local__nothing_here'));
         assert.equal(deniedPrompt.code, deniedGet.code);
       } finally {
         await alice.close();
@@ -192,7 +182,7 @@ describe('switchboard gateway: the front door', () => {
     try {
       await bob.callTool('local__whoami', {});
       await bob.callTool('local__whoami', {});
-      const limited = await failure(bob.callTool('local__whoami', {}));
+      const limited = await protocolFailure(bob.callTool('local__whoami', {}));
       assert.equal(limited.code, -32023);
       const data = limited.data as { retryAfterMs: number; limit: number };
       assert.ok(data.retryAfterMs > 0 && data.retryAfterMs <= 60_000, JSON.stringify(data));

@@ -11,6 +11,7 @@ import { Gateway } from '../../src/gateway/gateway.js';
 import { guard } from '../../src/gateway/guard.js';
 import { nodeFetch } from '../../src/node/fetch.js';
 import { type RunningServer, serve } from '../../src/node/serve.js';
+import { ProtocolError } from '../../src/protocol/errors.js';
 import { LEGACY_REVISIONS } from '../../src/protocol/revisions.js';
 import type { CallToolResult } from '../../src/protocol/types.js';
 import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
@@ -211,6 +212,16 @@ export async function frontDoorOver(
       await gateway.close();
     },
   };
+}
+
+/** The ProtocolError `promise` rejects with (it must reject, and with one). */
+export async function protocolFailure(promise: Promise<unknown>): Promise<ProtocolError> {
+  const error = await promise.then(
+    () => assert.fail('should have failed'),
+    (e: unknown) => e,
+  );
+  assert.ok(error instanceof ProtocolError, String(error));
+  return error;
 }
 
 /** Processes whose parent is this one (Linux /proc), zombies included: what the gateway spawned. */
