@@ -19,7 +19,7 @@ import {
   uncheckedResult,
 } from '../fleet/fleet-check.js';
 import { formatFleetHtml, formatFleetJunit, formatFleetTable } from '../fleet/fleet-report.js';
-import { appendRun, forHistory, latestResults, RUN_FORMAT, readRuns } from '../fleet/history.js';
+import { appendRun, fleetRun, latestResults, readRuns } from '../fleet/history.js';
 import { declaredServers, type ServerJson } from '../fleet/server-json.js';
 import { type ServerSpec, specReferences, substitute } from '../fleet/spec.js';
 import { loadGatewayConfig } from '../gateway/config.js';
@@ -201,7 +201,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     if (values.json) writeFileSync(values.json, `${JSON.stringify(results.map(forJson), null, 2)}\n`);
     if (values.junit) writeFileSync(values.junit, formatFleetJunit(results));
     if (values.html) writeFileSync(values.html, formatFleetHtml(results, source, at));
-    if (history) appendRun(history, { format: RUN_FORMAT, at, source, servers: results.map(forHistory) });
+    if (history) appendRun(history, fleetRun(source, results, at));
   } catch (error) {
     io.err(`switchboard: could not write the report: ${errorMessage(error)}\n`);
     return 2;

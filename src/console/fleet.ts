@@ -9,14 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { Json } from '../check/wire.js';
 import { unifiedDiff } from '../fleet/diff.js';
 import { checkFleet, configTargets, type FleetResult, type FleetTarget } from '../fleet/fleet-check.js';
-import {
-  appendRun,
-  type FleetRun,
-  forHistory,
-  latestResults,
-  RUN_FORMAT,
-  readRuns,
-} from '../fleet/history.js';
+import { appendRun, type FleetRun, fleetRun, latestResults, readRuns } from '../fleet/history.js';
 import { loadGatewayConfig } from '../gateway/config.js';
 import { formatProblem } from '../gateway/config-source.js';
 import { SwitchboardError } from '../protocol/errors.js';
@@ -172,12 +165,7 @@ export class ConsoleFleet {
     if (this.#checking) await this.#checking;
     this.#checking = (async () => {
       const results = await checkFleet(targets, { concurrency: 2, previous: latestResults(this.#runs) });
-      const run: FleetRun = {
-        format: RUN_FORMAT,
-        at: new Date().toISOString(),
-        source: this.config,
-        servers: results.map(forHistory),
-      };
+      const run = fleetRun(this.config, results);
       this.#runs.push(run);
       if (this.history) appendRun(this.history, run);
       // Trust on first use: a server's tools are pinned the first time it is seen.

@@ -85,6 +85,11 @@ export class GatewayAdmin {
           ? parsed.error.message
           : text
       : text;
-    throw new BadRequest(`The gateway's admin endpoint answered ${response.status}: ${said.trim()}`);
+    // Only the console knows where its token comes from: a 401 says how to give it the right one.
+    const todo =
+      response.status === 401
+        ? " Give the console the gateway's gateway.admin.token: SWITCHBOARD_ADMIN_TOKEN for switchboard console, gatewayAdminToken for serveConsole()."
+        : '';
+    throw new BadRequest(`The gateway's admin endpoint answered ${response.status}: ${said.trim()}${todo}`);
   }
 }

@@ -12,14 +12,7 @@
 import type { Json } from '../check/wire.js';
 import { unifiedDiff } from '../fleet/diff.js';
 import { changesSince, checkFleet, type FleetResult } from '../fleet/fleet-check.js';
-import {
-  appendRun,
-  type FleetRun,
-  forHistory,
-  latestResults,
-  RUN_FORMAT,
-  readRuns,
-} from '../fleet/history.js';
+import { appendRun, type FleetRun, fleetRun, latestResults, readRuns } from '../fleet/history.js';
 import { describeTarget } from '../node/target.js';
 import type { GatewayView } from './api-types.js';
 import { BadRequest, type ConsoleConnection } from './connection.js';
@@ -82,7 +75,7 @@ export class GatewayFleet implements FleetSource {
       name: this.#name,
       transport: 'http',
       target: describeTarget(endpoint),
-      health: gateway.error ? 'down' : gateway.ready === false ? 'down' : 'up',
+      health: gateway.error || gateway.ready === false ? 'down' : 'up',
       ...(gateway.error ? { error: gateway.error } : {}),
       pinned: [],
       changed: [],
@@ -165,12 +158,7 @@ export class GatewayFleet implements FleetSource {
     if (this.#checking) await this.#checking;
     this.#checking = (async () => {
       const result = await run();
-      const entry: FleetRun = {
-        format: RUN_FORMAT,
-        at: new Date().toISOString(),
-        source: this.#endpoint().url,
-        servers: [forHistory(result)],
-      };
+      const entry = fleetRun(this.#endpoint().url, [result]);
       this.#runs.push(entry);
       if (this.history) appendRun(this.history, entry);
     })().finally(() => {

@@ -17,6 +17,15 @@ export interface FleetRun {
   readonly servers: readonly Omit<FleetResult, 'report'>[];
 }
 
+/** One run of the checks of `source` (a config file, a gateway's URL), as history keeps it. */
+export function fleetRun(
+  source: string,
+  results: readonly FleetResult[],
+  at = new Date().toISOString(),
+): FleetRun {
+  return { format: RUN_FORMAT, at, source, servers: results.map(forHistory) };
+}
+
 export function appendRun(file: string, run: FleetRun): void {
   appendFileSync(file, `${JSON.stringify(run)}\n`);
 }

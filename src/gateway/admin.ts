@@ -88,7 +88,7 @@ export function withAdminEndpoints(
           401,
           given === undefined
             ? `The admin endpoint needs the admin token in ${ADMIN_TOKEN_HEADER} (gateway.admin.token).`
-            : 'Wrong admin token.',
+            : `The token in ${ADMIN_TOKEN_HEADER} is not this gateway's gateway.admin.token: send that one.`,
         );
     }
     if (config.security.auth === undefined) return undefined;
@@ -124,7 +124,10 @@ export function withAdminEndpoints(
       if (typeof name !== 'string') throw new Refused(400, 'Send { "name": "<held tool or skill>" }.');
       if (!gateway.pins) throw new Refused(404, 'This gateway pins nothing: it runs without --lock.');
       if (!gateway.pins.pending().some((p) => p.name === name))
-        throw new Refused(404, `${name} is not waiting for approval.`);
+        throw new Refused(
+          404,
+          `${name} is not waiting for approval: GET /admin/pins lists the tools and skills held.`,
+        );
       const approved = await gateway.approve([name]);
       options.log?.('admin: approved', { ...who, name, hash: approved[0]?.found });
       return reply(res, 200, {

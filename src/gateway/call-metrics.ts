@@ -21,10 +21,9 @@ export class CallSeries {
 
   constructor(
     readonly labels: Readonly<Record<'upstream' | 'method', string>>,
-    bounds: number,
     private readonly metrics: CallMetrics,
   ) {
-    this.buckets = new Array<number>(bounds + 1).fill(0);
+    this.buckets = new Array<number>(metrics.bounds.length + 1).fill(0);
   }
 
   /** A call began. */
@@ -94,7 +93,7 @@ export class CallMetrics {
 
   /** A new series (for one upstream and method). */
   series(upstream: string, method: string): CallSeries {
-    return new CallSeries({ upstream, method }, this.bounds.length, this);
+    return new CallSeries({ upstream, method }, this);
   }
 
   private histogram(name: string): Values {

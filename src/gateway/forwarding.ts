@@ -170,6 +170,8 @@ export class Forwarding {
    * tasks, which live in its children (see task-ids.ts).
    */
   private readonly node = randomHex(4);
+  /** Whether `name` is an upstream's (made once, not per `tasks/*` request). */
+  private readonly isUpstream = (name: string): boolean => this.routes.upstreams.has(name);
 
   /** Closes downstream clients' upstream sessions that stay idle (see {@link sweepIdle}). */
   private readonly idleSweeper: ReturnType<typeof setInterval>;
@@ -252,7 +254,8 @@ export class Forwarding {
       client.getPrompt(route.name, args, options),
     );
     const { messages } = result;
-    if (Array.isArray(messages)) {
+    // Only a namespaced upstream's URIs change (see `Routes.mapContent`): no array made for others.
+    if (route.upstream.config.namespace && Array.isArray(messages)) {
       this.routes.mapContent(
         route.upstream,
         messages.map((message) => message.content),
@@ -286,13 +289,12 @@ export class Forwarding {
     if (ttlMs !== undefined || cacheScope !== undefined) {
       ctx.cacheHint = { ...(ttlMs !== undefined ? { ttlMs } : {}), ...(cacheScope ? { cacheScope } : {}) };
     }
-    return {
-      ...result,
-      contents: result.contents.map((content) => ({
-        ...content,
-        uri: this.routes.shownUri(target.upstream, content.uri),
-      })),
-    };
+    // `result` is the destructuring's own copy: its contents are replaced in place.
+    result.contents = result.contents.map((content) => ({
+      ...content,
+      uri: this.routes.shownUri(target.upstream, content.uri),
+    }));
+    return result;
   }
 
   /** A forwarded `completion/complete` whose ref (a prompt or template) is `upstreamRef` upstream. */
@@ -315,7 +317,7 @@ export class Forwarding {
     const { separator } = this.routes.options;
     // A task the gateway passed on goes back to the upstream that made it, named in its id.
     if (method.startsWith('tasks/') && typeof params.taskId === 'string') {
-      const task = parseTaskId(params.taskId, separator, (name) => this.routes.upstreams.has(name));
+      const task = parseTaskId(params.taskId, separator, this.isUpstream);
       if (task) return this.forwardTask(task, params.taskId, method, params, ctx);
     }
     const at = method.indexOf(separator);

@@ -17,6 +17,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { SkillEntry } from '../extensions/skills/types.js';
 import { SwitchboardError } from '../protocol/errors.js';
 import type { Tool } from '../protocol/types.js';
+import { compareKeys } from '../server/pagination.js';
 import { canonicalJson } from '../server/request-state.js';
 import { isPlainObject } from '../util/guards.js';
 
@@ -52,7 +53,7 @@ export function skillDefinition(entry: SkillEntry): PinnedDefinition {
   const resources = Array.isArray(entry.resources)
     ? entry.resources
         .map(({ uri, digest, size }) => ({ uri, digest, size }))
-        .sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0))
+        .sort((a, b) => compareKeys(a.uri, b.uri))
     : entry.resources;
   return JSON.parse(canonicalJson({ frontmatter: entry.frontmatter, resources })) as PinnedDefinition;
 }
@@ -271,7 +272,7 @@ export class ToolPins {
   }
 
   private save(): void {
-    const sorted = [...this.pinned].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const sorted = [...this.pinned].sort(([a], [b]) => compareKeys(a, b));
     // Only the definitions still pinned or held are kept.
     const kept = new Set([...this.pinned.values(), ...[...this.held.values()].map((p) => p.found)]);
     for (const hash of this.#definitions.keys()) if (!kept.has(hash)) this.#definitions.delete(hash);

@@ -127,12 +127,13 @@ describe('OAuthClient against a protected Switchboard server and oidc-provider',
     const auth = oauthClient({
       authorize: async (url) => {
         heldAtTheBrowser.push(holding);
-        // The person reads the page for three times the probe's timeout.
-        await new Promise((resolve) => setTimeout(resolve, 600));
+        // The person reads the page for three times the probe's timeout (the time at the browser
+        // is what is tested; the probe's own second, after it, is a wide margin for one loopback call).
+        await new Promise((resolve) => setTimeout(resolve, 3000));
         return headlessSignIn(url, REDIRECT);
       },
     });
-    const client = new Client({ name: 'test', version: '1.0.0' }, { probeTimeoutMs: 200 });
+    const client = new Client({ name: 'test', version: '1.0.0' }, { probeTimeoutMs: 1000 });
     await client.connect(
       new StreamableHttpClientChannel(server.url, {
         rememberEra: false,
