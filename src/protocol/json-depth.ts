@@ -78,10 +78,13 @@ export const mayExceedDepth = (textLength: number, limit: number = MAX_JSON_DEPT
  * recurse; Node 26 does not) never gets a frame: see {@link tooDeepToSerialize}.
  */
 export function checkSentDepth(value: unknown, frameLength: number, what: string): void {
-  const limit = MAX_JSON_DEPTH - 1;
-  if (mayExceedDepth(frameLength, limit) && exceedsDepth(value, limit))
+  if (sentMayBeTooDeep(frameLength) && exceedsDepth(value, MAX_JSON_DEPTH - 1))
     throw new RangeError(tooDeepMessage(what));
 }
+
+/** Whether {@link checkSentDepth} would walk the part of a frame this long (to skip making it when not). */
+export const sentMayBeTooDeep = (frameLength: number): boolean =>
+  mayExceedDepth(frameLength, MAX_JSON_DEPTH - 1);
 
 /** What serializing `value` threw, as the error naming the limit when that is why. */
 export function tooDeepToSerialize(error: unknown, value: unknown, what: string): unknown {

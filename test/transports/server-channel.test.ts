@@ -6,6 +6,7 @@ import type { ChannelSink } from '../../src/engine/channel.js';
 import { jsonSchema, Server } from '../../src/index.js';
 import type { ProtocolError } from '../../src/protocol/errors.js';
 import { META } from '../../src/protocol/meta.js';
+import { WRITE_AT_BYTES } from '../../src/transports/stdio/frame-writer.js';
 import { StdioServerChannel } from '../../src/transports/stdio/server-channel.js';
 
 function recordingSink() {
@@ -103,6 +104,25 @@ describe('StdioServerChannel', () => {
       written.join(''),
       ['{"id":1}', '{"id":2}', '{"id":3}', '{"id":4}', '{"id":5}', ''].join('\n'),
     );
+  });
+
+  test('a burst goes out whenever WRITE_AT_BYTES of it wait, not only when the turn ends', async () => {
+    const { channel, written } = recordingChannel();
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    // Frames of a quarter of the threshold each (with their line break): the fourth fills it.
+    const frame = (id: number) => JSON.stringify({ id, pad: 'p'.repeat(WRITE_AT_BYTES / 4 - 18) });
+    const frames = Array.from({ length: 10 }, (_, i) => frame(i));
+    for (const f of frames) assert.equal(f.length + 1, WRITE_AT_BYTES / 4);
+    for (const f of frames) channel.send(f);
+    // The first at once (the writer was idle), then 1-4 and 5-8 as each batch reached the threshold.
+    assert.deepEqual(
+      written.map((w) => w.length),
+      [WRITE_AT_BYTES / 4, WRITE_AT_BYTES, WRITE_AT_BYTES],
+    );
+    await turn();
+    assert.equal(written.length, 4, 'the rest of the turn went out when it ended');
+    assert.equal(written.join(''), frames.map((f) => `${f}\n`).join(''), 'in order, nothing lost');
+    await channel.close();
   });
 
   test('queues frames while stdout applies backpressure, then flushes them in order', async () => {

@@ -5,10 +5,12 @@
  * A frame that finds the writer idle (nothing written yet in this turn of the event loop) is
  * written at once: a lone frame waits for nothing, and the peer can start on the first frame of a
  * burst while the rest is still being produced. Frames sent after it in the same turn are coalesced
- * and written together when the turn ends (`setImmediate`): a burst of answers (64 requests in
- * flight arrive in one pipe read and are answered in the same microtask drain), or frames sent from
- * several I/O callbacks of one poll (a gateway forwarding requests that arrived on 64 sockets), cost
- * two syscalls instead of 64 — on a pipe the write syscall, not JSON, is what a message costs. While
+ * and written together when the turn ends (`setImmediate`), or as soon as {@link WRITE_AT_BYTES} of
+ * them wait: a burst of answers (64 requests in flight arrive in one pipe read and are answered in
+ * the same microtask drain), or frames sent from several I/O callbacks of one poll (a gateway
+ * forwarding requests that arrived on 64 sockets), cost a few syscalls instead of 64 — on a pipe the
+ * write syscall, not JSON, is what a message costs — and the peer starts on the first of them while
+ * the rest is being produced. While
  * the stream asks us to wait (`write()` returned false), frames keep queueing, and on 'drain'
  * everything queued goes out as one write.
  *
@@ -33,6 +35,14 @@ export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
  * smaller). A client that reads never gets near it; the one a stdio server answers is paused there.
  */
 export const PAUSE_AT_BYTES = 1024 * 1024;
+
+/**
+ * Bytes of frames coalesced in a turn that are written without waiting for its end: 4 KiB. A burst
+ * of 64 answers then goes out in a few writes while it is being produced, so the peer works on the
+ * first ones while this side makes the rest, where one write at the end of the turn had the two
+ * processes take turns (measured in docs/benchmarks.md, "What the profile showed").
+ */
+export const WRITE_AT_BYTES = 4096;
 
 export interface FrameWriterOptions {
   /** Told about a frame refused instead of sent. */
@@ -144,6 +154,11 @@ export class FrameWriter {
     // A full stream flushes on 'drain'; a turn that wrote flushes at its end.
     if (this.#waitingForDrain) return;
     if (this.#batching) {
+      if (this.#queuedBytes >= WRITE_AT_BYTES) {
+        this.#flushScheduled = false;
+        this.#writeQueue();
+        return;
+      }
       this.#flushScheduled = true;
       return;
     }
