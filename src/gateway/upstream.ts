@@ -375,14 +375,18 @@ export class Upstream {
 
   /**
    * Whether `error` is the HTTP channel's account of an exchange with this upstream that failed
-   * (not reached, its event stream broke, an answer it could not use, an HTTP error status) rather
-   * than the upstream's own JSON-RPC error: the channel's errors name the URL they concern.
+   * (not reached, its event stream broke or ended without the answer, an answer it could not use)
+   * rather than the upstream's own JSON-RPC error: the channel's errors name the URL they concern.
+   * An HTTP error status is the server's answer, and a sign-in that failed (`Could not sign in`: a
+   * caller without the token the upstream needs) the caller's; both are passed on as they are.
    */
   failedExchange(error: unknown): error is ProtocolError {
     if (this.origin === undefined || !(error instanceof ProtocolError)) return false;
     if (error.code !== ErrorCode.InternalError || error instanceof UpstreamFailure) return false;
-    const url = isPlainObject(error.data) ? error.data.url : undefined;
-    return typeof url === 'string' && url.startsWith(this.origin);
+    const data = isPlainObject(error.data) ? error.data : undefined;
+    if (data === undefined || data.httpStatus !== undefined || error.message.startsWith('Could not sign in'))
+      return false;
+    return typeof data.url === 'string' && data.url.startsWith(this.origin);
   }
 
   /**
