@@ -95,10 +95,13 @@ function lostUnder(upstream: Upstream, error: unknown): unknown {
 }
 
 /**
- * A call whose HTTP exchange with the upstream failed (it went away mid-call, it cannot be reached)
- * as the client sees it: an error naming the upstream; the upstream is checked (see `suspect`).
+ * A call that ran past its timeout, or whose HTTP exchange with the upstream failed (it went away
+ * mid-call, it cannot be reached), as the client sees it: an error naming the upstream. After a
+ * failed exchange the upstream is checked (see `suspect`).
  */
 function failedAt(upstream: Upstream, error: unknown): unknown {
+  if (error instanceof SwitchboardError && error.code === 'TIMEOUT')
+    return new UpstreamFailure(upstream.name, error);
   if (!upstream.failedExchange(error)) return error;
   upstream.suspect();
   return new UpstreamFailure(upstream.name, error);

@@ -309,6 +309,11 @@ describe('gateway: an HTTP upstream that hangs mid-response', () => {
     timedOut('old', await legacy.client.callTool('old__hang'));
     await old.line(new RegExp(`^aborted hang ${own}$`));
     assert.equal(whoami(await legacy.client.callTool('old__whoami')).session, own);
+    // Any other method says the same, as a JSON-RPC error.
+    await assert.rejects(
+      legacy.client.getPrompt('old__hang'),
+      /Upstream "old": .*got no response within \d+ ms/s,
+    );
 
     // A 2026-07-28 upstream: the request's stream is closed, which cancels it there.
     timedOut('new', await modern.client.callTool('new__hang'));
