@@ -25,6 +25,27 @@ interface Followed {
 
 type Next = (params: Params) => Promise<unknown>;
 
+/**
+ * A `subscriptions/listen` request's params with only the resource subscriptions `keep` holds for
+ * (the gateway's: those it serves the caller; the front door's: those the caller may read): its
+ * acknowledgement leaves the others out, and nothing is followed for them. A name that is not a
+ * string is kept, for the server to refuse. The same object when every one is kept.
+ */
+export async function keptSubscriptions(
+  params: Params,
+  keep: (uri: string) => boolean | Promise<boolean>,
+): Promise<Params> {
+  const notifications = params.notifications as Params | undefined;
+  const named = notifications?.resourceSubscriptions;
+  if (!Array.isArray(named)) return params;
+  const kept = await Promise.all(named.map((uri) => typeof uri !== 'string' || keep(uri)));
+  if (kept.every(Boolean)) return params;
+  return {
+    ...params,
+    notifications: { ...notifications, resourceSubscriptions: named.filter((_, i) => kept[i]) },
+  };
+}
+
 export class Following {
   /** Upstream resources followed while downstream clients subscribe to them, by gateway URI. */
   private readonly followed = new Map<string, Followed>();

@@ -34,7 +34,13 @@ import { randomHex } from '../util/random-id.js';
 import type { Route, Routes } from './routes.js';
 import { parseTaskId, shownTaskId, type TaskIdParts } from './task-ids.js';
 import type { GatewayTelemetry, UpstreamCallRecord } from './telemetry.js';
-import { type ForwardedCall, failureText, type Upstream, type UpstreamSession } from './upstream.js';
+import {
+  type ForwardedCall,
+  failureText,
+  type Upstream,
+  UpstreamFailure,
+  type UpstreamSession,
+} from './upstream.js';
 
 type Send<T> = (client: Client, options: CallOptions) => Promise<T>;
 
@@ -85,10 +91,20 @@ function lostConnection(error: unknown): boolean {
  * an error naming the upstream and what happened (a tool call says the same in its error result).
  */
 function lostUnder(upstream: Upstream, error: unknown): unknown {
-  if (!lostConnection(error)) return error;
-  return new ProtocolError(ErrorCode.InternalError, `Upstream "${upstream.name}": ${failureText(error)}`, {
-    upstream: upstream.name,
-  });
+  return lostConnection(error) ? new UpstreamFailure(upstream.name, error) : error;
+}
+
+/**
+ * A call that ran past its timeout, or whose HTTP exchange with the upstream failed (it went away
+ * mid-call, it cannot be reached), as the client sees it: an error naming the upstream. After a
+ * failed exchange the upstream is checked (see `suspect`).
+ */
+function failedAt(upstream: Upstream, error: unknown): unknown {
+  if (error instanceof SwitchboardError && error.code === 'TIMEOUT')
+    return new UpstreamFailure(upstream.name, error);
+  if (!upstream.failedExchange(error)) return error;
+  upstream.suspect();
+  return new UpstreamFailure(upstream.name, error);
 }
 
 /** Protocol keys of an upstream's answer that are the upstream's, not the gateway's (2026-07-28). */
@@ -239,6 +255,8 @@ export class Forwarding {
       );
       return this.shownResult(upstream, result);
     } catch (error) {
+      if (error instanceof UpstreamFailure)
+        return { content: [{ type: 'text', text: error.message }], isError: true };
       if (error instanceof ProtocolError || error instanceof InputRequiredError) throw error;
       // A tool that cannot run is the model's business: it reads the reason as the tool's result.
       return {
@@ -456,7 +474,9 @@ export class Forwarding {
         done.then(
           () => upstream.giveBack(leased),
           (error: unknown) =>
-            error instanceof ProtocolError ? upstream.giveBack(leased) : upstream.discard(leased),
+            error instanceof ProtocolError && !(error instanceof UpstreamFailure)
+              ? upstream.giveBack(leased)
+              : upstream.discard(leased),
         );
         return done;
       },
@@ -525,7 +545,7 @@ export class Forwarding {
         session.router.end(call);
         // A question for the downstream client (2026-07-28) is no failure of the upstream.
         record.end(call.inputRequired ? undefined : error);
-        throw call.inputRequired ?? error;
+        throw call.inputRequired ?? failedAt(upstream, error);
       },
     );
   }

@@ -25,7 +25,7 @@ import type { FetchLike } from '../transports/http/client/fetch-like.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import { Catalog } from './catalog.js';
 import type { GatewayConfig, HttpUpstreamConfig, UpstreamConfig } from './config.js';
-import { Following } from './following.js';
+import { Following, keptSubscriptions } from './following.js';
 import { Forwarding } from './forwarding.js';
 import { SKILL_PREFIX } from './names.js';
 import { type PendingTool, type SharedPins, ToolPins } from './pins.js';
@@ -301,22 +301,6 @@ export class Gateway {
   }
 
   /**
-   * A listen request without the `resourceSubscriptions` the gateway does not serve this caller:
-   * its acknowledgement leaves them out (as a legacy client's leaves out a refused subscribe).
-   */
-  private async withoutUnserved(params: Params, ctx: RequestContext): Promise<Params> {
-    const notifications = params.notifications as Params | undefined;
-    const named = notifications?.resourceSubscriptions;
-    if (!Array.isArray(named)) return params;
-    const served = await Promise.all(named.map((uri) => typeof uri !== 'string' || this.serves(uri, ctx)));
-    if (served.every(Boolean)) return params;
-    return {
-      ...params,
-      notifications: { ...notifications, resourceSubscriptions: named.filter((_, i) => served[i]) },
-    };
-  }
-
-  /**
    * The gateway's one middleware (a map lookup per request), outermost, so it times every request:
    * lists first connect lazily started upstreams, subscriptions are followed upstream. It calls
    * `next` for every request: items are the server's own (pass-through), and so are their checks.
@@ -357,7 +341,8 @@ export class Gateway {
       ['resources/unsubscribe', (params, ctx, next) => this.followed.unsubscribe(params, ctx, next)],
       [
         'subscriptions/listen',
-        async (params, ctx, next) => this.followed.listen(await this.withoutUnserved(params, ctx), next),
+        async (params, ctx, next) =>
+          this.followed.listen(await keptSubscriptions(params, (uri) => this.serves(uri, ctx)), next),
       ],
     ]);
     const { telemetry } = this;

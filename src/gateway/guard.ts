@@ -16,8 +16,9 @@ import { resourceNotFound } from '../server/resources.js';
 import type { ServerCore } from '../server/server.js';
 import { AccessPolicy } from './access.js';
 import { type AuditLog, type AuditOutcome, argumentsDigest } from './audit.js';
-import { type Caller, callerOf } from './caller.js';
+import { callerOf } from './caller.js';
 import type { GatewayConfig } from './config.js';
+import { keptSubscriptions } from './following.js';
 import { parseExposedUri } from './names.js';
 import type { RateLimits } from './rate-limits.js';
 import { onBehalfOf } from './token-exchange.js';
@@ -51,20 +52,6 @@ function subjectOf(method: string, params: Params): string | null {
 
 /** Requests that read or follow one resource by URI: a URI the rules deny is answered as unknown. */
 const BY_URI = new Set(['resources/read', 'resources/subscribe']);
-
-/**
- * A 2026-07-28 listen request without the URIs of its `resourceSubscriptions` the rules deny
- * `caller`: its acknowledgement leaves them out, as the gateway leaves out a URI nobody serves,
- * and nothing is followed for them.
- */
-function withoutDenied(access: AccessPolicy, caller: Caller | undefined, params: Params): Params {
-  const notifications = params.notifications as Params | undefined;
-  const named = notifications?.resourceSubscriptions;
-  if (!Array.isArray(named)) return params;
-  const allowed = named.filter((uri) => typeof uri !== 'string' || access.allows(caller, uri));
-  if (allowed.length === named.length) return params;
-  return { ...params, notifications: { ...notifications, resourceSubscriptions: allowed } };
-}
 
 /** Installs the access filters on `server` and returns the middleware to run first. */
 export function guard(
@@ -111,7 +98,7 @@ export function guard(
         if (BY_URI.has(method))
           throw resourceNotFound(subject, featuresOf(ctx.revision).resourceNotFoundCode);
       } else if (access && method === 'subscriptions/listen') {
-        sent = withoutDenied(access, caller, params);
+        sent = await keptSubscriptions(params, (uri) => access.allows(caller, uri));
       } else if (limits && method === 'tools/call' && subject !== null) {
         const refused = await limits.take(caller, subject);
         if (refused) {

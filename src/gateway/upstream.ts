@@ -25,7 +25,7 @@ import { type InputCallOptions, InputRequiredError } from '../server/input.js';
 import { redactText } from '../server/redact.js';
 import type { FetchLike } from '../transports/http/client/fetch-like.js';
 import { clip } from '../util/clip.js';
-import { errorMessage } from '../util/guards.js';
+import { errorMessage, isPlainObject } from '../util/guards.js';
 import type { Logger } from '../util/logger.js';
 import type { HttpUpstreamConfig, UpstreamConfig } from './config.js';
 
@@ -74,6 +74,17 @@ export function failureText(error: unknown): string {
   const lines = redactText(errorMessage(error)).split('\n');
   const kept = lines.length <= FAILURE_LINES ? lines : [lines[0]!, ...lines.slice(1 - FAILURE_LINES)];
   return kept.map((line) => clip(line, FAILURE_LINE_CHARS)).join('\n');
+}
+
+/**
+ * A call's failure the gateway puts down to the upstream (its process died, its HTTP exchange
+ * failed), not an answer of the upstream's: it names the upstream, and a tool call shows it as
+ * the tool's error result, as the gateway does for every upstream that cannot run a tool.
+ */
+export class UpstreamFailure extends ProtocolError {
+  constructor(upstream: string, cause: unknown) {
+    super(ErrorCode.InternalError, `Upstream "${upstream}": ${failureText(cause)}`, { upstream });
+  }
 }
 
 /** After this many failures in a row the circuit opens: calls fail at once until the next attempt. */
@@ -244,11 +255,17 @@ export class Upstream {
   private clientSessions = 0;
   /** A first connection was tried (see {@link started}). */
   private tried = false;
+  /** The catalog session is being pinged after a failed exchange (see {@link suspect}). */
+  private probing = false;
+  /** How the HTTP channel names this upstream in its errors (`data.url`): its origin and a slash. */
+  private readonly origin: string | undefined;
 
   constructor(
     readonly config: UpstreamConfig,
     private readonly hooks: UpstreamHooks,
-  ) {}
+  ) {
+    this.origin = config.transport === 'stdio' ? undefined : `${new URL(config.url).origin}/`;
+  }
 
   get name(): string {
     return this.config.name;
@@ -354,6 +371,47 @@ export class Upstream {
   /** A leased session whose call ended without the upstream's answer: closed, never reused. */
   discard(session: UpstreamSession): void {
     void session.client.close();
+  }
+
+  /**
+   * Whether `error` is the HTTP channel's account of an exchange with this upstream that failed
+   * (not reached, its event stream broke or ended without the answer, an answer it could not use)
+   * rather than the upstream's own JSON-RPC error: the channel's errors name the URL they concern.
+   * An HTTP error status is the server's answer, and a sign-in that failed (`Could not sign in`: a
+   * caller without the token the upstream needs) the caller's; both are passed on as they are.
+   */
+  failedExchange(error: unknown): error is ProtocolError {
+    if (this.origin === undefined || !(error instanceof ProtocolError)) return false;
+    if (error.code !== ErrorCode.InternalError || error instanceof UpstreamFailure) return false;
+    const data = isPlainObject(error.data) ? error.data : undefined;
+    if (data === undefined || data.httpStatus !== undefined || error.message.startsWith('Could not sign in'))
+      return false;
+    return typeof data.url === 'string' && data.url.startsWith(this.origin);
+  }
+
+  /**
+   * A call's HTTP exchange failed (see {@link failedExchange}): the catalog session is pinged, once
+   * at a time. An upstream that does not answer is failing, as when its catalog session dies:
+   * `/readyz` says so, calls fail at once naming it, and it is reconnected with a backoff (its
+   * downstream clients' own sessions stay, reopened by the channel when the upstream forgot them).
+   * An HTTP connection is no process: only a failed exchange tells the gateway it went away.
+   */
+  suspect(): void {
+    const client = this.catalogClient;
+    if (this.probing || this.state !== 'up' || this.stopped || client === undefined) return;
+    this.probing = true;
+    client
+      .ping({ timeoutMs: this.config.connectTimeoutMs })
+      .catch((error: unknown) => {
+        if (this.catalogClient !== client || this.state !== 'up') return;
+        this.catalogClient = undefined;
+        this.catalogOpen = undefined;
+        this.failed(error);
+        void client.close();
+      })
+      .finally(() => {
+        this.probing = false;
+      });
   }
 
   /** Closes every session (stdio servers get stdin → SIGTERM → SIGKILL) and stops reconnecting. */

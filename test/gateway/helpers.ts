@@ -1,6 +1,8 @@
 /** What the gateway tests share: the upstream fixtures, a gateway on loopback HTTP, a checked client. */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Channel } from '../../src/engine/channel.js';
 import { Client } from '../../src/extensions/client.js';
@@ -9,7 +11,10 @@ import { type GatewayConfig, parseGatewayConfig } from '../../src/gateway/config
 import { frontDoor } from '../../src/gateway/front-door.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { guard } from '../../src/gateway/guard.js';
+import { withHealthEndpoints } from '../../src/gateway/health-endpoints.js';
+import type { UpstreamHealth } from '../../src/gateway/upstream.js';
 import { nodeFetch } from '../../src/node/fetch.js';
+import { toNodeListener } from '../../src/node/listener.js';
 import { type RunningServer, serve } from '../../src/node/serve.js';
 import { ProtocolError } from '../../src/protocol/errors.js';
 import { LEGACY_REVISIONS } from '../../src/protocol/revisions.js';
@@ -119,6 +124,61 @@ export async function startGateway(
       await http.close();
       await gateway.close();
       for (const channel of checked) channel.assertClean();
+    },
+  };
+}
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** A node:http server on loopback whose listener can be swapped (the handler restarted on the same port). */
+export async function listen(
+  first: Listener,
+): Promise<{ url: string; swap(next: Listener): void; close(): Promise<void> }> {
+  let current = first;
+  const server = createServer((req, res) => current(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    swap(next) {
+      current = next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * The gateway on loopback HTTP with its health paths, as `switchboard gateway` serves them:
+ * `readyz(name)` and `metric(metric, name)` read one upstream's (the first one's by default).
+ */
+export async function healthServedGateway(servers: Record<string, unknown>) {
+  const config = configOf(servers);
+  const first = Object.keys(servers)[0]!;
+  const gateway = new Gateway(config, { logger: { warn() {}, error() {} } });
+  const handler = createHttpHandler(gateway.server);
+  const http = await listen(withHealthEndpoints(toNodeListener(handler), gateway, config, {}));
+  await gateway.start();
+  const base = http.url.replace(/\/mcp$/, '');
+  return {
+    gateway,
+    url: http.url,
+    async readyz(name = first): Promise<UpstreamHealth> {
+      const body = (await (await fetch(`${base}/readyz`)).json()) as { upstreams: UpstreamHealth[] };
+      return body.upstreams.find((u) => u.name === name)!;
+    },
+    async metric(metric: string, name = first) {
+      const text = await (await fetch(`${base}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith(`${metric}{upstream="${name}"}`));
+      return Number(line?.split(' ')[1]);
+    },
+    async close() {
+      await handler.close();
+      await http.close();
+      await gateway.close();
     },
   };
 }

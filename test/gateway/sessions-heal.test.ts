@@ -10,19 +10,10 @@
  * left behind (zombies included), and the deaths are counted.
  */
 import assert from 'node:assert/strict';
-import {
-  createServer,
-  type IncomingMessage,
-  type Server as NodeServer,
-  type ServerResponse,
-} from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '../../src/extensions/server.js';
-import { Gateway } from '../../src/gateway/gateway.js';
-import { withHealthEndpoints } from '../../src/gateway/health-endpoints.js';
 import { toNodeListener } from '../../src/node/listener.js';
 import { ProtocolError } from '../../src/protocol/errors.js';
 import { LEGACY_REVISIONS } from '../../src/protocol/revisions.js';
@@ -30,30 +21,15 @@ import type { CallToolResult } from '../../src/protocol/types.js';
 import { createHttpHandler, type HttpHandler } from '../../src/transports/http/server/handler.js';
 import { until } from '../helpers/wait.js';
 import { assertExited } from '../interop/helpers/processes.js';
-import { configOf, noChildren, pidOf, switchboardClient, textOf, UPSTREAM } from './helpers.js';
-
-type Listener = (req: IncomingMessage, res: ServerResponse) => void;
-
-/** A node:http server on loopback whose listener can be swapped (the handler restarted on the same port). */
-async function listen(
-  first: Listener,
-): Promise<{ url: string; swap(next: Listener): void; close(): Promise<void> }> {
-  let current = first;
-  const server: NodeServer = createServer((req, res) => current(req, res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    swap(next) {
-      current = next;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+import {
+  healthServedGateway,
+  listen,
+  noChildren,
+  pidOf,
+  switchboardClient,
+  textOf,
+  UPSTREAM,
+} from './helpers.js';
 
 /**
  * A legacy-only upstream whose handler can be restarted: a new Server and handler, every session of
@@ -115,37 +91,6 @@ async function restartableUpstream() {
 }
 
 const sessionOf = (result: CallToolResult) => /^session (\S+)$/.exec(textOf(result))?.[1] ?? '';
-
-/** The gateway on loopback HTTP with its health paths, as `switchboard gateway` serves them. */
-async function healthServedGateway(servers: Record<string, unknown>) {
-  const config = configOf(servers);
-  const name = Object.keys(servers)[0]!;
-  const gateway = new Gateway(config, { logger: { warn() {}, error() {} } });
-  const handler = createHttpHandler(gateway.server);
-  const http = await listen(withHealthEndpoints(toNodeListener(handler), gateway, config, {}));
-  await gateway.start();
-  const base = http.url.replace(/\/mcp$/, '');
-  return {
-    gateway,
-    url: http.url,
-    async readyz() {
-      const body = (await (await fetch(`${base}/readyz`)).json()) as {
-        upstreams: Array<{ name: string; sessionsReopened: number; sessionsLost: number; restarts: number }>;
-      };
-      return body.upstreams.find((u) => u.name === name)!;
-    },
-    async metric(metric: string) {
-      const text = await (await fetch(`${base}/metrics`)).text();
-      const line = text.split('\n').find((l) => l.startsWith(`${metric}{upstream="${name}"}`));
-      return Number(line?.split(' ')[1]);
-    },
-    async close() {
-      await handler.close();
-      await http.close();
-      await gateway.close();
-    },
-  };
-}
 
 describe('gateway: sessions that heal', () => {
   test('an HTTP upstream that forgets a client’s session (evicted, or restarted): a new one for that client alone, counted', async () => {

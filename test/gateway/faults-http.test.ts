@@ -1,0 +1,327 @@
+/**
+ * The failure paths of HTTP upstreams, each a real server process (test/fixtures/gateway-http-upstream)
+ * this file starts on 127.0.0.1 and kills: a Streamable HTTP upstream (legacy, and 2026-07-28)
+ * killed while calls of both downstream eras are in flight and started again on the same port; a
+ * 2024-11-05 HTTP+SSE upstream whose event stream drops, or whose process dies; an upstream that
+ * sends a response's headers and then nothing. What is checked each time: the calls in flight end
+ * with an error naming the upstream (no hang), the gateway and the other upstreams and clients go
+ * on, `/readyz` says the upstream is down and then up again, and the next call works.
+ */
+import assert from 'node:assert/strict';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { CallToolResult } from '../../src/protocol/types.js';
+import { spawnOwned } from '../helpers/owned-children.js';
+import { until } from '../helpers/wait.js';
+import { healthServedGateway, noChildren, switchboardClient, textOf, UPSTREAM } from './helpers.js';
+
+const HTTP_UPSTREAM = fileURLToPath(new URL('../fixtures/gateway-http-upstream.js', import.meta.url));
+
+/** One run of the HTTP upstream fixture: its lines on stdout waited for, never slept for. */
+interface HttpUpstream {
+  readonly port: number;
+  readonly url: string;
+  readonly sseUrl: string;
+  /** Resolves with the `count`-th line matching `pattern` (counting every line it printed); fails after `ms`. */
+  line(pattern: RegExp, count?: number, ms?: number): Promise<string>;
+  /** SIGKILL, resolved once the process exited. */
+  kill(): Promise<void>;
+}
+
+async function startHttpUpstream(era: 'legacy' | 'modern', label: string, port = 0): Promise<HttpUpstream> {
+  const child: ChildProcessWithoutNullStreams = spawnOwned(
+    process.execPath,
+    [HTTP_UPSTREAM, String(port), era],
+    { env: { ...process.env, UPSTREAM_LABEL: label } },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const lines: string[] = [];
+  let waiters: Array<() => void> = [];
+  createInterface({ input: child.stdout }).on('line', (text) => {
+    lines.push(text);
+    const woken = waiters;
+    waiters = [];
+    for (const wake of woken) wake();
+  });
+  // A guard against a hang (wide, for a loaded machine), never a timing.
+  const line = (pattern: RegExp, count = 1, ms = 30_000): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiters = waiters.filter((waiter) => waiter !== check);
+        reject(
+          new Error(`the upstream printed no ${pattern} (#${count}) within ${ms} ms: ${lines.join(' | ')}`),
+        );
+      }, ms);
+      const check = () => {
+        const found = lines.filter((text) => pattern.test(text));
+        if (found.length >= count) {
+          clearTimeout(timer);
+          return resolve(found[count - 1]!);
+        }
+        if (child.exitCode !== null || child.signalCode !== null) {
+          clearTimeout(timer);
+          return reject(new Error(`the upstream exited before printing ${pattern}: ${lines.join(' | ')}`));
+        }
+        waiters.push(check);
+      };
+      check();
+    });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const listening = await Promise.race([
+    line(/^listening \d+$/),
+    exited.then(() => {
+      throw new Error(`the HTTP upstream exited: ${stderr}`);
+    }),
+  ]);
+  const bound = Number(listening.split(' ')[1]);
+  return {
+    port: bound,
+    url: `http://127.0.0.1:${bound}/mcp`,
+    sseUrl: `http://127.0.0.1:${bound}/sse`,
+    line,
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** `<label> pid <pid> session <session>`, as the fixture's `whoami` answers. */
+function whoami(result: CallToolResult): { label: string; pid: number; session: string } {
+  const match = /^(\S+) pid (\d+) session (\S+)$/.exec(textOf(result));
+  assert.ok(match, `not a whoami answer: ${textOf(result)}`);
+  return { label: match[1]!, pid: Number(match[2]), session: match[3]! };
+}
+
+const closing: Array<() => Promise<void>> = [];
+after(async () => {
+  for (const close of closing.reverse()) await close().catch(() => undefined);
+  await noChildren('after the HTTP upstream faults');
+});
+
+describe('gateway: an HTTP upstream restarted mid-call', () => {
+  test('legacy and 2026-07-28 upstreams killed under calls of both eras: errors naming them, /readyz down then up, the next calls work, the rest untouched', async () => {
+    let old = await startHttpUpstream('legacy', 'old');
+    let fresh = await startHttpUpstream('modern', 'new');
+    closing.push(
+      () => old.kill(),
+      () => fresh.kill(),
+    );
+    const started = await healthServedGateway({
+      old: { url: old.url },
+      new: { url: fresh.url },
+      local: { command: process.execPath, args: [UPSTREAM], env: { UPSTREAM_LABEL: 'local' } },
+    });
+    closing.push(() => started.close());
+    const legacy = await switchboardClient(started.url, 'lee', 'legacy');
+    const modern = await switchboardClient(started.url, 'mo');
+    // A client that calls nothing on the upstream that dies: its calls elsewhere go on.
+    const bystander = await switchboardClient(started.url, 'bea', 'legacy');
+    closing.push(
+      () => legacy.client.close(),
+      () => modern.client.close(),
+      () => bystander.client.close(),
+    );
+    const state = async (name: string) => (await started.readyz(name)).state;
+
+    for (const [name, other] of [
+      ['old', 'new'],
+      ['new', 'old'],
+    ] as const) {
+      const running = name === 'old' ? old : fresh;
+      const before = {
+        legacy: whoami(await legacy.client.callTool(`${name}__whoami`)),
+        modern: whoami(await modern.client.callTool(`${name}__whoami`)),
+        bystander: whoami(await bystander.client.callTool(`${other}__whoami`)),
+      };
+      assert.equal(before.legacy.label, name);
+      const holds = [legacy.client.callTool(`${name}__hold`), modern.client.callTool(`${name}__hold`)];
+      await running.line(/^start hold /, 2);
+      await running.kill();
+      // Both calls in flight end, with an error result naming the upstream (a tool call's failure
+      // is the model's to read), and nothing hangs.
+      for (const result of await Promise.all(holds)) {
+        assert.equal(result.isError, true, textOf(result));
+        assert.match(textOf(result), new RegExp(`^Upstream "${name}": `));
+      }
+      await until(async () => (await state(name)) !== 'up', `/readyz to show "${name}" down`);
+      const down = await started.readyz(name);
+      assert.match(down.lastError ?? '', /127\.0\.0\.1/, JSON.stringify(down));
+      // While it is down a call to it fails at once, naming it (2026-07-28: it is unavailable;
+      // legacy: its own session's POST is refused), until its circuit opens (three failed
+      // reconnects): then its tools are off the lists (list_changed) and unknown.
+      const gone = new RegExp(`^Unknown tool: "${name}__whoami"`);
+      const refused = await modern.client.callTool(`${name}__whoami`).then(textOf, (e: Error) => e.message);
+      assert.match(
+        refused,
+        new RegExp(
+          `^Upstream "${name}" is unavailable \\((failing|circuit-open)\\): .*127\\.0\\.0\\.1|${gone.source}`,
+          's',
+        ),
+      );
+      const unreached = await legacy.client.callTool(`${name}__whoami`).then(textOf, (e: Error) => e.message);
+      assert.match(unreached, new RegExp(`^Upstream "${name}"|${gone.source}`));
+      assert.equal(
+        whoami(await bystander.client.callTool(`${other}__whoami`)).session,
+        before.bystander.session,
+      );
+      assert.match(textOf(await legacy.client.callTool('local__whoami')), /^local pid \d+$/);
+      assert.equal(await state(other), 'up');
+
+      // Started again on the same port: /readyz recovers, and the next calls work.
+      const again = await startHttpUpstream(name === 'old' ? 'legacy' : 'modern', name, running.port);
+      if (name === 'old') old = again;
+      else fresh = again;
+      await until(async () => (await state(name)) === 'up', `/readyz to show "${name}" up again`);
+      // Its tools are back once listed again (they leave the lists when its circuit opens: list_changed).
+      await until(
+        async () => (await legacy.client.listTools()).tools.some((tool) => tool.name === `${name}__whoami`),
+        `the tools of "${name}" listed again`,
+      );
+      const after = {
+        legacy: whoami(await legacy.client.callTool(`${name}__whoami`)),
+        modern: whoami(await modern.client.callTool(`${name}__whoami`)),
+      };
+      assert.notEqual(after.legacy.pid, before.legacy.pid, 'a new process answers');
+      if (name === 'old') {
+        // The legacy client's upstream session was forgotten with the process: a new one, transparently.
+        assert.notEqual(after.legacy.session, before.legacy.session);
+        assert.notEqual(after.legacy.session, '-');
+        assert.ok((await started.readyz(name)).sessionsReopened >= 1, 'counted as reopened');
+      } else {
+        // 2026-07-28: no session to reopen.
+        assert.equal(after.modern.session, '-');
+      }
+      assert.equal(
+        whoami(await bystander.client.callTool(`${other}__whoami`)).session,
+        before.bystander.session,
+      );
+    }
+    assert.equal(started.gateway.health().find((h) => h.name === 'local')?.state, 'up');
+    legacy.assertClean();
+    modern.assertClean();
+    bystander.assertClean();
+  });
+});
+
+describe('gateway: a legacy HTTP+SSE upstream whose event stream drops', () => {
+  test('the stream cut under calls, then the process killed under calls: errors naming it, reconnected, the next calls work', async () => {
+    let sse = await startHttpUpstream('legacy', 'old');
+    closing.push(() => sse.kill());
+    const started = await healthServedGateway({
+      old: { type: 'sse', url: sse.sseUrl },
+      local: { command: process.execPath, args: [UPSTREAM], env: { UPSTREAM_LABEL: 'local' } },
+    });
+    closing.push(() => started.close());
+    const legacy = await switchboardClient(started.url, 'sid', 'legacy');
+    const modern = await switchboardClient(started.url, 'sol');
+    closing.push(
+      () => legacy.client.close(),
+      () => modern.client.close(),
+    );
+    const state = async () => (await started.readyz('old')).state;
+    const namesIt = (result: CallToolResult) => {
+      assert.equal(result.isError, true, textOf(result));
+      assert.match(textOf(result), /^Upstream "old": .*(HTTP\+SSE|127\.0\.0\.1)/s);
+    };
+    const first = whoami(await legacy.client.callTool('old__whoami'));
+    whoami(await modern.client.callTool('old__whoami'));
+
+    // The server cuts every event stream (the catalog's, the legacy client's, the lease's) mid-call.
+    let holds = [legacy.client.callTool('old__hold'), modern.client.callTool('old__hold')];
+    await sse.line(/^start hold /, 2);
+    namesIt(await legacy.client.callTool('old__drop'));
+    for (const result of await Promise.all(holds)) namesIt(result);
+    // The transport cannot resume: the gateway opens new sessions (its own with a backoff).
+    await until(async () => (await started.readyz('old')).restarts >= 1, 'the catalog session reopened');
+    await until(async () => (await state()) === 'up', 'the upstream up again');
+    const second = whoami(await legacy.client.callTool('old__whoami'));
+    assert.equal(second.pid, first.pid);
+    assert.notEqual(second.session, first.session, 'a new HTTP+SSE session for the legacy client');
+    whoami(await modern.client.callTool('old__whoami'));
+
+    // The process dies under calls, and comes back on the same port.
+    holds = [legacy.client.callTool('old__hold'), modern.client.callTool('old__hold')];
+    await sse.line(/^start hold /, 4);
+    await sse.kill();
+    for (const result of await Promise.all(holds)) namesIt(result);
+    await until(async () => (await state()) !== 'up', '/readyz to show it down');
+    assert.match(textOf(await legacy.client.callTool('local__whoami')), /^local pid \d+$/);
+    sse = await startHttpUpstream('legacy', 'old', sse.port);
+    await until(async () => (await state()) === 'up', '/readyz to show it up again');
+    await until(
+      async () => (await legacy.client.listTools()).tools.some((tool) => tool.name === 'old__whoami'),
+      'its tools listed again',
+    );
+    assert.notEqual(whoami(await legacy.client.callTool('old__whoami')).pid, first.pid);
+    assert.notEqual(whoami(await modern.client.callTool('old__whoami')).pid, first.pid);
+    assert.ok((await started.readyz('old')).sessionsLost >= 6, 'the dropped sessions counted');
+    legacy.assertClean();
+    modern.assertClean();
+  });
+});
+
+describe('gateway: an HTTP upstream that hangs mid-response', () => {
+  test('headers, then nothing: the call ends at its timeout, the request is cancelled, a lease is closed and never handed on', async () => {
+    const old = await startHttpUpstream('legacy', 'old');
+    const fresh = await startHttpUpstream('modern', 'new');
+    closing.push(
+      () => old.kill(),
+      () => fresh.kill(),
+    );
+    const started = await healthServedGateway({
+      old: { url: old.url, timeoutMs: 3000 },
+      new: { url: fresh.url, timeoutMs: 3000 },
+    });
+    closing.push(() => started.close());
+    const legacy = await switchboardClient(started.url, 'hal', 'legacy');
+    const modern = await switchboardClient(started.url, 'hep');
+    const other = await switchboardClient(started.url, 'ora');
+    closing.push(
+      () => legacy.client.close(),
+      () => modern.client.close(),
+      () => other.client.close(),
+    );
+    const timedOut = (name: string, result: CallToolResult) => {
+      assert.equal(result.isError, true, textOf(result));
+      assert.match(textOf(result), new RegExp(`^Upstream "${name}": .*got no response within \\d+ ms`, 's'));
+    };
+
+    // A 2026-07-28 client's call to a legacy upstream runs on a session leased for it alone.
+    timedOut('old', await modern.client.callTool('old__hang'));
+    const leased = (await old.line(/^start hang /)).split(' ')[2]!;
+    await old.line(new RegExp(`^aborted hang ${leased}$`));
+    // The upstream may still answer there (and log, and ask): the lease is closed, not handed on.
+    await old.line(new RegExp(`^closed ${leased}$`));
+    const next = [
+      whoami(await other.client.callTool('old__whoami')),
+      whoami(await modern.client.callTool('old__whoami')),
+    ];
+    for (const answer of next) assert.notEqual(answer.session, leased);
+
+    // A legacy client's own session: the call is cancelled upstream, the session stays the client's.
+    const own = whoami(await legacy.client.callTool('old__whoami')).session;
+    timedOut('old', await legacy.client.callTool('old__hang'));
+    await old.line(new RegExp(`^aborted hang ${own}$`));
+    assert.equal(whoami(await legacy.client.callTool('old__whoami')).session, own);
+    // Any other method says the same, as a JSON-RPC error.
+    await assert.rejects(
+      legacy.client.getPrompt('old__hang'),
+      /Upstream "old": .*got no response within \d+ ms/s,
+    );
+
+    // A 2026-07-28 upstream: the request's stream is closed, which cancels it there.
+    timedOut('new', await modern.client.callTool('new__hang'));
+    await fresh.line(/^aborted hang -$/);
+    assert.equal(whoami(await modern.client.callTool('new__whoami')).label, 'new');
+    for (const name of ['old', 'new']) assert.equal(await started.readyz(name).then((h) => h.state), 'up');
+    legacy.assertClean();
+    modern.assertClean();
+    other.assertClean();
+  });
+});
