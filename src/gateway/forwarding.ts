@@ -466,7 +466,7 @@ export class Forwarding {
     }
     // A legacy upstream asks its questions with requests of its own: on a session held by this
     // call alone, so every question is this client's.
-    return upstream.lease().then(
+    return upstream.lease(ctx).then(
       (leased) => {
         const done = this.run(upstream, leased, ctx, send, record);
         // Reused only once the upstream answered: a call that timed out or was cancelled may

@@ -28,6 +28,7 @@ import { clip } from '../util/clip.js';
 import { errorMessage, isPlainObject } from '../util/guards.js';
 import type { Logger } from '../util/logger.js';
 import type { HttpUpstreamConfig, UpstreamConfig } from './config.js';
+import { LeasePool } from './lease-pool.js';
 
 export type UpstreamState = 'idle' | 'starting' | 'up' | 'failing' | 'circuit-open' | 'stopped';
 
@@ -54,6 +55,11 @@ export interface UpstreamHealth {
    * connection that dropped), the gateway's own included.
    */
   readonly sessionsLost: number;
+  /**
+   * 2026-07-28 clients' calls waiting for a leased session now: its `maxSessions` leases are in
+   * use (see {@link Upstream.lease}).
+   */
+  readonly leaseWaits: number;
 }
 
 /** What the catalog and leased sessions declare: they answer for any client. */
@@ -155,6 +161,24 @@ export class ForwardedCall implements Cancellable {
   }
 }
 
+/** The downstream request's cancellation as a Cancellable: its link's, else from its signal. */
+function cancellationOf(ctx: RequestContext): Cancellable {
+  const { cancellable } = ctx.link;
+  if (cancellable) return cancellable;
+  return {
+    onCancel(listener) {
+      const { signal } = ctx;
+      const aborted = () => listener(signal.reason);
+      if (signal.aborted) {
+        queueMicrotask(aborted);
+        return () => {};
+      }
+      signal.addEventListener('abort', aborted, { once: true });
+      return () => signal.removeEventListener('abort', aborted);
+    },
+  };
+}
+
 /**
  * Which downstream request a server→client message on an upstream session belongs to. A session of
  * one downstream client gives it to that client's latest call (any of them reaches the right
@@ -248,8 +272,8 @@ export class Upstream {
   /** What the server spoke last, so later sessions skip the probe of the other era. */
   private era: Era | undefined;
   private readonly open = new Set<Client>();
-  /** Leased sessions not in use (see {@link lease}). */
-  private readonly idle: UpstreamSession[] = [];
+  /** Sessions leased to single calls, held to `maxSessions` (see {@link lease}). */
+  private readonly leases: LeasePool<UpstreamSession>;
   private stopped = false;
   /** Sessions open for legacy downstream clients (see {@link session}; held to `maxSessions`). */
   private clientSessions = 0;
@@ -265,6 +289,21 @@ export class Upstream {
     private readonly hooks: UpstreamHooks,
   ) {
     this.origin = config.transport === 'stdio' ? undefined : `${new URL(config.url).origin}/`;
+    const { maxSessions, timeoutMs } = config;
+    this.leases = new LeasePool({
+      cap: maxSessions,
+      maxIdle: MAX_IDLE_LEASES,
+      waitMs: timeoutMs,
+      open: (onClosed) => this.openSession(EVERY_INPUT, onClosed),
+      close: (session) => void session.client.close(),
+      full: () =>
+        new ProtocolError(
+          ErrorCode.InternalError,
+          `Upstream "${this.name}" has all ${maxSessions} sessions it leases to single calls in use, its cap (maxSessions ${maxSessions}), ` +
+            `and none came back within ${timeoutMs} ms. Try again later, or raise "maxSessions" of "${this.name}" (or gateway.maxSessionsPerUpstream).`,
+          { upstream: this.name, maxSessions },
+        ),
+    });
   }
 
   get name(): string {
@@ -283,6 +322,7 @@ export class Upstream {
       sessions: Math.max(0, this.open.size - (this.catalogClient ? 1 : 0)),
       sessionsReopened: this.sessionsReopened,
       sessionsLost: this.sessionsLost,
+      leaseWaits: this.leases.waiting,
     };
   }
 
@@ -347,25 +387,19 @@ export class Upstream {
 
   /**
    * A session for one call alone (a 2026-07-28 client's call to a legacy upstream, whose questions
-   * come as requests on the session): an idle one, or a new one. Give it back with {@link giveBack}.
+   * come as requests on the session): an idle one, a new one, or beyond `maxSessions` the first to
+   * come back, waited for at most `timeoutMs` and never past the call's cancellation (see
+   * {@link LeasePool}). Give it back with {@link giveBack}, or {@link discard} it.
    */
-  async lease(): Promise<UpstreamSession> {
-    const idle = this.idle.pop();
-    if (idle) return idle;
-    let made: UpstreamSession | undefined;
-    // Leases are bounded by the calls in flight (and at most MAX_IDLE_LEASES kept): not by maxSessions.
-    made = await this.openSession(EVERY_INPUT, () => {
-      const at = made ? this.idle.indexOf(made) : -1;
-      if (at !== -1) this.idle.splice(at, 1);
-    });
-    return made;
+  lease(ctx: RequestContext): Promise<UpstreamSession> {
+    if (this.stopped) return Promise.reject(this.unavailable());
+    return this.leases.lease(() => cancellationOf(ctx));
   }
 
-  /** A leased session is free again: kept for the next call, or closed when enough are idle. */
+  /** A leased session is free again: to a waiting call, kept for the next, or closed. */
   giveBack(session: UpstreamSession): void {
     if (this.stopped || !this.open.has(session.client)) return;
-    if (this.idle.length < MAX_IDLE_LEASES) this.idle.push(session);
-    else void session.client.close();
+    this.leases.giveBack(session);
   }
 
   /** A leased session whose call ended without the upstream's answer: closed, never reused. */
@@ -417,7 +451,7 @@ export class Upstream {
   /** Closes every session (stdio servers get stdin → SIGTERM → SIGKILL) and stops reconnecting. */
   async close(): Promise<void> {
     this.stopped = true;
-    this.idle.length = 0;
+    this.leases.close(() => this.unavailable());
     this.state = 'stopped';
     clearTimeout(this.retryTimer);
     await Promise.allSettled([...this.open].map((client) => client.close()));

@@ -353,3 +353,48 @@ describe('gateway: a 2026-07-28 client that leaves mid-call', () => {
     assert.equal(whoami(await modern.client.callTool('new__whoami')).label, 'new');
   });
 });
+
+describe('gateway: the sessions a legacy upstream leases to 2026-07-28 calls', () => {
+  test('held to maxSessions: calls beyond it wait their turn (first come, first served), give up when cancelled', async () => {
+    const old = await startHttpUpstream('legacy', 'old');
+    closing.push(() => old.kill());
+    const started = await healthServedGateway({ old: { url: old.url, maxSessions: 1, timeoutMs: 60_000 } });
+    closing.push(() => started.close());
+    const modern = await switchboardClient(started.url, 'lia');
+    closing.push(() => modern.client.close());
+    const outcome = (call: Promise<CallToolResult>) =>
+      call.then(
+        (result) => textOf(result),
+        (error: Error) => error.message,
+      );
+
+    // Three at once with one lease: they take turns on that one session, none is refused.
+    const answers = await Promise.all([1, 2, 3].map(() => modern.client.callTool('old__whoami')));
+    const sessions = new Set(answers.map((answer) => whoami(answer).session));
+    assert.equal(sessions.size, 1, `one leased session: ${[...sessions].join(', ')}`);
+    assert.equal((await started.readyz('old')).sessions, 1);
+
+    // A call holds the lease (its wait and its timeout are tested in lease-pool.test.ts).
+    const holding = new AbortController();
+    const hold = outcome(modern.client.callTool('old__hold', {}, { signal: holding.signal }));
+    await old.line(/^start hold /);
+    // A waiting call that is cancelled stops waiting.
+    const leaving = new AbortController();
+    const left = outcome(modern.client.callTool('old__whoami', {}, { signal: leaving.signal }));
+    await until(async () => (await started.readyz('old')).leaseWaits === 1, 'a call to wait');
+    leaving.abort();
+    await left;
+    await until(
+      async () => (await started.readyz('old')).leaseWaits === 0,
+      'the cancelled call gone from the queue',
+    );
+    // One waiting when the holder leaves: it gets a session (the held one is closed, a new one opens).
+    const next = modern.client.callTool('old__whoami');
+    await until(async () => (await started.readyz('old')).leaseWaits === 1, 'a third call to wait');
+    holding.abort();
+    await hold;
+    assert.equal(whoami(await next).label, 'old');
+    assert.ok((await started.readyz('old')).sessions <= 1, 'never more than the cap');
+    modern.assertClean();
+  });
+});
