@@ -71,7 +71,8 @@ export interface RequestLink {
   readonly signal: AbortSignal;
   /**
    * The same as `signal` for a caller that only needs to be told (a gateway forwarding the request),
-   * without the `AbortController` a signal costs; absent where the signal is already there (HTTP).
+   * without the `AbortController` a signal costs (a connection's request, a 2026-07-28 HTTP call);
+   * absent where the signal is already there.
    */
   readonly cancellable?: Cancellable;
   readonly extra: InboundExtra | undefined;

@@ -325,3 +325,31 @@ describe('gateway: an HTTP upstream that hangs mid-response', () => {
     other.assertClean();
   });
 });
+
+describe('gateway: a 2026-07-28 client that leaves mid-call', () => {
+  test('closing its connection cancels the call on a legacy and on a 2026-07-28 HTTP upstream', async () => {
+    const old = await startHttpUpstream('legacy', 'old');
+    const fresh = await startHttpUpstream('modern', 'new');
+    closing.push(
+      () => old.kill(),
+      () => fresh.kill(),
+    );
+    const started = await healthServedGateway({ old: { url: old.url }, new: { url: fresh.url } });
+    closing.push(() => started.close());
+    const modern = await switchboardClient(started.url, 'lea');
+    closing.push(() => modern.client.close());
+    // The gateway is told by the call's Cancellable (no signal per call): the upstream still hears.
+    for (const [name, upstream, session] of [
+      ['old', old, '\\S+'],
+      ['new', fresh, '-'],
+    ] as const) {
+      const leaving = new AbortController();
+      const call = modern.client.callTool(`${name}__hold`, {}, { signal: leaving.signal });
+      await upstream.line(new RegExp(`^start hold ${session}$`));
+      leaving.abort();
+      await assert.rejects(call);
+      await upstream.line(new RegExp(`^aborted hold ${session}$`));
+    }
+    assert.equal(whoami(await modern.client.callTool('new__whoami')).label, 'new');
+  });
+});

@@ -5,6 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Server } from '../../../src/extensions/server.js';
+import { SwitchboardError } from '../../../src/protocol/errors.js';
+import { deferred } from '../../../src/util/deferred.js';
 import { counter, until } from '../../helpers/wait.js';
 import {
   ACCEPT_BOTH,
@@ -350,6 +353,48 @@ describe('2026-07-28 requests', () => {
       controller.abort();
       assert.ok((await pending) instanceof Error);
       await until(() => aborts === before + 1, 'the handler saw its signal abort');
+    });
+
+    test('a call is its own Cancellable: a listener is told of the disconnect without a signal, a late one soon after', async () => {
+      // What a gateway forwarding the call uses: no AbortController (and no signal) per call.
+      const told: unknown[] = [];
+      let lateReason: (reason: unknown) => void = () => {};
+      const late = new Promise<unknown>((resolve) => {
+        lateReason = resolve;
+      });
+      const entered = deferred();
+      const cancellable = new Server({ name: 'cancellable', version: '1.0.0' });
+      cancellable.registerTool('told', { description: 'Waits to be told it was cancelled' }, (_args, ctx) => {
+        const link = ctx.link.cancellable;
+        assert.ok(link, 'a 2026-07-28 HTTP call has a Cancellable');
+        return new Promise<string>((resolve) => {
+          link.onCancel((reason) => {
+            told.push(reason);
+            link.onCancel(lateReason);
+            resolve('never seen');
+          });
+          entered.resolve();
+        });
+      });
+      const served = await startServer(cancellable);
+      try {
+        const controller = new AbortController();
+        const pending = fetch(served.url, {
+          method: 'POST',
+          headers: modernHeaders('tools/call', 'told'),
+          body: JSON.stringify(modernRequest(32, 'tools/call', { name: 'told' })),
+          signal: controller.signal,
+        }).catch((error: Error) => error);
+        await entered.promise;
+        controller.abort();
+        assert.ok((await pending) instanceof Error);
+        const reason = await late;
+        assert.equal(told.length, 1, 'told once');
+        assert.equal(reason, told[0], 'the late listener gets the same reason');
+        assert.ok(reason instanceof SwitchboardError && reason.code === 'ABORTED', String(reason));
+      } finally {
+        await served.close();
+      }
     });
   });
 

@@ -8,6 +8,7 @@
  * No state outlives the request: there are no sessions in this era.
  */
 import type { InboundExtra } from '../../../engine/channel.js';
+import type { Cancellable } from '../../../engine/peer.js';
 import { envelopeCapabilities } from '../../../protocol/envelope.js';
 import { ErrorCode, ProtocolError, SwitchboardError, toErrorObject } from '../../../protocol/errors.js';
 import { errorFrame, notificationFrame, resultFrame } from '../../../protocol/frames.js';
@@ -73,14 +74,21 @@ export function serveModernRequest(
   return call.reply;
 }
 
-/** One modern request in flight: its RequestLink, and the reply it becomes. */
-export class ModernCall implements RequestLink {
+/**
+ * One modern request in flight: its RequestLink, and the reply it becomes. It is its own
+ * Cancellable, so a gateway forwarding it is told of a cancellation without an AbortController.
+ */
+export class ModernCall implements RequestLink, Cancellable {
   /** No sessions in this era. */
   readonly legacy = undefined;
   #stream: SseStream | undefined;
   #finished = false;
   #cancelled = false;
   #controller: AbortController | undefined;
+  /** Told of a cancellation without a signal (see `cancellable`); made by the first `onCancel`. */
+  #listeners: ((reason: unknown) => void)[] | undefined;
+  /** Whether the client going away is watched yet (by `signal` or `onCancel`, once). */
+  #watching = false;
   #reason: SwitchboardError | undefined;
   #extra: InboundExtra | undefined;
   #settle!: (reply: HttpReply) => void;
@@ -121,12 +129,37 @@ export class ModernCall implements RequestLink {
   get signal(): AbortSignal {
     if (!this.#controller) {
       this.#controller = new AbortController();
-      this.exchange.onClientGone(() =>
-        this.#cancel('The client closed the connection (cancelling the request).'),
-      );
+      this.#watchClient();
     }
     if (this.#cancelled && !this.#controller.signal.aborted) this.#controller.abort(this.#reason);
     return this.#controller.signal;
+  }
+
+  get cancellable(): Cancellable {
+    return this;
+  }
+
+  onCancel(listener: (reason: unknown) => void): () => void {
+    if (this.#cancelled) {
+      const reason = this.#reason;
+      queueMicrotask(() => listener(reason));
+      return () => {};
+    }
+    this.#watchClient();
+    this.#listeners ??= [];
+    this.#listeners.push(listener);
+    return () => {
+      const at = this.#listeners?.indexOf(listener) ?? -1;
+      if (at !== -1) this.#listeners!.splice(at, 1);
+    };
+  }
+
+  #watchClient(): void {
+    if (this.#watching) return;
+    this.#watching = true;
+    this.exchange.onClientGone(() =>
+      this.#cancel('The client closed the connection (cancelling the request).'),
+    );
   }
 
   get extra(): InboundExtra {
@@ -224,6 +257,9 @@ export class ModernCall implements RequestLink {
     this.scope.inFlight.delete(this);
     this.#reason = new SwitchboardError('ABORTED', why);
     this.#controller?.abort(this.#reason);
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    if (listeners) for (const listener of listeners) listener(this.#reason);
     // Nobody reads this reply; the adapter needs one to release the exchange.
     if (!this.#stream) this.#settle(errorReply(499, why, { id: this.id }));
   }
