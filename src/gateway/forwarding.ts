@@ -13,7 +13,12 @@
  */
 import type { CallOptions } from '../client/client.js';
 import type { Client } from '../extensions/client.js';
-import { declaresTasks, TASKS_EXTENSION } from '../extensions/tasks/types.js';
+import {
+  declaresTasks,
+  missingTasksExtension,
+  TASKS_EXTENSION,
+  taskNotFound,
+} from '../extensions/tasks/types.js';
 import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import type { Params } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
@@ -31,8 +36,9 @@ import { InputRequiredError } from '../server/input.js';
 import { isPlainObject } from '../util/guards.js';
 import type { Logger } from '../util/logger.js';
 import { randomHex } from '../util/random-id.js';
+import { callerOf } from './caller.js';
 import type { Route, Routes } from './routes.js';
-import { parseTaskId, shownTaskId, type TaskIdParts } from './task-ids.js';
+import { type TaskIdParts, TaskIds } from './task-ids.js';
 import type { GatewayTelemetry, UpstreamCallRecord } from './telemetry.js';
 import {
   type ForwardedCall,
@@ -175,6 +181,19 @@ function carriedFor(upstream: Upstream, ctx: RequestContext): NonNullable<CallOp
   return { inputResponses: carried.inputResponses, requestState };
 }
 
+/** The requests about one task, by its id (`tasks/list` is answered apart). */
+const TASK_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel', 'tasks/result']);
+
+/** Whose a task is, for its id's tag: the caller's principal, or the one anonymous caller without `gateway.auth`. */
+const principalOf = (ctx: RequestContext): string => callerOf(ctx.auth)?.id ?? '';
+
+/**
+ * 2025-11-25 `tasks/list` through the gateway: the tasks it passed on to this caller in that
+ * revision, which are none (it passes on 2026-07-28 tasks alone, which have no list; a 2025-11-25
+ * task-augmented call runs to its end upstream and is answered as a plain call).
+ */
+const NO_TASKS = Object.freeze({ tasks: [] });
+
 /** A first run: an upstream's input_required comes back, nothing is added to the request. */
 const NO_CARRY: NonNullable<CallOptions['carryInput']> = Object.freeze({});
 
@@ -188,6 +207,8 @@ export class Forwarding {
   private readonly node = randomHex(4);
   /** Whether `name` is an upstream's (made once, not per `tasks/*` request). */
   private readonly isUpstream = (name: string): boolean => this.routes.upstreams.has(name);
+  /** The task ids shown to callers, each bound to the caller it was shown to (see task-ids.ts). */
+  private readonly taskIds: TaskIds;
 
   /** Closes downstream clients' upstream sessions that stay idle (see {@link sweepIdle}). */
   private readonly idleSweeper: ReturnType<typeof setInterval>;
@@ -196,7 +217,9 @@ export class Forwarding {
     private readonly routes: Routes,
     private readonly telemetry: GatewayTelemetry,
     private readonly logger: Logger,
+    taskIdKey: Uint8Array = crypto.getRandomValues(new Uint8Array(32)),
   ) {
+    this.taskIds = new TaskIds(taskIdKey, routes.options.separator);
     const idleMs = routes.options.upstreamSessionIdleMs;
     this.idleSweeper = setInterval(() => this.sweepIdle(), Math.ceil(idleMs / IDLE_SWEEPS));
     this.idleSweeper.unref?.();
@@ -247,7 +270,7 @@ export class Forwarding {
           client.request('tools/call', upstreamParams as never, { ...options, unchecked: true }),
         )) as unknown as Record<string, unknown>;
         if (result.resultType === 'task' && typeof result.taskId === 'string')
-          result.taskId = this.shownTaskId(upstream, result.taskId);
+          result.taskId = await this.shownTaskId(upstream, result.taskId, ctx);
         return result as unknown as CallToolResult;
       }
       const result = await this.forward(upstream, 'tools/call', ctx, (client, options) =>
@@ -333,20 +356,15 @@ export class Forwarding {
    */
   forwardUnknown(method: string, params: Params, ctx: RequestContext): Promise<unknown> {
     const { separator } = this.routes.options;
-    // A task the gateway passed on goes back to the upstream that made it, named in its id.
-    if (method.startsWith('tasks/') && typeof params.taskId === 'string') {
-      const task = parseTaskId(params.taskId, separator, this.isUpstream);
-      if (task) return this.forwardTask(task, params.taskId, method, params, ctx);
+    // Tasks are the gateway's to answer: only a task it passed on to this caller reaches an upstream.
+    if (TASK_METHODS.has(method) && typeof params.taskId === 'string') {
+      return this.forwardTask(params.taskId, method, params, ctx);
     }
+    if (method === 'tasks/list' && ctx.era === 'legacy') return Promise.resolve(NO_TASKS);
     const at = method.indexOf(separator);
     const named = at > 0 ? this.routes.upstreams.get(method.slice(0, at)) : undefined;
     const upstreamMethod = named ? method.slice(at + separator.length) : method;
     const upstream = named ?? this.routes.defaultUpstream();
-    // The one upstream a gateway stands in for answers for its own tasks (an id the gateway did not
-    // pass on, a task method the client may not use): as it would directly.
-    if (!named && upstream !== undefined && method.startsWith('tasks/')) {
-      return this.forwardAs(upstream, method, params, ctx);
-    }
     if (upstream === undefined || isMcpMethod(upstreamMethod)) {
       // An MCP method is the gateway's to answer, with its filters and pins: never passed on
       // unread (`files__tools/call` would run a tool the gateway hides).
@@ -372,24 +390,32 @@ export class Forwarding {
     );
   }
 
-  /** The id a client gets for `upstream`'s task `id` (see task-ids.ts). */
-  private shownTaskId(upstream: Upstream, id: string): string {
-    const local = upstream.config.transport === 'stdio' ? this.node : undefined;
-    return shownTaskId(upstream.name, this.routes.options.separator, id, local);
+  /** The id the caller of `ctx` gets for `upstream`'s task `id` (see task-ids.ts). */
+  private shownTaskId(upstream: Upstream, id: string, ctx: RequestContext): Promise<string> {
+    const parts: TaskIdParts =
+      upstream.config.transport === 'stdio'
+        ? { upstream: upstream.name, node: this.node, id }
+        : { upstream: upstream.name, id };
+    return this.taskIds.show(principalOf(ctx), parts);
   }
 
   /**
-   * A `tasks/*` request for a task the gateway passed on: to its upstream under the upstream's own
-   * id, the task in the answer shown by the id the client knows. A local server's task made on
-   * another node (or before this one restarted) is not here: answered as unknown, saying why.
+   * A `tasks/*` request for task `shown`: to its upstream under the upstream's own id, the task in
+   * the answer shown by the id the client knows, if the gateway passed that task on to this caller.
+   * Any other id (another caller's, one the gateway did not make) is unknown, and nothing reaches
+   * an upstream. A local server's task made on another node (or before this one restarted) is not
+   * here: answered as unknown, saying why.
    */
   private async forwardTask(
-    task: TaskIdParts,
     shown: string,
     method: string,
     params: Params,
     ctx: RequestContext,
   ): Promise<unknown> {
+    if (ctx.era === 'modern' && !declaresTasks(ctx.client.capabilities))
+      throw missingTasksExtension(`'${method}'`);
+    const task = await this.taskIds.read(shown, principalOf(ctx), this.isUpstream);
+    if (task === undefined) throw taskNotFound(shown);
     const upstream = this.routes.upstreams.get(task.upstream)!;
     if (upstream.config.transport === 'stdio' && task.node !== this.node) {
       throw new ProtocolError(

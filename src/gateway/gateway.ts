@@ -63,6 +63,11 @@ export interface GatewayRuntimeOptions {
   shared?: Pick<ServerOptions, 'requestStateKey' | 'requestStateStore'>;
   /** With `lock`: the pins every node of a cluster shares (`gateway.redis`), read at `start()`. */
   sharedPins?: SharedPins;
+  /**
+   * The key that binds the task ids the gateway shows to their callers (see task-ids.ts): every
+   * node of a cluster's (`gateway.redis`). Default: random, this process's alone.
+   */
+  taskIdKey?: Uint8Array;
 }
 
 /**
@@ -124,7 +129,7 @@ export class Gateway {
       { health: () => this.health(), downstreamSessions: () => this.forwarding.downstreamSessions },
       version,
     );
-    this.forwarding = new Forwarding(this.routes, this.telemetry, logger);
+    this.forwarding = new Forwarding(this.routes, this.telemetry, logger, options.taskIdKey);
     this.followed = new Following(this.server, this.routes, logger);
     this.skills = new GatewaySkills(this.server, this.routes, this.forwarding, this.pins, logger);
     this.catalog = new Catalog(this.server, this.routes, this.forwarding, this.pins, this.skills, logger);

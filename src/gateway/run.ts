@@ -121,6 +121,7 @@ function makeGateway(
             requestStateStore: stores.server.requestStateStore,
           },
           sharedPins: stores.pins,
+          ...(door?.taskIdKey ? { taskIdKey: door.taskIdKey } : {}),
         }
       : {}),
     fetchFor: withTokenExchange(options.fetchFor),
@@ -155,6 +156,8 @@ interface FrontDoorParts {
   readonly exchanges: boolean;
   /** `gateway.redis`: legacy sessions and 2026-07-28 request state shared by every node. */
   readonly stores?: RedisStores;
+  /** With `stores`: the key of the task ids' tags every node shares. */
+  readonly taskIdKey?: Uint8Array;
   close(): Promise<void>;
 }
 
@@ -175,8 +178,10 @@ async function frontDoorParts(
     redisUrl === undefined
       ? undefined
       : await redisStores({ url: redisUrl, prefix: 'switchboard:gateway:', logger: jsonLogger(report) });
+  const taskIdKey = await stores?.taskIdKey();
   return {
     ...(stores ? { stores } : {}),
+    ...(taskIdKey ? { taskIdKey } : {}),
     ...(audit ? { audit } : {}),
     ...(limits ? { limits } : {}),
     exchanges: config.upstreams.some((u) => u.transport !== 'stdio' && u.upstreamAuth !== undefined),

@@ -15,6 +15,7 @@ import { RedisKeyring, type RedisKeyringOptions } from './keyring.js';
 import { RedisRequestStateStore } from './nonce-store.js';
 import { RedisPinStore } from './pin-store.js';
 import { RedisSessionStore, type RedisSessionStoreOptions } from './session-store.js';
+import { loadTaskIdKey } from './task-id-key.js';
 import { RedisTaskStore, type RedisTaskStoreOptions } from './task-store.js';
 
 export interface RedisStoresOptions {
@@ -48,6 +49,8 @@ export interface RedisStores {
   readonly taskStore: RedisTaskStore;
   /** A gateway's tool pins (`--lock`), shared by every node. */
   readonly pins: RedisPinStore;
+  /** The key binding a gateway's task ids to their callers, the same on every node (see task-id-key.ts). */
+  taskIdKey(): Promise<Uint8Array>;
   /** Closes this node's connections (after the server and handler are closed). */
   close(): Promise<void>;
 }
@@ -83,6 +86,7 @@ export async function redisStores(options: RedisStoresOptions): Promise<RedisSto
     keyring,
     taskStore,
     pins: new RedisPinStore(connection),
+    taskIdKey: () => loadTaskIdKey(connection),
     async close() {
       keyring.close();
       taskStore.close();

@@ -22,15 +22,11 @@ import {
   startRedis,
 } from '../../examples/cluster/services.js';
 import type { Client } from '../../src/extensions/client.js';
-import { Server } from '../../src/extensions/server.js';
-import { type RunningServer, serve } from '../../src/node/serve.js';
 import { ProtocolError } from '../../src/protocol/errors.js';
-import type { RequestContext } from '../../src/server/context.js';
-import { createHttpHandler } from '../../src/transports/http/server/handler.js';
 import { CLI_ENV, runCli } from '../cli/run-cli.js';
-import { gates, until } from '../helpers/wait.js';
+import { until } from '../helpers/wait.js';
 import { connect, type GatewayNode, startNode as startGatewayNode } from './cluster-nodes.js';
-import { pidOf, textOf, UPSTREAM, upstreamServer } from './helpers.js';
+import { pidOf, taskUpstream, textOf, UPSTREAM, upstreamServer } from './helpers.js';
 
 const ALICE = randomBytes(32).toString('base64url');
 const BOB = randomBytes(32).toString('base64url');
@@ -208,37 +204,6 @@ describe('gateway.redis with --lock: the nodes share tool pins and approvals', (
     }
   });
 });
-
-const aborted = (ctx: RequestContext): Promise<void> =>
-  new Promise((resolve) => {
-    if (ctx.signal.aborted) resolve();
-    else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-
-/** An HTTP upstream with tasks: `wait` runs until its gate opens or it is cancelled; `confirm` asks a name. */
-async function taskUpstream(name: string) {
-  const gateOf = gates();
-  const cancelled: string[] = [];
-  const server = new Server({ name: `tasks-${name}`, version: '1.0.0' }, { tasks: { pollIntervalMs: 20 } });
-  server.registerTool(
-    'wait',
-    { execution: { taskSupport: 'optional' }, inputSchema: { type: 'object' } },
-    async (args, ctx) => {
-      const key = String(args.gate);
-      await Promise.race([gateOf(key).wait, aborted(ctx).then(() => cancelled.push(key))]);
-      return `${name} released ${key}`;
-    },
-  );
-  server.registerTool('confirm', { execution: { taskSupport: 'optional' } }, async (_args, ctx) => {
-    const who = await ctx.elicit({
-      message: 'Who confirms?',
-      requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-    });
-    return `${name} confirmed by ${who.action === 'accept' ? who.content.name : 'nobody'}`;
-  });
-  const http: RunningServer = await serve(createHttpHandler(server), { port: 0 });
-  return { url: http.url, open: (key: string) => gateOf(key).open(), cancelled, close: () => http.close() };
-}
 
 describe('gateway.redis: 2026-07-28 tasks through any node', () => {
   let redis: LocalRedis;

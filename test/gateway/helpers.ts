@@ -19,13 +19,14 @@ import { type RunningServer, serve } from '../../src/node/serve.js';
 import { ProtocolError } from '../../src/protocol/errors.js';
 import { LEGACY_REVISIONS } from '../../src/protocol/revisions.js';
 import type { CallToolResult } from '../../src/protocol/types.js';
+import type { RequestContext } from '../../src/server/context.js';
 import { loadSchemaCatalog } from '../../src/testing/load-schemas.js';
 import { SchemaCheckedChannel } from '../../src/testing/schema-checked-channel.js';
 import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
 import { createHttpHandler } from '../../src/transports/http/server/handler.js';
 import { CLI } from '../cli/run-cli.js';
 import { spawnOwned } from '../helpers/owned-children.js';
-import { until } from '../helpers/wait.js';
+import { gates, until } from '../helpers/wait.js';
 import { checkedChannel } from '../http/client/helpers.js';
 
 export const UPSTREAM = fileURLToPath(new URL('../fixtures/gateway-upstream.js', import.meta.url));
@@ -304,3 +305,48 @@ export function children(): number[] {
 
 /** Waits until no child of this process is left (each is reaped once it exits). */
 export const noChildren = (label: string) => until(() => children().length === 0, `${label}: no child left`);
+
+const aborted = (ctx: RequestContext): Promise<void> =>
+  new Promise((resolve) => {
+    if (ctx.signal.aborted) resolve();
+    else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+
+/**
+ * An HTTP upstream with tasks: `wait` runs until its gate opens or it is cancelled; `confirm` asks
+ * a name. `seen` is every `tasks/*` request it was sent (method and task id), in order.
+ */
+export async function taskUpstream(name: string) {
+  const gateOf = gates();
+  const cancelled: string[] = [];
+  const seen: Array<{ method: string; taskId: unknown }> = [];
+  const server = new Server({ name: `tasks-${name}`, version: '1.0.0' }, { tasks: { pollIntervalMs: 20 } });
+  server.use((next) => (method, params, ctx) => {
+    if (method.startsWith('tasks/')) seen.push({ method, taskId: params.taskId });
+    return next(method, params, ctx);
+  });
+  server.registerTool(
+    'wait',
+    { execution: { taskSupport: 'optional' }, inputSchema: { type: 'object' } },
+    async (args, ctx) => {
+      const key = String(args.gate);
+      await Promise.race([gateOf(key).wait, aborted(ctx).then(() => cancelled.push(key))]);
+      return `${name} released ${key}`;
+    },
+  );
+  server.registerTool('confirm', { execution: { taskSupport: 'optional' } }, async (_args, ctx) => {
+    const who = await ctx.elicit({
+      message: 'Who confirms?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    });
+    return `${name} confirmed by ${who.action === 'accept' ? who.content.name : 'nobody'}`;
+  });
+  const http: RunningServer = await serve(createHttpHandler(server), { port: 0 });
+  return {
+    url: http.url,
+    open: (key: string) => gateOf(key).open(),
+    cancelled,
+    seen,
+    close: () => http.close(),
+  };
+}

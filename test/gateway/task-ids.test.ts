@@ -1,40 +1,151 @@
-/** The gateway's downstream task ids: every id read back gives the upstream, node and id it was made of. */
+/**
+ * The gateway's downstream task ids: every id read back gives the upstream, node and id it was made
+ * of, for the caller it was made for alone; any change of caller, upstream, node, id or tag makes it
+ * an id the gateway did not make.
+ */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { parseTaskId, shownTaskId } from '../../src/gateway/task-ids.js';
+import { formatTaskId, parseTaskId, type TaskIdParts, TaskIds } from '../../src/gateway/task-ids.js';
 
 const name = fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/);
+const tag = fc.stringMatching(/^[A-Za-z0-9_-]{22}$/);
+const key = () => crypto.getRandomValues(new Uint8Array(32));
 
-test('a shown task id reads back as what it was made of, for any upstream and upstream id', () => {
+/** Upstream names, one picked, and a separator no name of which reads as another's with it after it. */
+const config = fc
+  .record({
+    names: fc.uniqueArray(name, { minLength: 1, maxLength: 4 }),
+    pick: fc.nat(),
+    separator: fc.constantFrom('__', '.', '-', '_'),
+  })
+  .map(({ names, pick, separator }) => ({ names, upstream: names[pick % names.length]!, separator }))
+  // Names that read as another's with the separator after it are ambiguous: not a config the gateway allows.
+  .filter(({ names, upstream, separator }) =>
+    names.every((other) => other === upstream || !upstream.startsWith(`${other}${separator}`)),
+  );
+const node = fc.option(fc.stringMatching(/^[0-9a-f]{8}$/), { nil: undefined });
+const partsOf = (upstream: string, id: string, at: string | undefined): TaskIdParts =>
+  at === undefined ? { upstream, id } : { upstream, node: at, id };
+
+test('a shown task id parses back as what it was made of, for any upstream id', () => {
   fc.assert(
     fc.property(
-      fc.uniqueArray(name, { minLength: 1, maxLength: 4 }),
-      fc.nat(),
+      config,
       fc.string({ minLength: 1 }),
-      fc.option(fc.stringMatching(/^[0-9a-f]{8}$/), { nil: undefined }),
-      fc.constantFrom('__', '.', '-'),
-      (names, pick, id, node, separator) => {
-        const upstream = names[pick % names.length]!;
-        // Names that read as another's with the separator after it are ambiguous: not a config the gateway allows.
-        fc.pre(names.every((other) => other === upstream || !upstream.startsWith(`${other}${separator}`)));
-        const parts = parseTaskId(shownTaskId(upstream, separator, id, node), separator, (n) =>
-          names.includes(n),
-        );
-        assert.deepEqual(parts, node === undefined ? { upstream, id } : { upstream, node, id });
+      node,
+      tag,
+      ({ names, upstream, separator }, id, at, t) => {
+        const parts = partsOf(upstream, id, at);
+        const parsed = parseTaskId(formatTaskId(parts, t, separator), separator, (n) => names.includes(n));
+        assert.deepEqual(parsed, { parts, tag: t });
       },
     ),
   );
 });
 
-test('an id naming no known upstream is not one the gateway made', () => {
+test('a task id is read back for the caller it was shown to, whatever its upstream id holds', async () => {
+  const ids = new TaskIds(key(), '__');
+  const known = (n: string) => n === 'files' || n === 'mail';
+  await fc.assert(
+    fc.asyncProperty(
+      fc.string(),
+      fc.constantFrom('files', 'mail'),
+      fc.string({ minLength: 1 }),
+      node,
+      async (principal, upstream, id, at) => {
+        const parts = partsOf(upstream, id, at);
+        assert.deepEqual(await ids.read(await ids.show(principal, parts), principal, known), parts);
+      },
+    ),
+  );
+});
+
+test('another caller, upstream, node, id or tag, or another key: not an id the gateway made', async () => {
+  const secret = key();
+  const ids = new TaskIds(secret, '__');
+  const known = (n: string) => n === 'files' || n === 'files2' || n === 'mail';
+  const field = fc.constantFrom('principal', 'upstream', 'node', 'id', 'tag', 'key');
+  await fc.assert(
+    fc.asyncProperty(
+      fc.string(),
+      fc.constantFrom('files', 'mail'),
+      fc.string({ minLength: 1 }),
+      node,
+      field,
+      fc.string({ minLength: 1 }),
+      fc.nat(),
+      async (principal, upstream, id, at, changed, other, where) => {
+        const parts = partsOf(upstream, id, at);
+        const shown = await ids.show(principal, parts);
+        const parsed = parseTaskId(shown, '__', known)!;
+        let caller = principal;
+        let reader = ids;
+        let forged = shown;
+        switch (changed) {
+          case 'principal':
+            caller = principal + other;
+            break;
+          case 'upstream':
+            forged = formatTaskId(
+              { ...parts, upstream: upstream === 'files' ? 'files2' : 'files' },
+              parsed.tag,
+              '__',
+            );
+            break;
+          case 'node':
+            forged = formatTaskId(
+              partsOf(upstream, id, at === undefined ? 'deadbeef' : undefined),
+              parsed.tag,
+              '__',
+            );
+            break;
+          case 'id':
+            forged = formatTaskId({ ...parts, id: id + other }, parsed.tag, '__');
+            break;
+          case 'tag': {
+            // One character of the tag changed to another of base64url's.
+            const i = where % 22;
+            const swap = parsed.tag[i] === 'A' ? 'B' : 'A';
+            forged = formatTaskId(parts, parsed.tag.slice(0, i) + swap + parsed.tag.slice(i + 1), '__');
+            break;
+          }
+          case 'key':
+            reader = new TaskIds(key(), '__');
+            break;
+        }
+        assert.equal(await reader.read(forged, caller, known), undefined, `${changed}: ${forged}`);
+      },
+    ),
+  );
+});
+
+test('fields cannot trade characters: the MAC input is length-prefixed', async () => {
+  const ids = new TaskIds(key(), '__');
+  const known = (n: string) => n === 'a' || n === 'ab';
+  const shown = await ids.show('x', { upstream: 'a', id: 'bc' });
+  // Same concatenated text of principal, upstream and id, cut elsewhere.
+  assert.equal(await ids.read(shown, 'xa', known), undefined);
+  const tagged = parseTaskId(shown, '__', known)!.tag;
+  assert.equal(
+    await ids.read(formatTaskId({ upstream: 'ab', id: 'c' }, tagged, '__'), 'x', known),
+    undefined,
+  );
+});
+
+test('an id naming no known upstream, or without a tag, is not one the gateway made', async () => {
   const known = (n: string) => n === 'files';
+  const t = 'AAAAAAAAAAAAAAAAAAAAAA';
   assert.equal(parseTaskId('9f2c-41', '__', known), undefined);
-  assert.equal(parseTaskId('other__9f2c', '__', known), undefined);
+  assert.equal(parseTaskId(`other__${t}.9f2c`, '__', known), undefined);
   assert.equal(parseTaskId('files__', '__', known), undefined);
-  assert.deepEqual(parseTaskId('files@0a1b2c3d__x__y', '__', known), {
-    upstream: 'files',
-    node: '0a1b2c3d',
-    id: 'x__y',
+  assert.equal(parseTaskId('files__9f2c', '__', known), undefined, 'no tag');
+  assert.equal(parseTaskId(`files__${t}.`, '__', known), undefined, 'no upstream id');
+  assert.deepEqual(parseTaskId(`files@0a1b2c3d__${t}.x__y.z`, '__', known), {
+    parts: { upstream: 'files', node: '0a1b2c3d', id: 'x__y.z' },
+    tag: t,
   });
+  // An untagged id (as the gateway showed them before) is unknown, also to the one who made it.
+  const ids = new TaskIds(key(), '__');
+  assert.equal(await ids.read('files__9f2c', '', known), undefined);
 });

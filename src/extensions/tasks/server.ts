@@ -47,6 +47,7 @@ import {
   missingTasksExtension,
   TASK_NOTIFICATION,
   TASKS_EXTENSION,
+  taskNotFound,
 } from './types.js';
 
 export interface TaskServerOptions {
@@ -78,10 +79,6 @@ const MAX_LISTEN_TASKS = 1000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const cancelled = (taskId: string) => new SwitchboardError('TASK_CANCELLED', `Task ${taskId} was cancelled.`);
-const notFound = (taskId: string) =>
-  invalidParams(
-    `Task not found: ${JSON.stringify(taskId)}. It may have expired (a task lives ttlMs after its creation), or belong to another caller.`,
-  );
 
 export class ServerTasks implements TaskRuntime {
   readonly store: TaskStore;
@@ -369,7 +366,7 @@ export class ServerTasks implements TaskRuntime {
   /** The task if it exists and the caller may see it; otherwise -32602 (never "it is someone else's"). */
   private async visible(taskId: string, ctx: RequestContext): Promise<TaskRecord> {
     const record = await this.store.get(taskId);
-    if (!record || record.owner !== (await this.ownerOf(ctx))) throw notFound(taskId);
+    if (!record || record.owner !== (await this.ownerOf(ctx))) throw taskNotFound(taskId);
     return record;
   }
 
@@ -413,7 +410,7 @@ export class ServerTasks implements TaskRuntime {
       statusMessage: "Cancelled at the client's request.",
     });
     if (modern) return {};
-    if (!after) throw notFound(record.taskId);
+    if (!after) throw taskNotFound(record.taskId);
     if (!applied) {
       throw invalidParams(
         `Cannot cancel task ${record.taskId}: it already ended with status "${after.status}".`,
@@ -432,7 +429,7 @@ export class ServerTasks implements TaskRuntime {
       task?.openResult(ctx.link);
       try {
         final = await this.until(taskId, ctx.signal, (current) => {
-          if (!current) throw notFound(taskId);
+          if (!current) throw taskNotFound(taskId);
           return isTerminalStatus(current.status) ? current : undefined;
         });
       } finally {

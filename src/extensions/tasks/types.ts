@@ -7,7 +7,7 @@
  *   and the outcome fetched separately with `tasks/result`.
  * The server and the client both speak through the encoders and the decoder here.
  */
-import { ErrorCode, ProtocolError, SwitchboardError } from '../../protocol/errors.js';
+import { ErrorCode, invalidParams, ProtocolError, SwitchboardError } from '../../protocol/errors.js';
 import type { JsonRpcErrorObject, Params } from '../../protocol/jsonrpc.js';
 import { META } from '../../protocol/meta.js';
 import type { ClientCapabilities, JsonObject } from '../../protocol/types.js';
@@ -68,6 +68,16 @@ export function missingTasksExtension(what: string): ProtocolError {
     ErrorCode.MissingRequiredClientCapability,
     `${what} needs the tasks extension: declare _meta["${META.clientCapabilities}"].extensions["${TASKS_EXTENSION}"] on the request (a Switchboard client: new Client(info, { tasks: true })).`,
     { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+  );
+}
+
+/**
+ * -32602 for a task the caller cannot reach: it does not exist, expired or is another caller's
+ * (never said which: the answer tells nothing of other callers' tasks).
+ */
+export function taskNotFound(taskId: string): ProtocolError {
+  return invalidParams(
+    `Task not found: ${JSON.stringify(taskId)}. It may have expired (a task lives ttlMs after its creation), or belong to another caller.`,
   );
 }
 
