@@ -49,7 +49,10 @@ function cancellation() {
       return () => listeners.delete(listener);
     },
   };
-  return { cancellable, cancel: (reason: unknown) => listeners.forEach((listener) => listener(reason)) };
+  const cancel = (reason: unknown) => {
+    for (const listener of listeners) listener(reason);
+  };
+  return { cancellable, cancel };
 }
 
 const never = () => cancellation().cancellable;
