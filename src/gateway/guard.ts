@@ -110,7 +110,9 @@ export function guard(
           );
         }
       }
-      const result = await (exchanges && subject !== null
+      // A call on behalf of its caller, and so its task's polls, answers and cancels: the upstream
+      // keeps a task for the caller it ran for.
+      const result = await (exchanges && (subject !== null || method.startsWith('tasks/'))
         ? onBehalfOf(ctx.auth, () => next(method, sent, ctx))
         : next(method, sent, ctx));
       if (outcome === 'ok' && (result as { isError?: unknown } | undefined)?.isError === true)

@@ -5,7 +5,8 @@
  * and when one node is killed mid-run the other serves what comes next. The 2026-07-28 tasks
  * extension passed through: a task an HTTP upstream runs is created through one node and polled,
  * answered (`tasks/update`), cancelled and followed to its end through whichever node round-robin
- * picks (its id names its upstream); a local (stdio) server's task lives in one node's child:
+ * picks (its id names its upstream); bound to its caller by a tag under the key both nodes read
+ * from Redis, it is found by alice through either node and unknown to bob on both; a local (stdio) server's task lives in one node's child:
  * through round-robin the other node answers it as unknown, saying why, and through a balancer
  * sticky on the caller's credentials it works throughout.
  */
@@ -15,6 +16,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { Redis } from 'ioredis';
 import {
   type LocalBalancer,
   type LocalRedis,
@@ -226,7 +228,7 @@ describe('gateway.redis: 2026-07-28 tasks through any node', () => {
           b: { url: b.url },
           local: { command: process.execPath, args: [UPSTREAM], env: { UPSTREAM_TASKS: '1' } },
         },
-        gateway: { auth: { apiKeys: { alice: '${ALICE_KEY}' } }, redis: redis.url },
+        gateway: { auth: { apiKeys: { alice: '${ALICE_KEY}', bob: '${BOB_KEY}' } }, redis: redis.url },
       }),
     );
     nodes = [await startGatewayNode(config, KEYS, [], 3), await startGatewayNode(config, KEYS, [], 3)];
@@ -272,6 +274,46 @@ describe('gateway.redis: 2026-07-28 tasks through any node', () => {
       assert.equal(textOf(await asking.result()), 'b confirmed by alice');
     } finally {
       await alice.close();
+    }
+  });
+
+  test("a task made through node A is alice's through node B too, and unknown to bob on both", async () => {
+    const nodeUrl = (node: GatewayNode) => `http://127.0.0.1:${node.port}/mcp`;
+    const aliceOnA = await connect(nodeUrl(nodes[0]!), ALICE, 'auto', true);
+    const aliceOnB = await connect(nodeUrl(nodes[1]!), ALICE, 'auto', true);
+    const bobs = [
+      await connect(nodeUrl(nodes[0]!), BOB, 'auto', true),
+      await connect(nodeUrl(nodes[1]!), BOB, 'auto', true),
+    ];
+    try {
+      const made = await aliceOnA.callToolAsTask('a__wait', { gate: 'bound' });
+      const taskId = made.taskId!;
+      // Node B checks the tag with the key both read from Redis.
+      const onB = aliceOnB.task(taskId);
+      assert.equal((await onB.refresh()).status, 'working');
+      const key = new Redis(redis.url);
+      try {
+        assert.match((await key.get('switchboard:gateway:task-key')) ?? '', /^[A-Za-z0-9_-]{43}$/);
+      } finally {
+        key.disconnect();
+      }
+      const seen = a.seen.length;
+      for (const bob of bobs) {
+        for (const method of ['tasks/get', 'tasks/cancel'] as const) {
+          const refused = await bob.request(method as 'ping', { taskId } as never, { unchecked: true }).then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          assert.ok(refused instanceof ProtocolError, String(refused));
+          assert.equal(refused.code, -32602);
+          assert.match(refused.message, /^Task not found/);
+        }
+      }
+      assert.deepEqual(a.seen.slice(seen), [], "bob's requests never reached the upstream");
+      a.open('bound');
+      assert.equal(textOf(await onB.result()), 'a released bound');
+    } finally {
+      for (const client of [aliceOnA, aliceOnB, ...bobs]) await client.close();
     }
   });
 

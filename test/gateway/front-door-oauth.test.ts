@@ -102,6 +102,10 @@ describe('switchboard gateway: OAuth front door, token exchange upstream (real a
     server.registerTool('whoami', {}, (_args, ctx) =>
       JSON.stringify({ subject: ctx.auth?.subject, clientId: ctx.auth?.clientId, token: ctx.auth?.token }),
     );
+    // A task runs for its caller: its polls must reach the upstream as that caller too.
+    server.registerTool('later', { execution: { taskSupport: 'optional' } }, (_args, ctx) =>
+      JSON.stringify({ subject: ctx.auth?.subject }),
+    );
     upstream = await startProtected(server, () => ({
       authorizationServers: [as.issuer],
       introspection: { clientId: INTROSPECTOR.id, clientSecret: INTROSPECTOR.secret },
@@ -181,7 +185,7 @@ describe('switchboard gateway: OAuth front door, token exchange upstream (real a
     try {
       assert.deepEqual(
         (await client.listTools()).tools.map((t) => t.name),
-        ['up__whoami'],
+        ['up__later', 'up__whoami'],
       );
       const before = exchanged.length;
       const whoami = async () =>
@@ -198,6 +202,29 @@ describe('switchboard gateway: OAuth front door, token exchange upstream (real a
       assert.equal(exchanged.length, before + 1, 'two calls, one exchange: cached per caller');
       assert.equal(exchanged.at(-1)!.subject, user.access_token);
       assert.equal(exchanged.at(-1)!.issued, first.token);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("a signed-in user's task is polled upstream with the token exchanged for them", async () => {
+    const user = await authorizationCode(as.issuer, gatewayUrl, 'mcp');
+    const client = new Client({ name: 'signed-in-tasks', version: '1.0.0' }, { tasks: true });
+    await client.connect(
+      new StreamableHttpClientChannel(gatewayUrl, {
+        fetch: nodeFetch,
+        rememberEra: false,
+        headers: { authorization: `Bearer ${user.access_token}` },
+      }),
+    );
+    try {
+      const task = await client.callToolAsTask('up__later', {});
+      assert.match(task.taskId!, /^up__/);
+      // The upstream keeps the task for the user it ran for (the exchanged token's subject): a poll
+      // with the gateway's own token would find no such task.
+      const result = await task.result();
+      assert.deepEqual(JSON.parse((result.content[0] as { text: string }).text), { subject: 'dev-user' });
+      assert.equal((await task.refresh()).status, 'completed');
     } finally {
       await client.close();
     }
