@@ -122,6 +122,16 @@ export class GatewayTelemetry {
       },
     });
     new Gauge({
+      name: 'switchboard_gateway_upstream_lease_waits',
+      help: '2026-07-28 calls waiting for a session leased from an upstream (its maxSessions leases in use).',
+      labelNames: ['upstream'],
+      registers,
+      collect() {
+        this.reset();
+        for (const health of sources.health()) this.set({ upstream: health.name }, health.leaseWaits);
+      },
+    });
+    new Gauge({
       name: 'switchboard_gateway_downstream_sessions',
       help: 'Downstream client sessions with upstream sessions open.',
       registers,

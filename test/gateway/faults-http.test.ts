@@ -391,6 +391,7 @@ describe('gateway: the sessions a legacy upstream leases to 2026-07-28 calls', (
     // One waiting when the holder leaves: it gets a session (the held one is closed, a new one opens).
     const next = modern.client.callTool('old__whoami');
     await until(async () => (await started.readyz('old')).leaseWaits === 1, 'a third call to wait');
+    assert.equal(await started.metric('switchboard_gateway_upstream_lease_waits', 'old'), 1);
     holding.abort();
     await hold;
     assert.equal(whoami(await next).label, 'old');
