@@ -19,7 +19,7 @@ import {
   TASKS_EXTENSION,
   taskNotFound,
 } from '../extensions/tasks/types.js';
-import { ErrorCode, ProtocolError, SwitchboardError } from '../protocol/errors.js';
+import { ErrorCode, methodNotFound, ProtocolError, SwitchboardError } from '../protocol/errors.js';
 import type { Params } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
 import type {
@@ -412,6 +412,9 @@ export class Forwarding {
     params: Params,
     ctx: RequestContext,
   ): Promise<unknown> {
+    // 2026-07-28 removed `tasks/result` (tasks/get carries the outcome): no such method, whatever the id.
+    if (ctx.era === 'modern' && method === 'tasks/result')
+      throw methodNotFound(method, "2026-07-28 has no such method: tasks/get returns a task's outcome");
     if (ctx.era === 'modern' && !declaresTasks(ctx.client.capabilities))
       throw missingTasksExtension(`'${method}'`);
     const task = await this.taskIds.read(shown, principalOf(ctx), this.isUpstream);
