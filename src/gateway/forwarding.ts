@@ -449,8 +449,12 @@ export class Forwarding {
     const first = this.forwardOnce(upstream, method, ctx, send);
     if (!SAFE_TO_REPEAT.has(method)) return first;
     // A read whose session died under it goes again, once, on a new session (a tool call never does).
+    // A Streamable HTTP session does not die under a call: a stream that broke is a failed exchange
+    // (never sent again, see `failedAt`), and a session closed under a call is the gateway's own,
+    // closed because the upstream stopped answering (`Upstream.suspect`): the call fails naming it.
     return first.catch((error: unknown) => {
-      if (!lostConnection(error) || ctx.link.finished) throw lostUnder(upstream, error);
+      if (!lostConnection(error) || ctx.link.finished || upstream.config.transport === 'http')
+        throw lostUnder(upstream, error);
       this.logger.warn(`gateway: ${method} on "${upstream.name}" lost its connection; trying once more`);
       return this.forwardOnce(upstream, method, ctx, send).catch((again: unknown) => {
         throw lostUnder(upstream, again);

@@ -471,11 +471,13 @@ export class Upstream {
     // The catalog answers for any client: it declares every kind of input and routes each question.
     const client = this.client(router, EVERY_INPUT);
     try {
-      await this.connect(client, () => {
+      await this.connect(client, (why) => {
         if (this.catalogClient !== client) return;
         this.catalogClient = undefined;
         this.catalogOpen = undefined;
-        this.failed(new Error('the connection closed'));
+        // The channel's own account (an HTTP+SSE stream that ended, a process that exited with its
+        // stderr) is what `/readyz` shows until the reconnect says more.
+        this.failed(why ?? new Error('the connection closed'));
       });
     } catch (error) {
       this.tried = true;
@@ -601,7 +603,8 @@ export class Upstream {
     return client;
   }
 
-  private async connect(client: Client, onClosed: () => void): Promise<void> {
+  /** `onClosed` is told why the session ended when its channel says (undefined: closed by the gateway, or no reason). */
+  private async connect(client: Client, onClosed: (why?: Error) => void): Promise<void> {
     let last: Channel | undefined;
     let connected = false;
     this.open.add(client);
@@ -618,11 +621,11 @@ export class Upstream {
       last = channel;
       return new CloseWatch(
         channel,
-        (unexpected) => {
+        (unexpected, why) => {
           if (!connected || last !== channel) return;
           this.open.delete(client);
           if (unexpected && !this.stopped) this.lost();
-          onClosed();
+          onClosed(unexpected ? why : undefined);
         },
         () => {
           if (connected && last === channel) this.reopened(client);
@@ -716,8 +719,9 @@ const UNSENT_SAMPLE: CreateMessageResult = {
 
 /**
  * A channel that also tells `onClosed` when it closes, for whatever reason (`unexpected` when it
- * closed on its own rather than by `close()`: a server that exited, a connection that dropped), and
- * `onRenewed` when it replaced its session with the server by a new one.
+ * closed on its own rather than by `close()`: a server that exited, a connection that dropped, with
+ * the channel's error if it gave one), and `onRenewed` when it replaced its session with the server
+ * by a new one.
  */
 export class CloseWatch extends ChannelDecorator {
   #told = false;
@@ -725,7 +729,7 @@ export class CloseWatch extends ChannelDecorator {
 
   constructor(
     inner: Channel,
-    private readonly onClosed: (unexpected: boolean) => void,
+    private readonly onClosed: (unexpected: boolean, error?: Error) => void,
     private readonly onRenewed: () => void = () => {},
   ) {
     super(inner);
@@ -737,7 +741,7 @@ export class CloseWatch extends ChannelDecorator {
   }
 
   protected override closed(error: Error | undefined, sink: ChannelSink): void {
-    this.tell();
+    this.tell(error);
     super.closed(error, sink);
   }
 
@@ -746,9 +750,9 @@ export class CloseWatch extends ChannelDecorator {
     super.renewed(sink);
   }
 
-  private tell(): void {
+  private tell(error?: Error): void {
     if (this.#told) return;
     this.#told = true;
-    this.onClosed(!this.#closing);
+    this.onClosed(!this.#closing, error);
   }
 }
