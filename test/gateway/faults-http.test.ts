@@ -83,7 +83,7 @@ async function startHttpUpstream(era: 'legacy' | 'modern', label: string, port =
     }),
   ]);
   const bound = Number(listening.split(' ')[1]);
-  return {
+  const upstream: HttpUpstream = {
     port: bound,
     url: `http://127.0.0.1:${bound}/mcp`,
     sseUrl: `http://127.0.0.1:${bound}/sse`,
@@ -94,6 +94,9 @@ async function startHttpUpstream(era: 'legacy' | 'modern', label: string, port =
       await exited;
     },
   };
+  // Every run is killed after the file, whatever the test did with it (a killed one is gone at once).
+  closing.push(() => upstream.kill());
+  return upstream;
 }
 
 /** `<label> pid <pid> session <session>`, as the fixture's `whoami` answers. */
@@ -109,29 +112,33 @@ after(async () => {
   await noChildren('after the HTTP upstream faults');
 });
 
+/** The gateway over `servers` with its health paths (see `healthServedGateway`), closed after the file. */
+async function servedGateway(servers: Record<string, unknown>) {
+  const started = await healthServedGateway(servers);
+  closing.push(() => started.close());
+  return started;
+}
+
+/** A Switchboard client of the gateway at `url` (see `switchboardClient`), closed after the file. */
+async function clientOf(url: string, name: string, era?: 'legacy') {
+  const opened = await switchboardClient(url, name, era);
+  closing.push(() => opened.client.close());
+  return opened;
+}
+
 describe('gateway: an HTTP upstream restarted mid-call', () => {
   test('legacy and 2026-07-28 upstreams killed under calls of both eras: errors naming them, /readyz down then up, the next calls work, the rest untouched', async () => {
-    let old = await startHttpUpstream('legacy', 'old');
-    let fresh = await startHttpUpstream('modern', 'new');
-    closing.push(
-      () => old.kill(),
-      () => fresh.kill(),
-    );
-    const started = await healthServedGateway({
+    const old = await startHttpUpstream('legacy', 'old');
+    const fresh = await startHttpUpstream('modern', 'new');
+    const started = await servedGateway({
       old: { url: old.url },
       new: { url: fresh.url },
       local: { command: process.execPath, args: [UPSTREAM], env: { UPSTREAM_LABEL: 'local' } },
     });
-    closing.push(() => started.close());
-    const legacy = await switchboardClient(started.url, 'lee', 'legacy');
-    const modern = await switchboardClient(started.url, 'mo');
+    const legacy = await clientOf(started.url, 'lee', 'legacy');
+    const modern = await clientOf(started.url, 'mo');
     // A client that calls nothing on the upstream that dies: its calls elsewhere go on.
-    const bystander = await switchboardClient(started.url, 'bea', 'legacy');
-    closing.push(
-      () => legacy.client.close(),
-      () => modern.client.close(),
-      () => bystander.client.close(),
-    );
+    const bystander = await clientOf(started.url, 'bea', 'legacy');
     const state = async (name: string) => (await started.readyz(name)).state;
 
     for (const [name, other] of [
@@ -179,9 +186,7 @@ describe('gateway: an HTTP upstream restarted mid-call', () => {
       assert.equal(await state(other), 'up');
 
       // Started again on the same port: /readyz recovers, and the next calls work.
-      const again = await startHttpUpstream(name === 'old' ? 'legacy' : 'modern', name, running.port);
-      if (name === 'old') old = again;
-      else fresh = again;
+      await startHttpUpstream(name === 'old' ? 'legacy' : 'modern', name, running.port);
       await until(async () => (await state(name)) === 'up', `/readyz to show "${name}" up again`);
       // Its tools are back once listed again (they leave the lists when its circuit opens: list_changed).
       await until(
@@ -217,21 +222,11 @@ describe('gateway: an HTTP upstream restarted mid-call', () => {
     const old = await startHttpUpstream('legacy', 'old');
     const fresh = await startHttpUpstream('modern', 'new');
     const running = { old, new: fresh };
-    closing.push(
-      () => running.old.kill(),
-      () => running.new.kill(),
-    );
-    const started = await healthServedGateway({ old: { url: old.url }, new: { url: fresh.url } });
-    closing.push(() => started.close());
-    const legacy = await switchboardClient(started.url, 'ria', 'legacy');
-    const modern = await switchboardClient(started.url, 'rob');
+    const started = await servedGateway({ old: { url: old.url }, new: { url: fresh.url } });
+    const legacy = await clientOf(started.url, 'ria', 'legacy');
+    const modern = await clientOf(started.url, 'rob');
     // Calls nothing on the upstream that restarts: its upstream session on the other stays its own.
-    const bystander = await switchboardClient(started.url, 'rex', 'legacy');
-    closing.push(
-      () => legacy.client.close(),
-      () => modern.client.close(),
-      () => bystander.client.close(),
-    );
+    const bystander = await clientOf(started.url, 'rex', 'legacy');
     for (const [name, other] of [
       ['old', 'new'],
       ['new', 'old'],
@@ -296,18 +291,12 @@ describe('gateway: an HTTP upstream restarted mid-call', () => {
 describe('gateway: a legacy HTTP+SSE upstream whose event stream drops', () => {
   test('the stream cut under calls, then the process killed under calls: errors naming it, reconnected, the next calls work', async () => {
     let sse = await startHttpUpstream('legacy', 'old');
-    closing.push(() => sse.kill());
-    const started = await healthServedGateway({
+    const started = await servedGateway({
       old: { type: 'sse', url: sse.sseUrl },
       local: { command: process.execPath, args: [UPSTREAM], env: { UPSTREAM_LABEL: 'local' } },
     });
-    closing.push(() => started.close());
-    const legacy = await switchboardClient(started.url, 'sid', 'legacy');
-    const modern = await switchboardClient(started.url, 'sol');
-    closing.push(
-      () => legacy.client.close(),
-      () => modern.client.close(),
-    );
+    const legacy = await clientOf(started.url, 'sid', 'legacy');
+    const modern = await clientOf(started.url, 'sol');
     const state = async () => (await started.readyz('old')).state;
     const namesIt = (result: CallToolResult) => {
       assert.equal(result.isError, true, textOf(result));
@@ -384,23 +373,13 @@ describe('gateway: an HTTP upstream that hangs mid-response', () => {
   test('headers, then nothing: the call ends at its timeout, the request is cancelled, a lease is closed and never handed on', async () => {
     const old = await startHttpUpstream('legacy', 'old');
     const fresh = await startHttpUpstream('modern', 'new');
-    closing.push(
-      () => old.kill(),
-      () => fresh.kill(),
-    );
-    const started = await healthServedGateway({
+    const started = await servedGateway({
       old: { url: old.url, timeoutMs: 3000 },
       new: { url: fresh.url, timeoutMs: 3000 },
     });
-    closing.push(() => started.close());
-    const legacy = await switchboardClient(started.url, 'hal', 'legacy');
-    const modern = await switchboardClient(started.url, 'hep');
-    const other = await switchboardClient(started.url, 'ora');
-    closing.push(
-      () => legacy.client.close(),
-      () => modern.client.close(),
-      () => other.client.close(),
-    );
+    const legacy = await clientOf(started.url, 'hal', 'legacy');
+    const modern = await clientOf(started.url, 'hep');
+    const other = await clientOf(started.url, 'ora');
     const timedOut = (name: string, result: CallToolResult) => {
       assert.equal(result.isError, true, textOf(result));
       assert.match(textOf(result), new RegExp(`^Upstream "${name}": .*got no response within \\d+ ms`, 's'));
@@ -444,14 +423,8 @@ describe('gateway: a 2026-07-28 client that leaves mid-call', () => {
   test('closing its connection cancels the call on a legacy and on a 2026-07-28 HTTP upstream', async () => {
     const old = await startHttpUpstream('legacy', 'old');
     const fresh = await startHttpUpstream('modern', 'new');
-    closing.push(
-      () => old.kill(),
-      () => fresh.kill(),
-    );
-    const started = await healthServedGateway({ old: { url: old.url }, new: { url: fresh.url } });
-    closing.push(() => started.close());
-    const modern = await switchboardClient(started.url, 'lea');
-    closing.push(() => modern.client.close());
+    const started = await servedGateway({ old: { url: old.url }, new: { url: fresh.url } });
+    const modern = await clientOf(started.url, 'lea');
     // The gateway is told by the call's Cancellable (no signal per call): the upstream still hears.
     for (const [name, upstream, session] of [
       ['old', old, '\\S+'],
@@ -471,11 +444,8 @@ describe('gateway: a 2026-07-28 client that leaves mid-call', () => {
 describe('gateway: the sessions a legacy upstream leases to 2026-07-28 calls', () => {
   test('held to maxSessions: calls beyond it wait their turn (first come, first served), give up when cancelled', async () => {
     const old = await startHttpUpstream('legacy', 'old');
-    closing.push(() => old.kill());
-    const started = await healthServedGateway({ old: { url: old.url, maxSessions: 1, timeoutMs: 60_000 } });
-    closing.push(() => started.close());
-    const modern = await switchboardClient(started.url, 'lia');
-    closing.push(() => modern.client.close());
+    const started = await servedGateway({ old: { url: old.url, maxSessions: 1, timeoutMs: 60_000 } });
+    const modern = await clientOf(started.url, 'lia');
     const outcome = (call: Promise<CallToolResult>) =>
       call.then(
         (result) => textOf(result),
