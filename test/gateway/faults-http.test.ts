@@ -13,11 +13,14 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { Server } from '../../src/extensions/server.js';
+import { toNodeListener } from '../../src/node/listener.js';
 import { ErrorCode, ProtocolError } from '../../src/protocol/errors.js';
 import type { CallToolResult, GetPromptResult } from '../../src/protocol/types.js';
+import { createHttpHandler } from '../../src/transports/http/server/handler.js';
 import { spawnOwned } from '../helpers/owned-children.js';
 import { until } from '../helpers/wait.js';
-import { healthServedGateway, noChildren, switchboardClient, textOf, UPSTREAM } from './helpers.js';
+import { healthServedGateway, listen, noChildren, switchboardClient, textOf, UPSTREAM } from './helpers.js';
 
 const HTTP_UPSTREAM = fileURLToPath(new URL('../fixtures/gateway-http-upstream.js', import.meta.url));
 
@@ -285,6 +288,53 @@ describe('gateway: an HTTP upstream restarted mid-call', () => {
     legacy.assertClean();
     modern.assertClean();
     bystander.assertClean();
+  });
+});
+
+describe('gateway: an HTTP upstream that stops answering while a read is in flight on the gateway’s own session', () => {
+  test('the check after a failed call closes that session: the read fails naming the upstream and its address, and is not sent again', async () => {
+    // In this process, so that new requests can be cut while the one in flight keeps its stream.
+    const server = new Server({ name: 'deafening', version: '1.0.0' });
+    let prompts = 0;
+    server.registerPrompt(
+      'hold',
+      { description: 'Answers when cancelled.' },
+      (_args, ctx) =>
+        new Promise<{ messages: [] }>((resolve) => {
+          prompts++;
+          ctx.signal.addEventListener('abort', () => resolve({ messages: [] }));
+        }),
+    );
+    server.registerTool('whoami', { description: 'Answers.' }, () => 'here');
+    const handler = createHttpHandler(server);
+    const http = await listen(toNodeListener(handler));
+    closing.push(async () => {
+      await handler.close();
+      await http.close();
+    });
+    const started = await servedGateway({ deaf: { url: http.url } });
+    const modern = await clientOf(started.url, 'dee');
+    const prompt = modern.client.getPrompt('deaf__hold').then(
+      () => 'answered',
+      (error: unknown) => error,
+    );
+    await until(() => prompts === 1, 'the prompt running upstream');
+    // Every new request's connection is cut from now on (the gateway's check of its session too).
+    http.swap((req) => req.socket.destroy());
+    const cut = await modern.client.callTool('deaf__whoami');
+    assert.equal(cut.isError, true, textOf(cut));
+    assert.match(textOf(cut), /^Upstream "deaf": /);
+    const error = await prompt;
+    assert.ok(error instanceof ProtocolError, String(error));
+    assert.equal(error.code, ErrorCode.InternalError);
+    const address = new URL(http.url).host.replace(/\./g, '\\.');
+    assert.match(
+      error.message,
+      new RegExp(`^Upstream "deaf": .*${address}.*closed before 'prompts/get'`, 's'),
+    );
+    assert.equal(prompts, 1, 'not sent again');
+    assert.notEqual((await started.readyz('deaf')).state, 'up');
+    modern.assertClean();
   });
 });
 
