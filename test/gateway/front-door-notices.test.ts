@@ -17,6 +17,7 @@ import { AuditLog } from '../../src/gateway/audit.js';
 import type { Gateway } from '../../src/gateway/gateway.js';
 import { nodeFetch } from '../../src/node/fetch.js';
 import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
+import { until } from '../helpers/wait.js';
 import { frontDoorOver, protocolFailure, upstreamServer } from './helpers.js';
 
 const ALICE = randomBytes(32).toString('base64url');
@@ -138,12 +139,12 @@ describe('gateway.access: what each caller is told unasked', () => {
         await b.subscription.close();
         // The audit says what each was refused (a legacy client subscribes URI by URI; a listen is
         // recorded when it ends, so wait for both lines).
-        let lines = (await audited()).slice(before);
+        let lines: Array<Record<string, unknown>> = [];
         const listens = () => lines.filter((r) => r.method === 'subscriptions/listen');
-        while (era === 'auto' && listens().length < 2) {
-          await new Promise((resolve) => setTimeout(resolve, 20));
+        await until(async () => {
           lines = (await audited()).slice(before);
-        }
+          return era !== 'auto' || listens().length >= 2;
+        }, 'both listens in the audit log');
         const refused = (principal: string) =>
           lines
             .filter(
