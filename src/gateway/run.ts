@@ -302,6 +302,7 @@ export async function runGateway(
       ...(authenticator ? { authenticator } : {}),
       ...(options.checkServer ? { check: options.checkServer } : {}),
       log: (message, extra) => logLine(report, 'info', message, extra),
+      ...(door.audit ? { audit: door.audit } : {}),
     }),
   );
   // Listening first: a hung upstream delays nothing. The upstreams come up in the background (each
