@@ -223,7 +223,7 @@ async function fromOutside(ctx: Context): Promise<Section> {
     "`no hop`: Switchboard's own HTTP fixture server answering `echo` (its hop CPU is the whole " +
       "server's; no upstream). `bridge floor`: the least any bridge does (relay-bridge.ts: a " +
       '`node:http` server writing each POST to the stdio fixture as a line and answering with the ' +
-      "line of its id, reading only the ids; no MCP), the floor of the other columns. `gateway`: `switchboard/gateway` over HTTP spawning the Switchboard " +
+      'line of its id, reading only the ids; no MCP), the floor of the other columns. `gateway`: `switchboard/gateway` over HTTP spawning the Switchboard ' +
       'stdio fixture (calls `up__echo`). `mcp-proxy`, `supergateway` (stateful: one stdio child per ' +
       'session): the same stdio fixture behind each proxy. The client: Switchboard, legacy era, one ' +
       'session. Hop CPU: the bridging process; upstream CPU: the processes it spawned.',
