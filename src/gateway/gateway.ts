@@ -354,6 +354,12 @@ export class Gateway {
     this.server.use((next) => (method, params, ctx) => {
       const hook = hooks.get(method);
       const done = telemetry.requestStarted(method, ctx);
+      if (done === undefined) {
+        // Nothing to end when the request settles: no promise layer of this middleware's own.
+        return hook === undefined
+          ? next(method, params, ctx)
+          : Promise.resolve(hook(params, ctx, (changed) => next(method, changed, ctx)));
+      }
       let answer: Promise<unknown>;
       try {
         answer = Promise.resolve(
