@@ -138,6 +138,30 @@ function targets(inFlight: number): GatewayTarget[] {
         perRun(outside(find), `${many} serving CPU per call (hop + upstream)`, 'gateway', 'no hop'),
       met: atMost(1.2),
     },
+    // The least any bridge does (an HTTP server writing each message to the stdio server and
+    // answering with its reply, reading only ids) bounds the two targets above from below.
+    {
+      what: `from outside floor, ${many}: throughput, the bridge floor / no hop`,
+      goal: 'floor',
+      unit: 'x',
+      figures: (find) => perRun(outside(find), `${many} throughput`, 'bridge floor', 'no hop'),
+      met: undefined,
+    },
+    {
+      what: `from outside floor, ${many}: serving CPU per call (hop + upstream), the bridge floor / no hop`,
+      goal: 'floor',
+      unit: 'x',
+      figures: (find) =>
+        perRun(outside(find), `${many} serving CPU per call (hop + upstream)`, 'bridge floor', 'no hop'),
+      met: undefined,
+    },
+    {
+      what: 'from outside floor, one call at a time: p50, the bridge floor / no hop',
+      goal: 'floor',
+      unit: 'x',
+      figures: (find) => perRun(outside(find), 'seq latency p50', 'bridge floor', 'no hop'),
+      met: undefined,
+    },
   );
   for (const proxy of ['mcp-proxy', 'supergateway']) {
     list.push(

@@ -55,10 +55,11 @@ export const ERAS: readonly { readonly era: Era; readonly label: string }[] = [
 ];
 
 /** From outside: what serves Streamable HTTP, bridging the stdio fixture (or, `no hop`, being it). */
-type Bridge = 'no hop' | 'gateway' | 'mcp-proxy' | 'supergateway';
-const BRIDGES: readonly Bridge[] = ['no hop', 'gateway', 'mcp-proxy', 'supergateway'];
+type Bridge = 'no hop' | 'bridge floor' | 'gateway' | 'mcp-proxy' | 'supergateway';
+const BRIDGES: readonly Bridge[] = ['no hop', 'bridge floor', 'gateway', 'mcp-proxy', 'supergateway'];
 const BRIDGE_SERVERS: Record<Bridge, { fixture: string; args: string[]; tool: string }> = {
   'no hop': { fixture: 'switchboard-http', args: [], tool: 'echo' },
+  'bridge floor': { fixture: 'relay-bridge', args: [], tool: 'echo' },
   gateway: { fixture: 'gateway-http', args: ['stdio'], tool: 'up__echo' },
   'mcp-proxy': { fixture: 'proxy-bridge', args: ['mcp-proxy'], tool: 'echo' },
   supergateway: { fixture: 'proxy-bridge', args: ['supergateway'], tool: 'echo' },
@@ -220,7 +221,9 @@ async function fromOutside(ctx: Context): Promise<Section> {
   }
   s.notes.push(
     "`no hop`: Switchboard's own HTTP fixture server answering `echo` (its hop CPU is the whole " +
-      "server's; no upstream). `gateway`: `switchboard/gateway` over HTTP spawning the Switchboard " +
+      "server's; no upstream). `bridge floor`: the least any bridge does (relay-bridge.ts: a " +
+      '`node:http` server writing each POST to the stdio fixture as a line and answering with the ' +
+      'line of its id, reading only the ids; no MCP), the floor of the other columns. `gateway`: `switchboard/gateway` over HTTP spawning the Switchboard ' +
       'stdio fixture (calls `up__echo`). `mcp-proxy`, `supergateway` (stateful: one stdio child per ' +
       'session): the same stdio fixture behind each proxy. The client: Switchboard, legacy era, one ' +
       'session. Hop CPU: the bridging process; upstream CPU: the processes it spawned.',

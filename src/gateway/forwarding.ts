@@ -38,7 +38,7 @@ import type { Logger } from '../util/logger.js';
 import { randomHex } from '../util/random-id.js';
 import { callerOf } from './caller.js';
 import type { Route, Routes } from './routes.js';
-import { type TaskIdParts, TaskIds } from './task-ids.js';
+import { type TaskIdKeyring, type TaskIdParts, TaskIds } from './task-ids.js';
 import type { GatewayTelemetry, UpstreamCallRecord } from './telemetry.js';
 import {
   type ForwardedCall,
@@ -245,7 +245,7 @@ export class Forwarding {
     private readonly routes: Routes,
     private readonly telemetry: GatewayTelemetry,
     private readonly logger: Logger,
-    taskIdKey: Uint8Array = crypto.getRandomValues(new Uint8Array(32)),
+    taskIdKey: Uint8Array | TaskIdKeyring = crypto.getRandomValues(new Uint8Array(32)),
   ) {
     this.taskIds = new TaskIds(taskIdKey, routes.options.separator);
     const idleMs = routes.options.upstreamSessionIdleMs;
