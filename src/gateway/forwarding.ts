@@ -209,6 +209,15 @@ function failedTool(upstream: Upstream, error: unknown): Promise<CallToolResult>
   }
 }
 
+/**
+ * An upstream call that failed before it was sent (no session): recorded, and thrown on. A function
+ * of its own rather than a closure made on every call, for the few calls that need it.
+ */
+function failedBefore(record: UpstreamCallRecord, error: unknown): never {
+  record.end(error);
+  throw error;
+}
+
 /** The requests about one task, by its id (`tasks/list` is answered apart). */
 const TASK_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel', 'tasks/result']);
 
@@ -502,25 +511,22 @@ export class Forwarding {
 
   private forwardOnce<T>(upstream: Upstream, method: string, ctx: RequestContext, send: Send<T>): Promise<T> {
     const record = this.telemetry.upstreamCall(upstream.name, method, ctx);
-    const failed = (error: unknown): never => {
-      record.end(error);
-      throw error;
-    };
     const id = ctx.link.legacy?.session.id;
     if (id !== undefined) {
       const open = this.sessions.get(id)?.get(upstream.name)?.open;
       if (open) return this.run(upstream, open, ctx, send, record);
       return this.sessionFor(upstream, ctx, id).then(
         (session) => this.run(upstream, session, ctx, send, record),
-        failed,
+        (error: unknown) => failedBefore(record, error),
       );
     }
     const catalog = upstream.openCatalog();
     if (catalog) return this.onCatalog(upstream, catalog, method, ctx, send, record);
     // The catalog is (re)connecting: the session it comes to decides, as when it is open.
-    return upstream
-      .catalog()
-      .then((session) => this.onCatalog(upstream, session, method, ctx, send, record), failed);
+    return upstream.catalog().then(
+      (session) => this.onCatalog(upstream, session, method, ctx, send, record),
+      (error: unknown) => failedBefore(record, error),
+    );
   }
 
   /** A 2026-07-28 request, once the catalog session (and so the upstream's era) is known. */
@@ -551,10 +557,7 @@ export class Forwarding {
         );
         return done;
       },
-      (error: unknown) => {
-        record.end(error);
-        throw error;
-      },
+      (error: unknown) => failedBefore(record, error),
     );
   }
 
