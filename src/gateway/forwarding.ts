@@ -38,7 +38,7 @@ import type { Logger } from '../util/logger.js';
 import { randomHex } from '../util/random-id.js';
 import { callerOf } from './caller.js';
 import type { Route, Routes } from './routes.js';
-import { type TaskIdParts, TaskIds } from './task-ids.js';
+import { type TaskIdKeyring, type TaskIdParts, TaskIds } from './task-ids.js';
 import type { GatewayTelemetry, UpstreamCallRecord } from './telemetry.js';
 import {
   type ForwardedCall,
@@ -181,6 +181,30 @@ function carriedFor(upstream: Upstream, ctx: RequestContext): NonNullable<CallOp
   return { inputResponses: carried.inputResponses, requestState };
 }
 
+/**
+ * A forwarded tool call that failed, as the client sees it: an upstream that cannot run it answers
+ * with an `isError` result (the model reads the reason as the tool's result); a protocol error or a
+ * question for the client (2026-07-28) is thrown as it is.
+ */
+function toolFailure(upstream: Upstream, error: unknown): CallToolResult {
+  if (error instanceof UpstreamFailure)
+    return { content: [{ type: 'text', text: error.message }], isError: true };
+  if (error instanceof ProtocolError || error instanceof InputRequiredError) throw error;
+  return {
+    content: [{ type: 'text', text: `Upstream "${upstream.name}": ${failureText(error)}` }],
+    isError: true,
+  };
+}
+
+/** {@link toolFailure} of an error thrown before the call was sent, as a settled promise. */
+function failedTool(upstream: Upstream, error: unknown): Promise<CallToolResult> {
+  try {
+    return Promise.resolve(toolFailure(upstream, error));
+  } catch (thrown) {
+    return Promise.reject(thrown);
+  }
+}
+
 /** The requests about one task, by its id (`tasks/list` is answered apart). */
 const TASK_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel', 'tasks/result']);
 
@@ -217,7 +241,7 @@ export class Forwarding {
     private readonly routes: Routes,
     private readonly telemetry: GatewayTelemetry,
     private readonly logger: Logger,
-    taskIdKey: Uint8Array = crypto.getRandomValues(new Uint8Array(32)),
+    taskIdKey: Uint8Array | TaskIdKeyring = crypto.getRandomValues(new Uint8Array(32)),
   ) {
     this.taskIds = new TaskIds(taskIdKey, routes.options.separator);
     const idleMs = routes.options.upstreamSessionIdleMs;
@@ -253,39 +277,53 @@ export class Forwarding {
 
   // --- what each kind of item forwards ------------------------------------------------------------
 
-  /** A forwarded `tools/call`; an upstream that cannot run it answers with an `isError` result. */
-  async callTool(route: Route, params: Params, ctx: RequestContext): Promise<CallToolResult> {
+  /**
+   * A forwarded `tools/call`; an upstream that cannot run it answers with an `isError` result. Not
+   * async: a plain call is one `then` on the forwarded call, no promise layer of its own.
+   */
+  callTool(route: Route, params: Params, ctx: RequestContext): Promise<CallToolResult> {
     const { upstream } = route;
     const args = params.arguments as Params | undefined;
     // A 2026-07-28 client that declared the tasks extension gets the upstream's task as it is.
-    const asTask =
+    if (
       ctx.era === 'modern' &&
       declaresTasks(ctx.client.capabilities) &&
-      upstream.capabilities?.extensions?.[TASKS_EXTENSION] !== undefined;
+      upstream.capabilities?.extensions?.[TASKS_EXTENSION] !== undefined
+    ) {
+      return this.callToolAsTask(route, args, ctx);
+    }
+    let sent: Promise<CallToolResult>;
     try {
-      if (asTask) {
-        const upstreamParams: Params =
-          args === undefined ? { name: route.name } : { name: route.name, arguments: args };
-        const result = (await this.forward(upstream, 'tools/call', ctx, (client, options) =>
-          client.request('tools/call', upstreamParams as never, { ...options, unchecked: true }),
-        )) as unknown as Record<string, unknown>;
-        if (result.resultType === 'task' && typeof result.taskId === 'string')
-          result.taskId = await this.shownTaskId(upstream, result.taskId, ctx);
-        return result as unknown as CallToolResult;
-      }
-      const result = await this.forward(upstream, 'tools/call', ctx, (client, options) =>
+      sent = this.forward(upstream, 'tools/call', ctx, (client, options) =>
         client.callTool(route.name, args, options),
       );
-      return this.shownResult(upstream, result);
     } catch (error) {
-      if (error instanceof UpstreamFailure)
-        return { content: [{ type: 'text', text: error.message }], isError: true };
-      if (error instanceof ProtocolError || error instanceof InputRequiredError) throw error;
-      // A tool that cannot run is the model's business: it reads the reason as the tool's result.
-      return {
-        content: [{ type: 'text', text: `Upstream "${upstream.name}": ${failureText(error)}` }],
-        isError: true,
-      };
+      return failedTool(upstream, error);
+    }
+    return sent.then(
+      (result) => this.shownResult(upstream, result),
+      (error: unknown) => toolFailure(upstream, error),
+    );
+  }
+
+  /** A `tools/call` whose upstream task, if it makes one, goes to the client as it is. */
+  private async callToolAsTask(
+    route: Route,
+    args: Params | undefined,
+    ctx: RequestContext,
+  ): Promise<CallToolResult> {
+    const { upstream } = route;
+    try {
+      const upstreamParams: Params =
+        args === undefined ? { name: route.name } : { name: route.name, arguments: args };
+      const result = (await this.forward(upstream, 'tools/call', ctx, (client, options) =>
+        client.request('tools/call', upstreamParams as never, { ...options, unchecked: true }),
+      )) as unknown as Record<string, unknown>;
+      if (result.resultType === 'task' && typeof result.taskId === 'string')
+        result.taskId = await this.shownTaskId(upstream, result.taskId, ctx);
+      return result as unknown as CallToolResult;
+    } catch (error) {
+      return toolFailure(upstream, error);
     }
   }
 
