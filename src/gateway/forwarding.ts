@@ -124,8 +124,10 @@ const RESERVED_META = 'io.modelcontextprotocol/';
 function passDown<T>(result: T): T {
   const record = result as Record<string, unknown>;
   if (record === null || typeof record !== 'object') return result;
-  // `complete` is the gateway's to say; an extension's (tasks: `task`) is passed on.
-  if (record.resultType === 'complete' || record.resultType === 'input_required') delete record.resultType;
+  // `_meta` before `resultType`: a 2026-07-28 answer ends `"resultType":...,"_meta":{...}}`, and
+  // deleting an object's last property undoes it (the object keeps its fast shape), where deleting
+  // any other turns it into a dictionary, which every later read and the downstream serialization
+  // pay for (measured in docs/benchmarks.md, "The gateway hop").
   const meta = record._meta as Record<string, unknown> | undefined;
   if (meta !== undefined && meta !== null && typeof meta === 'object') {
     let left = 0;
@@ -135,6 +137,8 @@ function passDown<T>(result: T): T {
     }
     if (left === 0) delete record._meta;
   }
+  // `complete` is the gateway's to say; an extension's (tasks: `task`) is passed on.
+  if (record.resultType === 'complete' || record.resultType === 'input_required') delete record.resultType;
   return result;
 }
 
