@@ -466,16 +466,26 @@ export class Upstream {
     const client = this.catalogClient;
     if (this.probing || this.state !== 'up' || this.stopped || client === undefined) return;
     this.probing = true;
-    const options = { timeoutMs: this.config.connectTimeoutMs };
+    const { connectTimeoutMs } = this.config;
+    const method = client.era === 'modern' ? 'server/discover' : 'ping';
     const probe =
-      client.era === 'modern' ? client.request('server/discover', {}, options) : client.ping(options);
+      method === 'ping'
+        ? client.ping({ timeoutMs: connectTimeoutMs })
+        : client.request(method, {}, { timeoutMs: connectTimeoutMs });
     probe
       .catch((error: unknown) => {
         if (error instanceof ProtocolError && error.code === ErrorCode.MethodNotFound) return;
         if (this.catalogClient !== client || this.state !== 'up') return;
         this.catalogClient = undefined;
         this.catalogOpen = undefined;
-        this.failed(error);
+        // The limit in play is the connect time, not a call's timeoutMs: say so.
+        this.failed(
+          error instanceof SwitchboardError && error.code === 'TIMEOUT'
+            ? new Error(
+                `it did not answer ${method} within ${connectTimeoutMs} ms (connectTimeoutMs); it may be hung or overloaded`,
+              )
+            : error,
+        );
         void client.close();
       })
       .finally(() => {
