@@ -68,6 +68,33 @@ function targets(inFlight: number): GatewayTarget[] {
       figures: (find) => perRun(find(SECTIONS.http), `${label} seq latency p50`, 'gateway', 'direct'),
       met: atMost(1.5),
     });
+    // The stdio parse relay (each frame parsed, its id rewritten, serialized, both ways; no MCP work)
+    // bounds from below what any stdio hop that reads its messages, as a gateway must, can reach.
+    list.push(
+      {
+        what: `stdio floor, ${label} client, ${many}: throughput, the parse relay / direct`,
+        goal: 'floor',
+        unit: 'x',
+        figures: (find) =>
+          perRun(find(SECTIONS.stdio), `${label} ${many} throughput`, 'parse relay', 'direct'),
+        met: undefined,
+      },
+      {
+        what: `stdio floor, ${label} client, ${many}: the parse relay's own CPU per call`,
+        goal: 'floor',
+        unit: 'us',
+        figures: (find) =>
+          values(find(SECTIONS.stdio), `${label} ${many} server CPU per call`, 'parse relay'),
+        met: undefined,
+      },
+      {
+        what: `stdio floor, ${label} client, one call at a time: p50, the parse relay / direct`,
+        goal: 'floor',
+        unit: 'x',
+        figures: (find) => perRun(find(SECTIONS.stdio), `${label} seq latency p50`, 'parse relay', 'direct'),
+        met: undefined,
+      },
+    );
     // The HTTP relay (an HTTP server plus the gateway's HTTP client, no MCP work) bounds the three
     // HTTP targets above from below: shown beside them, as the floor of any HTTP hop.
     list.push(
@@ -110,6 +137,30 @@ function targets(inFlight: number): GatewayTarget[] {
       figures: (find) =>
         perRun(outside(find), `${many} serving CPU per call (hop + upstream)`, 'gateway', 'no hop'),
       met: atMost(1.2),
+    },
+    // The least any bridge does (an HTTP server writing each message to the stdio server and
+    // answering with its reply, reading only ids) bounds the two targets above from below.
+    {
+      what: `from outside floor, ${many}: throughput, the bridge floor / no hop`,
+      goal: 'floor',
+      unit: 'x',
+      figures: (find) => perRun(outside(find), `${many} throughput`, 'bridge floor', 'no hop'),
+      met: undefined,
+    },
+    {
+      what: `from outside floor, ${many}: serving CPU per call (hop + upstream), the bridge floor / no hop`,
+      goal: 'floor',
+      unit: 'x',
+      figures: (find) =>
+        perRun(outside(find), `${many} serving CPU per call (hop + upstream)`, 'bridge floor', 'no hop'),
+      met: undefined,
+    },
+    {
+      what: 'from outside floor, one call at a time: p50, the bridge floor / no hop',
+      goal: 'floor',
+      unit: 'x',
+      figures: (find) => perRun(outside(find), 'seq latency p50', 'bridge floor', 'no hop'),
+      met: undefined,
     },
   );
   for (const proxy of ['mcp-proxy', 'supergateway']) {
@@ -159,7 +210,8 @@ export function renderGatewayTargets(sections: readonly Section[], inFlight: num
   lines.push(
     '',
     '- measured: median [min-max] over the runs of per-run ratios (both sides measured in the same run) or figures.',
-    "- floor: the HTTP `relay` column (an HTTP server passing each request on with the gateway's own HTTP client, parsing no JSON), which no HTTP hop in Node can beat; no goal of its own.",
+    "- floor, `HTTP floor` rows: the HTTP `relay` column (an HTTP server passing each request on with the gateway's own HTTP client, parsing no JSON), which no HTTP hop in Node can beat; no goal of its own.",
+    '- floor, `stdio floor` rows: the stdio `parse relay` column (each frame parsed, its request id rewritten, serialized again, both ways, one write per chunk read), the least a stdio hop that decodes its messages does; no goal of its own.',
   );
   return lines.join('\n');
 }

@@ -5,6 +5,8 @@
  * session: the gateway's own upstream session carries its calls). The `relay` column is the floor of
  * any hop: over stdio a process that copies bytes both ways and parses nothing, over HTTP a
  * `node:http` server passing each request on with `nodeFetch` (an HTTP server plus an HTTP client).
+ * Over stdio, the `parse relay` column is the floor of a hop that reads what it forwards: each frame
+ * parsed, its request id rewritten, serialized again, both ways.
  *
  * From outside (issue 21): one stdio server bridged to Streamable HTTP, one session, by the gateway
  * and by the proxies people use today (`mcp-proxy`, `supergateway`), against Switchboard's own HTTP
@@ -20,12 +22,32 @@ import { record, row, type Section, section } from '../lib/report.js';
 import type { ClientSpec, LoadResult } from '../worker.js';
 import { type Context, cell, inTurn, recordLoad } from './common.js';
 
-type Path = 'direct' | 'gateway' | 'relay';
+const node = (script: string, args: readonly string[] = []): ClientSpec['target'] => ({
+  kind: 'stdio',
+  command: process.execPath,
+  args: [fixture(script), ...args],
+});
+
+/** The columns both transports measure. */
+type RelayPath = 'direct' | 'gateway' | 'relay';
+type Path = RelayPath | 'parse relay';
 /**
  * Both transports also measure the floor of any hop: over stdio a relay that copies bytes and
  * parses nothing; over HTTP a `node:http` server passing each request on with `nodeFetch`.
  */
-const RELAY_PATHS: readonly Path[] = ['direct', 'gateway', 'relay'];
+const RELAY_PATHS: readonly RelayPath[] = ['direct', 'gateway', 'relay'];
+/**
+ * Over stdio, also the floor of a hop that must read each message (as a gateway must, to rewrite
+ * ids): a relay that parses, rewrites the id and serializes every frame, both ways.
+ */
+const STDIO_PATHS: readonly Path[] = [...RELAY_PATHS, 'parse relay'];
+/** The stdio fixture each stdio path spawns. */
+const STDIO_TARGETS: Record<Path, ClientSpec['target']> = {
+  direct: node('switchboard-stdio'),
+  gateway: node('gateway-stdio', ['stdio']),
+  relay: node('relay-stdio'),
+  'parse relay': node('relay-parse-stdio'),
+};
 /** The downstream clients' eras, as the rows name them. */
 export const ERAS: readonly { readonly era: Era; readonly label: string }[] = [
   { era: 'legacy', label: 'legacy' },
@@ -33,10 +55,11 @@ export const ERAS: readonly { readonly era: Era; readonly label: string }[] = [
 ];
 
 /** From outside: what serves Streamable HTTP, bridging the stdio fixture (or, `no hop`, being it). */
-type Bridge = 'no hop' | 'gateway' | 'mcp-proxy' | 'supergateway';
-const BRIDGES: readonly Bridge[] = ['no hop', 'gateway', 'mcp-proxy', 'supergateway'];
+type Bridge = 'no hop' | 'bridge floor' | 'gateway' | 'mcp-proxy' | 'supergateway';
+const BRIDGES: readonly Bridge[] = ['no hop', 'bridge floor', 'gateway', 'mcp-proxy', 'supergateway'];
 const BRIDGE_SERVERS: Record<Bridge, { fixture: string; args: string[]; tool: string }> = {
   'no hop': { fixture: 'switchboard-http', args: [], tool: 'echo' },
+  'bridge floor': { fixture: 'relay-bridge', args: [], tool: 'echo' },
   gateway: { fixture: 'gateway-http', args: ['stdio'], tool: 'up__echo' },
   'mcp-proxy': { fixture: 'proxy-bridge', args: ['mcp-proxy'], tool: 'echo' },
   supergateway: { fixture: 'proxy-bridge', args: ['supergateway'], tool: 'echo' },
@@ -56,23 +79,17 @@ export const SECTIONS = {
   library: 'gateway run: the library alone over stdio, 64 in flight',
 } as const;
 
-const node = (script: string, args: readonly string[] = []): ClientSpec['target'] => ({
-  kind: 'stdio',
-  command: process.execPath,
-  args: [fixture(script), ...args],
-});
-
 export async function gatewaySections(ctx: Context): Promise<Section[]> {
   const { config } = ctx;
-  const stdio = section(SECTIONS.stdio, RELAY_PATHS, 'direct');
+  const stdio = section(SECTIONS.stdio, STDIO_PATHS, 'direct');
   const http = section(SECTIONS.http, RELAY_PATHS, 'direct');
   const load = { warmupMs: config.load.warmupMs, durationMs: config.load.durationMs };
 
-  const measure = async (
+  const measure = async <P extends Path>(
     s: Section,
     label: string,
-    paths: readonly Path[],
-    target: (path: Path) => { target: ClientSpec['target']; serverPid?: number },
+    paths: readonly P[],
+    target: (path: P) => { target: ClientSpec['target']; serverPid?: number },
   ) => {
     for (let run = 0; run < config.runs; run++) {
       ctx.log(`gateway ${label}, run ${run + 1}/${config.runs}`);
@@ -107,14 +124,7 @@ export async function gatewaySections(ctx: Context): Promise<Section[]> {
   };
 
   // stdio: the client spawns the fixture, or the gateway, which spawns the fixture.
-  await measure(stdio, 'stdio', RELAY_PATHS, (path) => ({
-    target:
-      path === 'direct'
-        ? node('switchboard-stdio')
-        : path === 'relay'
-          ? node('relay-stdio')
-          : node('gateway-stdio', ['stdio']),
-  }));
+  await measure(stdio, 'stdio', STDIO_PATHS, (path) => ({ target: STDIO_TARGETS[path] }));
 
   // HTTP: one fixture server; the gateway and the relay (each its own process) in front of it.
   let upstream: ServerProcess | undefined;
@@ -124,7 +134,7 @@ export async function gatewaySections(ctx: Context): Promise<Section[]> {
     upstream = await startServer('switchboard-http', []);
     gateway = await startServer('gateway-http', ['http', upstream.url]);
     relay = await startServer('relay-http', [upstream.url]);
-    const servers = { direct: upstream, gateway, relay };
+    const servers: Record<RelayPath, ServerProcess> = { direct: upstream, gateway, relay };
     await measure(http, 'http', RELAY_PATHS, (path) => {
       const server = servers[path];
       return { target: { kind: 'http', url: server.url }, serverPid: server.pid };
@@ -146,7 +156,11 @@ export async function gatewaySections(ctx: Context): Promise<Section[]> {
     'fixture behind the gateway or the relay). Targets: see Targets (issue 21).';
   stdio.notes.push(
     `${note} \`relay\`: the same fixture behind a process that copies bytes both ways and parses ` +
-      'nothing, the floor of any stdio hop (two more pipe transfers and a third process).',
+      'nothing, the floor of any stdio hop (two more pipe transfers and a third process). ' +
+      '`parse relay`: the same fixture behind a process that, for each frame either way, does ' +
+      "`JSON.parse`, rewrites the request id with its own (the client's restored on the answer) " +
+      'and `JSON.stringify`, one write per chunk read: the floor of any stdio hop that reads ' +
+      'what it forwards, as a gateway must.',
   );
   http.notes.push(
     `${note} \`relay\`: the same server behind a \`node:http\` server that passes each request on ` +
@@ -207,7 +221,9 @@ async function fromOutside(ctx: Context): Promise<Section> {
   }
   s.notes.push(
     "`no hop`: Switchboard's own HTTP fixture server answering `echo` (its hop CPU is the whole " +
-      "server's; no upstream). `gateway`: `switchboard/gateway` over HTTP spawning the Switchboard " +
+      "server's; no upstream). `bridge floor`: the least any bridge does (relay-bridge.ts: a " +
+      '`node:http` server writing each POST to the stdio fixture as a line and answering with the ' +
+      'line of its id, reading only the ids; no MCP), the floor of the other columns. `gateway`: `switchboard/gateway` over HTTP spawning the Switchboard ' +
       'stdio fixture (calls `up__echo`). `mcp-proxy`, `supergateway` (stateful: one stdio child per ' +
       'session): the same stdio fixture behind each proxy. The client: Switchboard, legacy era, one ' +
       'session. Hop CPU: the bridging process; upstream CPU: the processes it spawned.',

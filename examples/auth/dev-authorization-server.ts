@@ -76,6 +76,11 @@ export interface DevAuthorizationServerOptions {
   registration?: boolean;
   /** The subject of the development user. Default `dev-user`; a request's `login_hint` names another. */
   account?: string;
+  /**
+   * Claims added to the JWT access tokens of each account, by subject (e.g.
+   * `{ carol: { groups: ['ops'] } }`): what a directory would say of the person.
+   */
+  tokenClaims?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }
 
 export interface DevAuthorizationServer {
@@ -129,6 +134,10 @@ export async function startDevAuthorizationServer(
       token_endpoint_auth_method: 'none',
     },
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
+    extraTokenClaims: (_ctx, token) =>
+      'accountId' in token && typeof token.accountId === 'string'
+        ? options.tokenClaims?.[token.accountId]
+        : undefined,
     // The development user consents to everything a client asks for.
     async loadExistingGrant(ctx) {
       const { oidc } = ctx;

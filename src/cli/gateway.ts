@@ -191,6 +191,12 @@ function signedInFetch(
   };
 }
 
+/** `SWITCHBOARD_TEST_TASK_KEY_REFRESH_MS`, a whole number of milliseconds, or undefined. */
+function taskKeyRefreshMs(): number | undefined {
+  const value = Number(process.env.SWITCHBOARD_TEST_TASK_KEY_REFRESH_MS);
+  return Number.isInteger(value) && value > 0 ? value : undefined;
+}
+
 export async function runGatewayCli(argv: readonly string[], io: CliIo): Promise<number> {
   const args = parseGatewayArguments(argv);
   if (args.help) {
@@ -235,6 +241,7 @@ export async function runGatewayCli(argv: readonly string[], io: CliIo): Promise
     return 0;
   }
   const { approveTools, runGateway } = await import('../gateway/run.js');
+  const refreshMs = taskKeyRefreshMs();
   const options = {
     stdio: args.stdio,
     host: args.host,
@@ -243,6 +250,8 @@ export async function runGatewayCli(argv: readonly string[], io: CliIo): Promise
     lock: args.lock,
     watch: args.watch,
     insecureNoAuth: args.insecureNoAuth,
+    // Internal, for tests (see RunOptions): not a setting operators need.
+    ...(refreshMs !== undefined ? { taskKeyRefreshMs: refreshMs } : {}),
     fetchFor: signedInFetch(io.err),
     // The admin endpoint's check: the fleet checker on the server's config entry, loaded when first asked.
     checkServer: async (upstream: UpstreamConfig) => {

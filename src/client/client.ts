@@ -972,27 +972,33 @@ export class ClientCore {
    * followed to its end transparently: polled, its input requests answered with the registered
    * handlers. `options.signal` stops the wait (use `callToolAsTask` to hold the task itself).
    */
-  async callTool(
-    name: string,
-    args?: Record<string, unknown>,
-    options: CallOptions = {},
-  ): Promise<CallToolResult> {
+  callTool(name: string, args?: Record<string, unknown>, options: CallOptions = {}): Promise<CallToolResult> {
+    // Not async, and a result with nothing to check is returned as it is, not as a promise: two
+    // promise layers less on every call (a gateway makes one per forwarded call).
     const params: Params = args === undefined ? { name } : { name, arguments: args };
-    this.prepareToolCall(name, params);
-    const result = await this.known('tools/call', params, options);
-    // Questions carried for a proxy's client (`carryInput`): not a result to check yet.
-    if (result.resultType === 'input_required') return result as unknown as CallToolResult;
-    return this.finishToolCall(name, params, result as unknown as Record<string, unknown>, options);
+    try {
+      this.prepareToolCall(name, params);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.known('tools/call', params, options).then((result) =>
+      // Questions carried for a proxy's client (`carryInput`): not a result to check yet.
+      result.resultType === 'input_required'
+        ? (result as unknown as CallToolResult)
+        : this.finishToolCall(name, params, result as unknown as Record<string, unknown>, options),
+    );
   }
 
   /**
    * The check a tool result gets beyond its shape (which `send` checked): structured output per the
-   * output schema the tool was listed with. Only such a tool costs a validation (and an await).
+   * output schema the tool was listed with. Only such a tool costs a validation (and a promise).
    */
-  protected async checkToolResult(name: string | undefined, result: CallToolResult): Promise<CallToolResult> {
-    if (name !== undefined && this.outputValidators.has(name))
-      await this.checkStructuredContent(name, result);
-    return result;
+  protected checkToolResult(
+    name: string | undefined,
+    result: CallToolResult,
+  ): CallToolResult | Promise<CallToolResult> {
+    if (name === undefined || !this.outputValidators.has(name)) return result;
+    return this.checkStructuredContent(name, result).then(() => result);
   }
 
   // --- extension hooks (tasks, apps: see extensions/client.ts) -----------------------------------
@@ -1014,7 +1020,7 @@ export class ClientCore {
     _params: Params,
     result: Record<string, unknown>,
     _options: CallOptions,
-  ): Promise<CallToolResult> {
+  ): CallToolResult | Promise<CallToolResult> {
     return this.checkToolResult(name, result as unknown as CallToolResult);
   }
 

@@ -252,7 +252,7 @@ export class Client extends ClientCore {
     params: Params,
     result: Record<string, unknown>,
     options: CallOptions,
-  ): Promise<CallToolResult> {
+  ): CallToolResult | Promise<CallToolResult> {
     if (result.resultType === 'task' || (params.task !== undefined && isPlainObject(result.task))) {
       const task = this.toolTask(name, params, result);
       return task.result({ signal: options.signal, timeoutMs: options.timeoutMs });
@@ -312,7 +312,7 @@ export class Client extends ClientCore {
       // A task's outcome arrives inside a task, not as a tools/call result: its shape is checked here.
       checkToolResult: (name, result) => {
         RESULT_CHECKS.callTool(result, 'tools/call');
-        return this.checkToolResult(name, result as unknown as CallToolResult);
+        return Promise.resolve(this.checkToolResult(name, result as unknown as CallToolResult));
       },
     };
     return this.#taskHost;

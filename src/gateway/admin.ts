@@ -20,6 +20,7 @@ import { OriginGuard, type OriginPolicy } from '../transports/http/server/securi
 import { errorMessage, isPlainObject } from '../util/guards.js';
 import { namesCaller } from './access.js';
 import { ApiKeys } from './api-keys.js';
+import type { AuditLog, AuditOutcome } from './audit.js';
 import { type Caller, callerOf } from './caller.js';
 import type { GatewayConfig, UpstreamConfig } from './config.js';
 import type { Gateway } from './gateway.js';
@@ -40,6 +41,18 @@ export interface AdminOptions {
   readonly check?: CheckServer;
   /** Told of every approval and check, with who asked. */
   readonly log?: (message: string, extra: Record<string, unknown>) => void;
+  /** `gateway.audit`: every admin request is a line of the chain, refused ones included. */
+  readonly audit?: AuditLog;
+}
+
+/** What a request's audit line says beyond its method: filled in as the request is understood. */
+interface AdminRecord {
+  principal: string | null;
+  /** The held tool or skill approved, or the server checked. */
+  name: string | null;
+  upstream: string | null;
+  /** Refused by the front door, which records its refusals itself. */
+  door?: boolean;
 }
 
 /** A held tool or skill as `GET /admin/pins` lists it. */
@@ -75,7 +88,11 @@ export function withAdminEndpoints(
   // One check of a server at a time: a second request for it waits for the same result.
   const checking = new Map<string, Promise<unknown>>();
 
-  async function authorize(req: IncomingMessage, exchange: NodeExchange): Promise<Caller | undefined> {
+  async function authorize(
+    req: IncomingMessage,
+    exchange: NodeExchange,
+    record: AdminRecord,
+  ): Promise<Caller | undefined> {
     if (!admin)
       throw new Refused(
         404,
@@ -96,8 +113,12 @@ export function withAdminEndpoints(
     if (!options.authenticator)
       throw new Refused(500, 'The admin endpoint was set up without the front door of gateway.auth.');
     const verdict = await options.authenticator.authenticate(exchange);
-    if ('status' in verdict) throw verdict;
+    if ('status' in verdict) {
+      record.door = true;
+      throw verdict;
+    }
     const caller = callerOf(verdict);
+    record.principal = caller?.name ?? null;
     if (!namesCaller(admin.principals, caller))
       throw new Refused(
         403,
@@ -106,8 +127,13 @@ export function withAdminEndpoints(
     return caller;
   }
 
-  async function route(req: IncomingMessage, res: ServerResponse, exchange: NodeExchange): Promise<void> {
-    const caller = await authorize(req, exchange);
+  async function route(
+    req: IncomingMessage,
+    res: ServerResponse,
+    exchange: NodeExchange,
+    record: AdminRecord,
+  ): Promise<void> {
+    const caller = await authorize(req, exchange, record);
     const who = { principal: caller?.name ?? null };
     const path = exchange.path;
     if (path === '/admin/pins' && req.method === 'GET') {
@@ -122,6 +148,7 @@ export function withAdminEndpoints(
     if (path === '/admin/pins/approve' && req.method === 'POST') {
       const { name } = await readJson(req, exchange);
       if (typeof name !== 'string') throw new Refused(400, 'Send { "name": "<held tool or skill>" }.');
+      record.name = name;
       if (!gateway.pins) throw new Refused(404, 'This gateway pins nothing: it runs without --lock.');
       if (!gateway.pins.pending().some((p) => p.name === name))
         throw new Refused(
@@ -137,8 +164,10 @@ export function withAdminEndpoints(
     if (path === '/admin/check' && req.method === 'POST') {
       const { server } = await readJson(req, exchange);
       if (typeof server !== 'string') throw new Refused(400, 'Send { "server": "<server name>" }.');
+      record.name = server;
       const upstream = gateway.config.upstreams.find((u) => u.name === server);
       if (!upstream) throw new Refused(404, `The gateway has no server ${JSON.stringify(server)}.`);
+      record.upstream = server;
       if (!options.check)
         throw new Refused(501, 'This gateway cannot run checks (it was not started by the CLI).');
       let running = checking.get(server);
@@ -152,9 +181,32 @@ export function withAdminEndpoints(
     throw new Refused(404, `No admin route ${req.method} ${path}.`);
   }
 
+  /** The audit line of one admin request, by the status it was answered with. */
+  function audited(req: IncomingMessage, path: string, started: number, record: AdminRecord, status: number) {
+    if (record.door) return;
+    const outcome: AuditOutcome =
+      status < 400 ? 'ok' : status === 401 ? 'unauthenticated' : status === 403 ? 'denied' : 'error';
+    const { principal, name, upstream } = record;
+    options.audit?.record({
+      principal,
+      name,
+      upstream,
+      client: null,
+      session: null,
+      method: `${req.method} ${path}`,
+      outcome,
+      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      argsDigest: null,
+    });
+  }
+
   return (req, res) => {
     const path = req.url?.split('?')[0];
     if (path !== '/admin' && !path?.startsWith('/admin/')) return next(req, res);
+    const started = performance.now();
+    const record: AdminRecord = { principal: null, name: null, upstream: null };
+    // Recorded once answered, whoever answered it (a refusal here, the route, its error).
+    if (options.audit) res.once('close', () => audited(req, path, started, record, res.statusCode));
     const exchange = new NodeExchange(req, res);
     const forbidden = guard.check(exchange);
     if (forbidden) return writeReply(res, errorReply(403, forbidden));
@@ -163,7 +215,7 @@ export function withAdminEndpoints(
         res,
         errorReply(403, 'Forbidden: cross-site requests to the admin endpoint are refused.'),
       );
-    route(req, res, exchange).catch((error: unknown) => {
+    route(req, res, exchange, record).catch((error: unknown) => {
       if (res.headersSent) return void res.destroy();
       if (error instanceof Refused) return reply(res, error.status, { error: error.message });
       if (isPlainObject(error) && typeof error.status === 'number') return writeReply(res, error as never);

@@ -38,7 +38,7 @@ import type { Logger } from '../util/logger.js';
 import { randomHex } from '../util/random-id.js';
 import { callerOf } from './caller.js';
 import type { Route, Routes } from './routes.js';
-import { type TaskIdParts, TaskIds } from './task-ids.js';
+import { type TaskIdKeyring, type TaskIdParts, TaskIds } from './task-ids.js';
 import type { GatewayTelemetry, UpstreamCallRecord } from './telemetry.js';
 import {
   type ForwardedCall,
@@ -124,8 +124,10 @@ const RESERVED_META = 'io.modelcontextprotocol/';
 function passDown<T>(result: T): T {
   const record = result as Record<string, unknown>;
   if (record === null || typeof record !== 'object') return result;
-  // `complete` is the gateway's to say; an extension's (tasks: `task`) is passed on.
-  if (record.resultType === 'complete' || record.resultType === 'input_required') delete record.resultType;
+  // `_meta` before `resultType`: a 2026-07-28 answer ends `"resultType":...,"_meta":{...}}`, and
+  // deleting an object's last property undoes it (the object keeps its fast shape), where deleting
+  // any other turns it into a dictionary, which every later read and the downstream serialization
+  // pay for (measured in docs/benchmarks.md, "The gateway hop").
   const meta = record._meta as Record<string, unknown> | undefined;
   if (meta !== undefined && meta !== null && typeof meta === 'object') {
     let left = 0;
@@ -135,6 +137,8 @@ function passDown<T>(result: T): T {
     }
     if (left === 0) delete record._meta;
   }
+  // `complete` is the gateway's to say; an extension's (tasks: `task`) is passed on.
+  if (record.resultType === 'complete' || record.resultType === 'input_required') delete record.resultType;
   return result;
 }
 
@@ -181,6 +185,39 @@ function carriedFor(upstream: Upstream, ctx: RequestContext): NonNullable<CallOp
   return { inputResponses: carried.inputResponses, requestState };
 }
 
+/**
+ * A forwarded tool call that failed, as the client sees it: an upstream that cannot run it answers
+ * with an `isError` result (the model reads the reason as the tool's result); a protocol error or a
+ * question for the client (2026-07-28) is thrown as it is.
+ */
+function toolFailure(upstream: Upstream, error: unknown): CallToolResult {
+  if (error instanceof UpstreamFailure)
+    return { content: [{ type: 'text', text: error.message }], isError: true };
+  if (error instanceof ProtocolError || error instanceof InputRequiredError) throw error;
+  return {
+    content: [{ type: 'text', text: `Upstream "${upstream.name}": ${failureText(error)}` }],
+    isError: true,
+  };
+}
+
+/** {@link toolFailure} of an error thrown before the call was sent, as a settled promise. */
+function failedTool(upstream: Upstream, error: unknown): Promise<CallToolResult> {
+  try {
+    return Promise.resolve(toolFailure(upstream, error));
+  } catch (thrown) {
+    return Promise.reject(thrown);
+  }
+}
+
+/**
+ * An upstream call that failed before it was sent (no session): recorded, and thrown on. A function
+ * of its own rather than a closure made on every call, for the few calls that need it.
+ */
+function failedBefore(record: UpstreamCallRecord, error: unknown): never {
+  record.end(error);
+  throw error;
+}
+
 /** The requests about one task, by its id (`tasks/list` is answered apart). */
 const TASK_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel', 'tasks/result']);
 
@@ -217,7 +254,7 @@ export class Forwarding {
     private readonly routes: Routes,
     private readonly telemetry: GatewayTelemetry,
     private readonly logger: Logger,
-    taskIdKey: Uint8Array = crypto.getRandomValues(new Uint8Array(32)),
+    taskIdKey: Uint8Array | TaskIdKeyring = crypto.getRandomValues(new Uint8Array(32)),
   ) {
     this.taskIds = new TaskIds(taskIdKey, routes.options.separator);
     const idleMs = routes.options.upstreamSessionIdleMs;
@@ -253,39 +290,53 @@ export class Forwarding {
 
   // --- what each kind of item forwards ------------------------------------------------------------
 
-  /** A forwarded `tools/call`; an upstream that cannot run it answers with an `isError` result. */
-  async callTool(route: Route, params: Params, ctx: RequestContext): Promise<CallToolResult> {
+  /**
+   * A forwarded `tools/call`; an upstream that cannot run it answers with an `isError` result. Not
+   * async: a plain call is one `then` on the forwarded call, no promise layer of its own.
+   */
+  callTool(route: Route, params: Params, ctx: RequestContext): Promise<CallToolResult> {
     const { upstream } = route;
     const args = params.arguments as Params | undefined;
     // A 2026-07-28 client that declared the tasks extension gets the upstream's task as it is.
-    const asTask =
+    if (
       ctx.era === 'modern' &&
       declaresTasks(ctx.client.capabilities) &&
-      upstream.capabilities?.extensions?.[TASKS_EXTENSION] !== undefined;
+      upstream.capabilities?.extensions?.[TASKS_EXTENSION] !== undefined
+    ) {
+      return this.callToolAsTask(route, args, ctx);
+    }
+    let sent: Promise<CallToolResult>;
     try {
-      if (asTask) {
-        const upstreamParams: Params =
-          args === undefined ? { name: route.name } : { name: route.name, arguments: args };
-        const result = (await this.forward(upstream, 'tools/call', ctx, (client, options) =>
-          client.request('tools/call', upstreamParams as never, { ...options, unchecked: true }),
-        )) as unknown as Record<string, unknown>;
-        if (result.resultType === 'task' && typeof result.taskId === 'string')
-          result.taskId = await this.shownTaskId(upstream, result.taskId, ctx);
-        return result as unknown as CallToolResult;
-      }
-      const result = await this.forward(upstream, 'tools/call', ctx, (client, options) =>
+      sent = this.forward(upstream, 'tools/call', ctx, (client, options) =>
         client.callTool(route.name, args, options),
       );
-      return this.shownResult(upstream, result);
     } catch (error) {
-      if (error instanceof UpstreamFailure)
-        return { content: [{ type: 'text', text: error.message }], isError: true };
-      if (error instanceof ProtocolError || error instanceof InputRequiredError) throw error;
-      // A tool that cannot run is the model's business: it reads the reason as the tool's result.
-      return {
-        content: [{ type: 'text', text: `Upstream "${upstream.name}": ${failureText(error)}` }],
-        isError: true,
-      };
+      return failedTool(upstream, error);
+    }
+    return sent.then(
+      (result) => this.shownResult(upstream, result),
+      (error: unknown) => toolFailure(upstream, error),
+    );
+  }
+
+  /** A `tools/call` whose upstream task, if it makes one, goes to the client as it is. */
+  private async callToolAsTask(
+    route: Route,
+    args: Params | undefined,
+    ctx: RequestContext,
+  ): Promise<CallToolResult> {
+    const { upstream } = route;
+    try {
+      const upstreamParams: Params =
+        args === undefined ? { name: route.name } : { name: route.name, arguments: args };
+      const result = (await this.forward(upstream, 'tools/call', ctx, (client, options) =>
+        client.request('tools/call', upstreamParams as never, { ...options, unchecked: true }),
+      )) as unknown as Record<string, unknown>;
+      if (result.resultType === 'task' && typeof result.taskId === 'string')
+        result.taskId = await this.shownTaskId(upstream, result.taskId, ctx);
+      return result as unknown as CallToolResult;
+    } catch (error) {
+      return toolFailure(upstream, error);
     }
   }
 
@@ -464,25 +515,22 @@ export class Forwarding {
 
   private forwardOnce<T>(upstream: Upstream, method: string, ctx: RequestContext, send: Send<T>): Promise<T> {
     const record = this.telemetry.upstreamCall(upstream.name, method, ctx);
-    const failed = (error: unknown): never => {
-      record.end(error);
-      throw error;
-    };
     const id = ctx.link.legacy?.session.id;
     if (id !== undefined) {
       const open = this.sessions.get(id)?.get(upstream.name)?.open;
       if (open) return this.run(upstream, open, ctx, send, record);
       return this.sessionFor(upstream, ctx, id).then(
         (session) => this.run(upstream, session, ctx, send, record),
-        failed,
+        (error: unknown) => failedBefore(record, error),
       );
     }
     const catalog = upstream.openCatalog();
     if (catalog) return this.onCatalog(upstream, catalog, method, ctx, send, record);
     // The catalog is (re)connecting: the session it comes to decides, as when it is open.
-    return upstream
-      .catalog()
-      .then((session) => this.onCatalog(upstream, session, method, ctx, send, record), failed);
+    return upstream.catalog().then(
+      (session) => this.onCatalog(upstream, session, method, ctx, send, record),
+      (error: unknown) => failedBefore(record, error),
+    );
   }
 
   /** A 2026-07-28 request, once the catalog session (and so the upstream's era) is known. */
@@ -513,10 +561,7 @@ export class Forwarding {
         );
         return done;
       },
-      (error: unknown) => {
-        record.end(error);
-        throw error;
-      },
+      (error: unknown) => failedBefore(record, error),
     );
   }
 

@@ -31,6 +31,7 @@ import { SKILL_PREFIX } from './names.js';
 import { type PendingTool, type SharedPins, ToolPins } from './pins.js';
 import { Routes } from './routes.js';
 import { GatewaySkills } from './skills.js';
+import type { TaskIdKeyring } from './task-ids.js';
 import { GatewayTelemetry } from './telemetry.js';
 import { Upstream, type UpstreamHealth, type UpstreamHooks, type UpstreamState } from './upstream.js';
 
@@ -64,10 +65,11 @@ export interface GatewayRuntimeOptions {
   /** With `lock`: the pins every node of a cluster shares (`gateway.redis`), read at `start()`. */
   sharedPins?: SharedPins;
   /**
-   * The key that binds the task ids the gateway shows to their callers (see task-ids.ts): every
-   * node of a cluster's (`gateway.redis`). Default: random, this process's alone.
+   * The key that binds the task ids the gateway shows to their callers (see task-ids.ts), or the
+   * keys every node of a cluster shares (`gateway.redis`: ids made under the newest, read back
+   * under any). Default: random, this process's alone.
    */
-  taskIdKey?: Uint8Array;
+  taskIdKey?: Uint8Array | TaskIdKeyring;
 }
 
 /**
@@ -354,6 +356,12 @@ export class Gateway {
     this.server.use((next) => (method, params, ctx) => {
       const hook = hooks.get(method);
       const done = telemetry.requestStarted(method, ctx);
+      if (done === undefined) {
+        // Nothing to end when the request settles: no promise layer of this middleware's own.
+        return hook === undefined
+          ? next(method, params, ctx)
+          : Promise.resolve(hook(params, ctx, (changed) => next(method, changed, ctx)));
+      }
       let answer: Promise<unknown>;
       try {
         answer = Promise.resolve(

@@ -89,6 +89,8 @@ export function guard(
     const subject = subjectOf(method, params);
     let outcome: AuditOutcome = 'ok';
     let sent = params;
+    /** A listen's URIs left out for the caller: the audit line is `denied` and names them. */
+    const refused: string[] = [];
     try {
       // A denied item: the server's list filters answer it as an unknown one (next, below), but
       // they judge a read or subscription served by a template by the template: a URI the rules
@@ -98,7 +100,12 @@ export function guard(
         if (BY_URI.has(method))
           throw resourceNotFound(subject, featuresOf(ctx.revision).resourceNotFoundCode);
       } else if (access && method === 'subscriptions/listen') {
-        sent = await keptSubscriptions(params, (uri) => access.allows(caller, uri));
+        sent = await keptSubscriptions(params, (uri) => {
+          const allowed = access.allows(caller, uri);
+          if (!allowed) refused.push(uri);
+          return allowed;
+        });
+        if (refused.length > 0) outcome = 'denied';
       } else if (limits && method === 'tools/call' && subject !== null) {
         const refused = await limits.take(caller, subject);
         if (refused) {
@@ -127,8 +134,9 @@ export function guard(
         client: ctx.client.info?.name ?? null,
         session: ctx.link.legacy?.session.id ?? null,
         method,
-        name: subject,
-        upstream: upstreamOf(subject),
+        // URIs hold no spaces, so the refused ones of a listen stay apart joined by one.
+        name: refused.length > 0 ? refused.join(' ') : subject,
+        upstream: upstreamOf(refused[0] ?? subject),
         outcome,
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,
         argsDigest:

@@ -27,6 +27,7 @@ import { Gateway, type GatewayRuntimeOptions } from './gateway.js';
 import { guard } from './guard.js';
 import { withHealthEndpoints } from './health-endpoints.js';
 import { RateLimits } from './rate-limits.js';
+import type { TaskIdKeyring } from './task-ids.js';
 import { exchangingFetch, TokenExchanger } from './token-exchange.js';
 
 export interface RunOptions {
@@ -44,6 +45,11 @@ export interface RunOptions {
   readonly insecureNoAuth?: boolean;
   /** What the admin endpoint's `POST /admin/check` runs (the CLI's: the fleet checker). */
   readonly checkServer?: CheckServer;
+  /**
+   * Internal, for tests: how often (ms) each node re-reads the task id keys from Redis (default
+   * 60 s), so a test sees a Redis that lost them healed without waiting a minute.
+   */
+  readonly taskKeyRefreshMs?: number;
 }
 
 /**
@@ -156,14 +162,15 @@ interface FrontDoorParts {
   readonly exchanges: boolean;
   /** `gateway.redis`: legacy sessions and 2026-07-28 request state shared by every node. */
   readonly stores?: RedisStores;
-  /** With `stores`: the key of the task ids' tags every node shares. */
-  readonly taskIdKey?: Uint8Array;
+  /** With `stores`: the keys of the task ids' tags every node shares. */
+  readonly taskIdKey?: TaskIdKeyring;
   close(): Promise<void>;
 }
 
 async function frontDoorParts(
   config: GatewayConfig,
   report: (text: string) => void,
+  taskKeyRefreshMs?: number,
 ): Promise<FrontDoorParts> {
   const { audit: auditConfig, rateLimits, redis: redisUrl } = config.security;
   const audit = auditConfig ? new AuditLog(auditConfig) : undefined;
@@ -177,8 +184,13 @@ async function frontDoorParts(
   const stores =
     redisUrl === undefined
       ? undefined
-      : await redisStores({ url: redisUrl, prefix: 'switchboard:gateway:', logger: jsonLogger(report) });
-  const taskIdKey = await stores?.taskIdKey();
+      : await redisStores({
+          url: redisUrl,
+          prefix: 'switchboard:gateway:',
+          logger: jsonLogger(report),
+          ...(taskKeyRefreshMs !== undefined ? { taskIdKeys: { refreshMs: taskKeyRefreshMs } } : {}),
+        });
+  const taskIdKey = await stores?.taskIdKeys();
   return {
     ...(stores ? { stores } : {}),
     ...(taskIdKey ? { taskIdKey } : {}),
@@ -233,7 +245,7 @@ export async function runGateway(
 ): Promise<number> {
   const host = options.host ?? config.options.host;
   if (!options.stdio) checkExposure(config, host, options, report);
-  const door = await frontDoorParts(config, report);
+  const door = await frontDoorParts(config, report, options.taskKeyRefreshMs);
   const gateway = makeGateway(config, options, report, door);
   const unwatch = options.watch ? watchConfig(config.file, gateway, report) : () => {};
   if (options.stdio) {
@@ -290,6 +302,7 @@ export async function runGateway(
       ...(authenticator ? { authenticator } : {}),
       ...(options.checkServer ? { check: options.checkServer } : {}),
       log: (message, extra) => logLine(report, 'info', message, extra),
+      ...(door.audit ? { audit: door.audit } : {}),
     }),
   );
   // Listening first: a hung upstream delays nothing. The upstreams come up in the background (each

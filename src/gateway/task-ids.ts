@@ -7,7 +7,7 @@
  * `<server>@<node><separator><tag>.<id>`.
  *
  * The tag binds the id to its caller: a truncated HMAC-SHA-256, under a key every node of a
- * cluster shares (see {@link TaskIds}), of the principal, the upstream, the node and the upstream's
+ * cluster shares (see {@link TaskIdKeyring}), of the principal, the upstream, the node and the upstream's
  * id. The upstream sees every caller of the gateway as one; the tag is what keeps another principal
  * who learns the id (ids travel in logs, screenshots, shared tickets) from polling, answering or
  * cancelling the task.
@@ -97,33 +97,72 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 /**
+ * The keys of a gateway's task id tags, newest first (never empty): an id is made under the first
+ * and read back under any, so a key another node made (with `gateway.redis`, see
+ * redis/task-id-key.ts) and a key this node made before both stay good.
+ */
+export interface TaskIdKeyring {
+  keys(): readonly Uint8Array[];
+  /**
+   * An id was read back under none of the keys: another node may hold one this node has not read
+   * yet. Resolves true when the keys changed (the id is then tried once more). The keyring limits
+   * how often this reaches Redis, so a flood of made-up ids cannot.
+   */
+  missed?(): Promise<boolean>;
+}
+
+/**
  * Shows and reads back the task ids of one gateway. `secret` is the key of the tags: with
- * `gateway.redis` the one every node reads from Redis (so a task made through one node is found
- * through another, and after a restart), otherwise random per process.
+ * `gateway.redis` the keyring every node shares through Redis (so a task made through one node is
+ * found through another, and after a restart), otherwise one random per process.
  */
 export class TaskIds {
-  readonly #key: Promise<HmacKey>;
+  readonly #keyring: TaskIdKeyring;
+  /** Each key imported once; a keyring hands back the same bytes object for a key it keeps. */
+  readonly #imported = new WeakMap<Uint8Array, Promise<HmacKey>>();
 
   constructor(
-    secret: Uint8Array,
+    secret: Uint8Array | TaskIdKeyring,
     private readonly separator: string,
   ) {
-    this.#key = crypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    this.#keyring = secret instanceof Uint8Array ? { keys: () => [secret] } : secret;
   }
 
-  async #tag(principal: string, parts: TaskIdParts): Promise<Uint8Array> {
-    const mac = await crypto.subtle.sign('HMAC', await this.#key, macInput(principal, parts));
+  #import(secret: Uint8Array): Promise<HmacKey> {
+    let key = this.#imported.get(secret);
+    if (key === undefined) {
+      key = crypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+      this.#imported.set(secret, key);
+    }
+    return key;
+  }
+
+  async #tag(secret: Uint8Array, principal: string, parts: TaskIdParts): Promise<Uint8Array> {
+    const mac = await crypto.subtle.sign('HMAC', await this.#import(secret), macInput(principal, parts));
     return new Uint8Array(mac, 0, TAG_BYTES);
   }
 
-  /** The id `principal` is shown for the task `parts` names. */
+  /** The id `principal` is shown for the task `parts` names, tagged under the newest key. */
   async show(principal: string, parts: TaskIdParts): Promise<string> {
-    return formatTaskId(parts, bytesToBase64Url(await this.#tag(principal, parts)), this.separator);
+    const newest = this.#keyring.keys()[0]!;
+    return formatTaskId(parts, bytesToBase64Url(await this.#tag(newest, principal, parts)), this.separator);
+  }
+
+  /** Whether `tag` is the tag of `parts` for `principal` under any key held now. */
+  async #known(tag: string, principal: string, parts: TaskIdParts): Promise<boolean> {
+    const given = encoder.encode(tag);
+    const tags = await Promise.all(this.#keyring.keys().map((secret) => this.#tag(secret, principal, parts)));
+    // Every key compared, each in constant time: how long it takes says nothing of which matched.
+    let found = false;
+    for (const expected of tags)
+      found = sameBytes(encoder.encode(bytesToBase64Url(expected)), given) || found;
+    return found;
   }
 
   /**
-   * The task `shown` names, if the gateway made that id for `principal`; undefined for any other id
-   * (another caller's, a changed one, one with no tag or naming no upstream): all alike unknown.
+   * The task `shown` names, if the gateway made that id for `principal` (under any of the keys);
+   * undefined for any other id (another caller's, a changed one, one with no tag or naming no
+   * upstream): all alike unknown.
    */
   async read(
     shown: string,
@@ -132,7 +171,11 @@ export class TaskIds {
   ): Promise<TaskIdParts | undefined> {
     const parsed = parseTaskId(shown, this.separator, isUpstream);
     if (parsed === undefined) return undefined;
-    const expected = bytesToBase64Url(await this.#tag(principal, parsed.parts));
-    return sameBytes(encoder.encode(expected), encoder.encode(parsed.tag)) ? parsed.parts : undefined;
+    if (await this.#known(parsed.tag, principal, parsed.parts)) return parsed.parts;
+    // Made under a key another node holds and this one has not read yet? Once more with the keys read again.
+    if ((await this.#keyring.missed?.()) && (await this.#known(parsed.tag, principal, parsed.parts))) {
+      return parsed.parts;
+    }
+    return undefined;
   }
 }

@@ -44,6 +44,30 @@ export interface UpstreamCallRecord {
   end(error?: unknown): void;
 }
 
+/**
+ * An upstream call's record: one object per forwarded call (an object literal with an `end` closure
+ * over its state was three: the object, the closure and its context).
+ */
+class UpstreamCall implements UpstreamCallRecord {
+  private readonly started = performance.now();
+  private ended = false;
+
+  constructor(
+    private readonly series: CallSeries,
+    private readonly span: Span | undefined,
+  ) {}
+
+  end(error?: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.series.ended((performance.now() - this.started) / 1000, error !== undefined);
+    if (this.span === undefined) return;
+    if (error !== undefined)
+      this.span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
+    this.span.end();
+  }
+}
+
 export interface TelemetrySources {
   health(): readonly UpstreamHealth[];
   /** Downstream sessions that have upstream sessions open. */
@@ -174,14 +198,21 @@ export class GatewayTelemetry {
     this.lost.inc({ upstream });
   }
 
-  /** A downstream request begins: its span (ended by the returned function). */
-  requestStarted(method: string, ctx: RequestContext): (error?: unknown) => void {
-    const span = this.tracer.startSpan(`${method}`, {
+  /**
+   * A downstream request begins: its span, ended by the returned function. Undefined when the span
+   * records nothing (no SDK, or not sampled: the usual case): the caller then adds no promise layer
+   * of its own to end it, and there are no child spans either, nor anything to remember.
+   */
+  requestStarted(method: string, ctx: RequestContext): ((error?: unknown) => void) | undefined {
+    const span = this.tracer.startSpan(method, {
       kind: SpanKind.SERVER,
       attributes: { 'rpc.system': 'mcp', 'rpc.method': method },
     });
-    // Not recording (no SDK, or not sampled): no child spans either, and nothing to remember.
-    if (!span.isRecording()) return () => span.end();
+    if (!span.isRecording()) {
+      // A non-recording span holds nothing: ending it now is ending it when the request ends.
+      span.end();
+      return undefined;
+    }
     this.spans.set(ctx, span);
     return (error) => {
       if (error !== undefined) {
@@ -207,18 +238,7 @@ export class GatewayTelemetry {
         },
         trace.setSpan(context.active(), parent),
       );
-    const started = performance.now();
-    let ended = false;
-    return {
-      end: (error) => {
-        if (ended) return;
-        ended = true;
-        series.ended((performance.now() - started) / 1000, error !== undefined);
-        if (error !== undefined)
-          span?.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
-        span?.end();
-      },
-    };
+    return new UpstreamCall(series, span);
   }
 
   private seriesFor(upstream: string, method: string): CallSeries {

@@ -15,7 +15,7 @@ import { asError, errorMessage } from '../util/guards.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 
 /** The kinds of messages on the shared channel. */
-export type MessageKind = 'change' | 'task' | 'keys' | 'session' | 'pins';
+export type MessageKind = 'change' | 'task' | 'keys' | 'session' | 'pins' | 'task-keys';
 
 interface Envelope {
   /** The sending node. */

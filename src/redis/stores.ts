@@ -15,7 +15,7 @@ import { RedisKeyring, type RedisKeyringOptions } from './keyring.js';
 import { RedisRequestStateStore } from './nonce-store.js';
 import { RedisPinStore } from './pin-store.js';
 import { RedisSessionStore, type RedisSessionStoreOptions } from './session-store.js';
-import { loadTaskIdKey } from './task-id-key.js';
+import { RedisTaskIdKeys, type RedisTaskIdKeysOptions } from './task-id-key.js';
 import { RedisTaskStore, type RedisTaskStoreOptions } from './task-store.js';
 
 export interface RedisStoresOptions {
@@ -30,6 +30,8 @@ export interface RedisStoresOptions {
   readonly events?: RedisEventStoreOptions;
   /** Legacy sessions' records (their lifetime after the last use). */
   readonly sessions?: RedisSessionStoreOptions;
+  /** A gateway's task id keys (how often each node re-reads them). */
+  readonly taskIdKeys?: RedisTaskIdKeysOptions;
   /** More ioredis options (TLS, timeouts...). */
   readonly redisOptions?: RedisOptions;
 }
@@ -49,8 +51,11 @@ export interface RedisStores {
   readonly taskStore: RedisTaskStore;
   /** A gateway's tool pins (`--lock`), shared by every node. */
   readonly pins: RedisPinStore;
-  /** The key binding a gateway's task ids to their callers, the same on every node (see task-id-key.ts). */
-  taskIdKey(): Promise<Uint8Array>;
+  /**
+   * The keys binding a gateway's task ids to their callers, the same on every node (see
+   * task-id-key.ts): read (or created) at the first call, kept up to date until `close()`.
+   */
+  taskIdKeys(): Promise<RedisTaskIdKeys>;
   /** Closes this node's connections (after the server and handler are closed). */
   close(): Promise<void>;
 }
@@ -72,6 +77,8 @@ export async function redisStores(options: RedisStoresOptions): Promise<RedisSto
     throw error;
   }
   const taskStore = new RedisTaskStore(connection, options.tasks);
+  // Made at the first call only: a deployment without a gateway keeps no such hash.
+  let taskIdKeys: Promise<RedisTaskIdKeys> | undefined;
   return {
     server: {
       changeBus: new RedisChangeBus(connection),
@@ -86,9 +93,23 @@ export async function redisStores(options: RedisStoresOptions): Promise<RedisSto
     keyring,
     taskStore,
     pins: new RedisPinStore(connection),
-    taskIdKey: () => loadTaskIdKey(connection),
+    taskIdKeys() {
+      taskIdKeys ??= (async () => {
+        const keys = new RedisTaskIdKeys(connection, options.taskIdKeys);
+        try {
+          await keys.load();
+        } catch (error) {
+          keys.close();
+          taskIdKeys = undefined;
+          throw error;
+        }
+        return keys;
+      })();
+      return taskIdKeys;
+    },
     async close() {
       keyring.close();
+      (await taskIdKeys?.catch(() => undefined))?.close();
       taskStore.close();
       connection.close();
     },

@@ -72,6 +72,39 @@ test('the HTTP floor rows read the relay column, with no goal and no verdict of 
   );
 });
 
+test('the stdio floor rows read the parse relay column, with no goal and no verdict of their own', () => {
+  const stdio = section(SECTIONS.stdio, ['direct', 'gateway', 'relay', 'parse relay'], 'direct');
+  const put = (metric: string, column: string, values: number[]) => {
+    for (const [run, v] of values.entries()) record(row(stdio, metric, 'x', 'higher'), column, run, v);
+  };
+  put('2026-07-28 64 in flight throughput', 'direct', [100, 100]);
+  put('2026-07-28 64 in flight throughput', 'parse relay', [70, 80]);
+  // The byte relay's figures are not the parse relay's.
+  put('2026-07-28 64 in flight throughput', 'relay', [95, 95]);
+  put('2026-07-28 64 in flight server CPU per call', 'parse relay', [11, 13]);
+  put('2026-07-28 64 in flight server CPU per call', 'relay', [4, 4]);
+  put('2026-07-28 seq latency p50', 'direct', [100, 100]);
+  put('2026-07-28 seq latency p50', 'parse relay', [180, 200]);
+  const table = renderGatewayTargets([stdio], 64);
+  assert.match(
+    line(table, 'stdio floor, 2026-07-28 client, 64 in flight: throughput, the parse relay / direct'),
+    /\| floor \| 0\.75x \[0\.70-0\.80\] \| - \|$/,
+  );
+  assert.match(
+    line(table, "stdio floor, 2026-07-28 client, 64 in flight: the parse relay's own CPU per call"),
+    /\| floor \| 12\.0 us \[11\.0-13\.0\] \| - \|$/,
+  );
+  assert.match(
+    line(table, 'stdio floor, 2026-07-28 client, one call at a time: p50, the parse relay / direct'),
+    /\| floor \| 1\.90x \[1\.80-2\.00\] \| - \|$/,
+  );
+  // Not measured for the other era: no figure, still no verdict.
+  assert.match(
+    line(table, 'stdio floor, legacy client, 64 in flight: throughput, the parse relay / direct'),
+    /\| floor \| - \| n\/a \|$/,
+  );
+});
+
 test('a run without gateway sections prints no targets table', () => {
   assert.equal(renderGatewayTargets([section('stdio: client + server', ['raw'], 'raw')], 64), '');
 });

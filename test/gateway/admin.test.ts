@@ -6,14 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ADMIN_TOKEN_HEADER } from '../../src/gateway/admin.js';
 import { toolDefinition, toolHash } from '../../src/gateway/pins.js';
-import { CLI_ENV } from '../cli/run-cli.js';
+import { CLI_ENV, runCli } from '../cli/run-cli.js';
+import { until } from '../helpers/wait.js';
 import { startGatewayCli, switchboardClient, textOf, UPSTREAM } from './helpers.js';
 
 const TOKEN = randomBytes(32).toString('base64url');
@@ -23,6 +24,8 @@ const OLD = { name: 'whoami', description: 'The old wording', inputSchema: { typ
 
 interface Node {
   readonly url: string;
+  /** The directory of its config (a relative audit file is there). */
+  readonly dir: string;
   readonly lock: string;
   readonly stderr: () => string;
   stop(): Promise<unknown>;
@@ -54,7 +57,7 @@ async function startGateway(gateway: Record<string, unknown>): Promise<Node> {
     { ...CLI_ENV, ADMIN_TOKEN: TOKEN, ALICE_KEY: ALICE, BOB_KEY: BOB },
     ['--port', '0', '--lock', lock],
   );
-  return { url: node.url, lock, stderr: node.stderr, stop: node.stop };
+  return { url: node.url, dir, lock, stderr: node.stderr, stop: node.stop };
 }
 
 /** A request with exactly these headers (fetch would not send a forged Host). */
@@ -200,6 +203,7 @@ describe('the admin endpoint with gateway.auth', () => {
     node = await startGateway({
       auth: { apiKeys: { alice: '${ALICE_KEY}', bob: '${BOB_KEY}' } },
       admin: { principals: ['alice'] },
+      audit: { file: 'audit.jsonl' },
     });
   });
   after(() => node?.stop());
@@ -232,6 +236,22 @@ describe('the admin endpoint with gateway.auth', () => {
     });
     assert.equal(approved.status, 200);
     assert.match(node.stderr(), /"message":"admin: approved","principal":"alice"/);
+    // Each of those requests is a line of the audit chain, written within a turn of the event loop.
+    const file = join(node.dir, 'audit.jsonl');
+    const admins = () =>
+      (existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n') : [])
+        .filter((line) => line.includes('"method":"GET /admin/') || line.includes('"method":"POST /admin/'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .map((r) => [r.method, r.principal, r.name, r.outcome]);
+    await until(() => admins().length >= 5, 'five admin lines in the audit log');
+    assert.deepEqual(admins(), [
+      ['GET /admin/pins', null, null, 'unauthenticated'],
+      ['GET /admin/pins', 'bob', null, 'denied'],
+      ['GET /admin/pins', 'alice', null, 'ok'],
+      ['POST /admin/pins/approve', 'bob', null, 'denied'],
+      ['POST /admin/pins/approve', 'alice', 'local__whoami', 'ok'],
+    ]);
+    assert.equal((await runCli(['gateway', 'audit', 'verify', file])).code, 0);
   });
 });
 

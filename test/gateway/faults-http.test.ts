@@ -6,7 +6,8 @@
  * or whose process dies; an upstream that
  * sends a response's headers and then nothing. What is checked each time: the calls in flight end
  * with an error naming the upstream (no hang), the gateway and the other upstreams and clients go
- * on, `/readyz` says the upstream is down and then up again, and the next call works.
+ * on, `/readyz` says the upstream is down and then up again, and the next call works. And the
+ * gateway's own health check: an upstream killed while no call runs is found down all the same.
  */
 import assert from 'node:assert/strict';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -37,11 +38,16 @@ interface HttpUpstream {
   kill(): Promise<void>;
 }
 
-async function startHttpUpstream(era: 'legacy' | 'modern', label: string, port = 0): Promise<HttpUpstream> {
+async function startHttpUpstream(
+  era: 'legacy' | 'modern',
+  label: string,
+  port = 0,
+  env: Record<string, string> = {},
+): Promise<HttpUpstream> {
   const child: ChildProcessWithoutNullStreams = spawnOwned(
     process.execPath,
     [HTTP_UPSTREAM, String(port), era],
-    { env: { ...process.env, UPSTREAM_LABEL: label } },
+    { env: { ...process.env, UPSTREAM_LABEL: label, ...env } },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const lines: string[] = [];
@@ -530,6 +536,67 @@ describe('gateway: the sessions a legacy upstream leases to 2026-07-28 calls', (
     await hold;
     assert.equal(whoami(await next).label, 'old');
     assert.ok((await started.readyz('old')).sessions <= 1, 'never more than the cap');
+    modern.assertClean();
+  });
+});
+
+describe('gateway: health checks of idle HTTP upstreams', () => {
+  test('a legacy and a 2026-07-28 upstream killed while no call runs: /readyz shows each failing, then up once it is back on the same port', async () => {
+    let old = await startHttpUpstream('legacy', 'old');
+    let fresh = await startHttpUpstream('modern', 'new');
+    closing.push(
+      () => old.kill(),
+      () => fresh.kill(),
+    );
+    // A short interval, so the check runs several times within the test.
+    const started = await healthServedGateway({
+      old: { url: old.url, healthCheckIntervalMs: 200 },
+      new: { url: fresh.url, healthCheckIntervalMs: 200 },
+    });
+    closing.push(() => started.close());
+    const modern = await switchboardClient(started.url, 'ida');
+    closing.push(() => modern.client.close());
+    const state = async (name: string) => (await started.readyz(name)).state;
+    for (const [name, other] of [
+      ['old', 'new'],
+      ['new', 'old'],
+    ] as const) {
+      const running = name === 'old' ? old : fresh;
+      const before = whoami(await modern.client.callTool(`${name}__whoami`));
+      assert.equal(before.label, name);
+      // Nothing runs on it when it dies: only the gateway's own check can tell.
+      await running.kill();
+      await until(async () => (await state(name)) !== 'up', `/readyz to show "${name}" down with no call`);
+      const down = await started.readyz(name);
+      assert.match(down.lastError ?? '', /127\.0\.0\.1/, JSON.stringify(down));
+      assert.equal(await state(other), 'up');
+      const again = await startHttpUpstream(name === 'old' ? 'legacy' : 'modern', name, running.port);
+      if (name === 'old') old = again;
+      else fresh = again;
+      await until(async () => (await state(name)) === 'up', `/readyz to show "${name}" up again`);
+      await until(
+        async () => (await modern.client.listTools()).tools.some((tool) => tool.name === `${name}__whoami`),
+        `the tools of "${name}" listed again`,
+      );
+      assert.notEqual(whoami(await modern.client.callTool(`${name}__whoami`)).pid, before.pid);
+    }
+    modern.assertClean();
+  });
+
+  test('an upstream that answers ping with method-not-found (-32601) is up: pinged again and again, never restarted', async () => {
+    const old = await startHttpUpstream('legacy', 'old', 0, { UPSTREAM_NO_PING: '1' });
+    closing.push(() => old.kill());
+    const started = await healthServedGateway({ old: { url: old.url, healthCheckIntervalMs: 200 } });
+    closing.push(() => started.close());
+    // Three pings: had the first counted as a failure, the upstream would have been reconnected
+    // (restarts) before the next could be sent.
+    await old.line(/^ping /, 3);
+    const health = await started.readyz('old');
+    assert.equal(health.state, 'up', JSON.stringify(health));
+    assert.equal(health.restarts, 0, JSON.stringify(health));
+    const modern = await switchboardClient(started.url, 'ned');
+    closing.push(() => modern.client.close());
+    assert.equal(whoami(await modern.client.callTool('old__whoami')).label, 'old');
     modern.assertClean();
   });
 });

@@ -5,10 +5,12 @@
  * and when one node is killed mid-run the other serves what comes next. The 2026-07-28 tasks
  * extension passed through: a task an HTTP upstream runs is created through one node and polled,
  * answered (`tasks/update`), cancelled and followed to its end through whichever node round-robin
- * picks (its id names its upstream); bound to its caller by a tag under the key both nodes read
+ * picks (its id names its upstream); bound to its caller by a tag under the keys both nodes read
  * from Redis, it is found by alice through either node and unknown to bob on both; a local (stdio) server's task lives in one node's child:
  * through round-robin the other node answers it as unknown, saying why, and through a balancer
- * sticky on the caller's credentials it works throughout.
+ * sticky on the caller's credentials it works throughout. When Redis loses the keys of the task
+ * ids while the nodes run (FLUSHALL, standing for a restart without persistence), a task made
+ * before is still its caller's through every node, one started since too, with no node restarted.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -293,7 +295,9 @@ describe('gateway.redis: 2026-07-28 tasks through any node', () => {
       assert.equal((await onB.refresh()).status, 'working');
       const key = new Redis(redis.url);
       try {
-        assert.match((await key.get('switchboard:gateway:task-key')) ?? '', /^[A-Za-z0-9_-]{43}$/);
+        const stored = await key.hvals('switchboard:gateway:task-keys');
+        assert.equal(stored.length, 1, 'one key, made by the first node, read by the other');
+        assert.match(stored[0]!, /"secret":"[A-Za-z0-9_-]{43}"/);
       } finally {
         key.disconnect();
       }
@@ -349,6 +353,93 @@ describe('gateway.redis: 2026-07-28 tasks through any node', () => {
     } finally {
       await spread.close();
       await stuck.close();
+    }
+  });
+});
+
+describe('gateway.redis: Redis loses the task id keys while the nodes run', () => {
+  let redis: LocalRedis;
+  let upstream: Awaited<ReturnType<typeof taskUpstream>>;
+  let config: string;
+  const nodes: GatewayNode[] = [];
+  // Internal: each node re-reads the keys every 100 ms instead of every minute.
+  const start = () =>
+    startGatewayNode(config, { ...KEYS, SWITCHBOARD_TEST_TASK_KEY_REFRESH_MS: '100' }).then((node) => {
+      nodes.push(node);
+      return node;
+    });
+  const nodeUrl = (node: GatewayNode) => `http://127.0.0.1:${node.port}/mcp`;
+
+  before(async () => {
+    redis = await startRedis();
+    upstream = await taskUpstream('a');
+    config = join(mkdtempSync(join(tmpdir(), 'gateway-cluster-task-keys-')), 'team.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: { a: { url: upstream.url } },
+        gateway: { auth: { apiKeys: { alice: '${ALICE_KEY}', bob: '${BOB_KEY}' } }, redis: redis.url },
+      }),
+    );
+  });
+  after(async () => {
+    await Promise.all(nodes.map((node) => node.kill('SIGTERM')));
+    await upstream?.close();
+    await redis?.stop();
+  });
+
+  test("after a FLUSHALL, alice's task made through A is found through A, B and a node C started since; C's ids are A's", async () => {
+    const [a, b] = [await start(), await start()];
+    const clients: Client[] = [];
+    const client = async (node: GatewayNode, key = ALICE) => {
+      const made = await connect(nodeUrl(node), key, 'auto', true);
+      clients.push(made);
+      return made;
+    };
+    try {
+      const aliceOnA = await client(a);
+      const made = await aliceOnA.callToolAsTask('a__wait', { gate: 'before' });
+      const taskId = made.taskId!;
+      // Redis restarted without persistence: the keys are gone while A and B run.
+      const raw = new Redis(redis.url);
+      try {
+        await raw.flushall();
+      } finally {
+        raw.disconnect();
+      }
+      const c = await start();
+      const aliceOnC = await client(c);
+      const found = (on: Client) =>
+        on
+          .task(taskId)
+          .refresh()
+          .then(
+            (task) => task.status === 'working',
+            () => false,
+          );
+      // C may have made a key of its own before A and B put theirs back: it takes theirs in then.
+      await until(() => found(aliceOnC), "alice's task through C");
+      assert.equal(await found(aliceOnA), true, 'through A');
+      assert.equal(await found(await client(b)), true, 'through B');
+      const bobOnC = await client(c, BOB);
+      const refused = await bobOnC
+        .task(taskId)
+        .refresh()
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      assert.ok(refused instanceof ProtocolError && /^Task not found/.test(refused.message), String(refused));
+
+      // An id C makes (under the newest key, whichever node made it) is read at once by A.
+      const onC = await aliceOnC.callToolAsTask('a__wait', { gate: 'after' });
+      assert.equal((await aliceOnA.task(onC.taskId!).refresh()).status, 'working');
+      upstream.open('before');
+      upstream.open('after');
+      assert.equal(textOf(await aliceOnC.task(taskId).result()), 'a released before');
+      assert.equal(textOf(await aliceOnA.task(onC.taskId!).result()), 'a released after');
+    } finally {
+      for (const made of clients) await made.close();
     }
   });
 });

@@ -7,12 +7,17 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '../../src/extensions/client.js';
 import type { Server } from '../../src/extensions/server.js';
+import { AuditLog } from '../../src/gateway/audit.js';
 import type { Gateway } from '../../src/gateway/gateway.js';
 import { nodeFetch } from '../../src/node/fetch.js';
 import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
+import { until } from '../helpers/wait.js';
 import { frontDoorOver, protocolFailure, upstreamServer } from './helpers.js';
 
 const ALICE = randomBytes(32).toString('base64url');
@@ -34,6 +39,15 @@ describe('gateway.access: what each caller is told unasked', () => {
   let gateway: Gateway;
   let started: Awaited<ReturnType<typeof frontDoorOver>>;
   let url: string;
+  const dir = mkdtempSync(join(tmpdir(), 'notices-audit-'));
+  const audit = new AuditLog({ file: join(dir, 'audit.jsonl'), maxBytes: 1 << 20 });
+
+  /** The audit lines written so far. */
+  const audited = async () => {
+    await audit.flush();
+    const text = existsSync(audit.file) ? readFileSync(audit.file, 'utf8').trimEnd() : '';
+    return text === '' ? [] : text.split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  };
 
   /** The URIs the gateway follows upstream, for every caller. */
   const followed = () =>
@@ -54,13 +68,15 @@ describe('gateway.access: what each caller is told unasked', () => {
         contents: [{ uri, text: uri }],
       }));
     });
-    started = await frontDoorOver(upstream.url, { alice: ALICE, bob: BOB }, ACCESS);
+    started = await frontDoorOver(upstream.url, { alice: ALICE, bob: BOB }, ACCESS, { audit });
     gateway = started.gateway;
     url = started.url;
   });
   after(async () => {
     await started?.close();
     await upstream?.close();
+    await audit.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   const connect = async (key: string, era: 'auto' | 'legacy') => {
@@ -97,6 +113,7 @@ describe('gateway.access: what each caller is told unasked', () => {
 
   for (const era of ['auto', 'legacy'] as const) {
     test(`listen (${era}): the acknowledgement leaves out a denied URI as an unserved one; nothing is followed for it`, async () => {
+      const before = (await audited()).length;
       const alice = await connect(ALICE, era);
       const bob = await connect(BOB, era);
       const follow = async (client: Client, uris: string[]) => {
@@ -120,6 +137,33 @@ describe('gateway.access: what each caller is told unasked', () => {
         assert.deepEqual(followed(), ['gateway://up/memo://other', 'gateway://up/memo://pub']);
         await a.subscription.close();
         await b.subscription.close();
+        // The audit says what each was refused (a legacy client subscribes URI by URI; a listen is
+        // recorded when it ends, so wait for both lines).
+        let lines: Array<Record<string, unknown>> = [];
+        const listens = () => lines.filter((r) => r.method === 'subscriptions/listen');
+        await until(async () => {
+          lines = (await audited()).slice(before);
+          return era !== 'auto' || listens().length >= 2;
+        }, 'both listens in the audit log');
+        const refused = (principal: string) =>
+          lines
+            .filter(
+              (r) => r.principal === principal && r.client === `notices-${era}` && r.outcome === 'denied',
+            )
+            .flatMap((r) => String(r.name).split(' '))
+            .sort();
+        if (era === 'auto')
+          assert.deepEqual(
+            listens()
+              .map((r) => [r.principal, r.outcome, r.upstream])
+              .sort(),
+            [
+              ['alice', 'denied', 'up'],
+              ['bob', 'denied', 'up'],
+            ],
+          );
+        assert.deepEqual(refused('alice'), ['gateway://up/memo://secret']);
+        assert.deepEqual(refused('bob'), ['gateway://up/memo://other', 'gateway://up/memo://sec']);
       } finally {
         await alice.close();
         await bob.close();

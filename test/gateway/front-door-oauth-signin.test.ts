@@ -8,7 +8,8 @@
  * - The project's CLI (`switchboard call` / `tools` meeting the 401), its browser `curl -sL` (with
  *   `--url-query login_hint=bob`, the user who signs in is bob).
  * - The official SDK v2 client with its own `OAuthClientProvider` (discovery, DCR, PKCE,
- *   `finishAuth`), both eras; a second principal is denied a tool.
+ *   `finishAuth`), both eras; a second principal is denied a tool; two more, whose tokens carry
+ *   `groups` and `roles` claims, get what the `group:` rules allow.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -71,7 +72,11 @@ describe('signing in to an auth.oauth gateway: the CLI and the official SDK v2 c
   };
 
   before(async () => {
-    as = await startDevAuthorizationServer({ scopes: ['mcp'] });
+    // What the directory says of two more people: carol is in the ops group, dave has the auditor role.
+    as = await startDevAuthorizationServer({
+      scopes: ['mcp'],
+      tokenClaims: { carol: { groups: ['ops'] }, dave: { roles: ['auditor'] } },
+    });
     as.provider.on('registration_create.success', (_ctx, client) => {
       seen.registered.push(String(client.clientName ?? client.clientId));
     });
@@ -97,6 +102,8 @@ describe('signing in to an auth.oauth gateway: the CLI and the official SDK v2 c
           access: [
             { principals: ['dev-user'], allow: ['local__*'], deny: ['local__crash'] },
             { principals: ['bob'], allow: ['local__whoami'] },
+            { principals: ['group:ops'], allow: ['local__whoami', 'local__touch'] },
+            { principals: ['group:auditor'], allow: ['local__whoami', 'local__greet'] },
           ],
           audit: { file: 'audit.jsonl' },
         },
@@ -282,6 +289,36 @@ describe('signing in to an auth.oauth gateway: the CLI and the official SDK v2 c
           assert.match(textOf(await client.callTool({ name: 'local__touch', arguments: {} })), /^touched$/);
           assert.equal(decodeJwt(provider.tokens()!.access_token).sub, 'dev-user');
           assert.equal((await callOf(`sdk-v2-${mode}`, 'local__touch')).principal, 'dev-user');
+        } finally {
+          await client.close();
+        }
+      });
+    }
+
+    // A `group:` rule matches the token's `groups` and `roles` claims, as the authorization server issued them.
+    for (const [who, claim, allowed, prompts] of [
+      ['carol', 'groups', ['local__touch', 'local__whoami'], []],
+      ['dave', 'roles', ['local__whoami'], ['local__greet']],
+    ] as const) {
+      test(`${who}, signed in with ${claim} in the token, gets what the group: rule allows`, async () => {
+        const provider = new MemoryProvider(`sdk-v2-${who}`);
+        const client = await signIn(provider, 'auto', who);
+        try {
+          const claims = decodeJwt(provider.tokens()!.access_token);
+          assert.equal(claims.sub, who);
+          assert.ok(Array.isArray(claims[claim]), `the token carries ${claim}`);
+          const names = (await client.listTools()).tools.map((t) => t.name).sort();
+          assert.deepEqual(names, [...allowed]);
+          assert.deepEqual(
+            (await client.listPrompts()).prompts.map((p) => p.name),
+            [...prompts],
+          );
+          const call = await client.callTool({ name: allowed[0], arguments: {} });
+          assert.notEqual(call.isError, true, JSON.stringify(call));
+          const denied = await errorOf(client.callTool({ name: 'local__crash', arguments: {} }));
+          assert.match(denied, /local__crash/);
+          assert.equal((await callOf(`sdk-v2-${who}`, allowed[0])).principal, who);
+          assert.equal((await callOf(`sdk-v2-${who}`, 'local__crash')).outcome, 'denied');
         } finally {
           await client.close();
         }

@@ -10,7 +10,7 @@ import { Server } from '../../src/extensions/server.js';
 import { type GatewayConfig, parseGatewayConfig } from '../../src/gateway/config.js';
 import { frontDoor } from '../../src/gateway/front-door.js';
 import { Gateway } from '../../src/gateway/gateway.js';
-import { guard } from '../../src/gateway/guard.js';
+import { type GuardOptions, guard } from '../../src/gateway/guard.js';
 import { withHealthEndpoints } from '../../src/gateway/health-endpoints.js';
 import type { UpstreamHealth } from '../../src/gateway/upstream.js';
 import { nodeFetch } from '../../src/node/fetch.js';
@@ -249,6 +249,7 @@ export async function frontDoorOver(
   url: string,
   keys: { alice: string; bob: string },
   access: readonly unknown[],
+  options: GuardOptions = {},
 ): Promise<{ gateway: Gateway; url: string; close(): Promise<void> }> {
   const loaded = parseGatewayConfig(
     'front-door.json',
@@ -260,7 +261,7 @@ export async function frontDoorOver(
   );
   assert.ok(loaded.ok, loaded.ok ? '' : JSON.stringify(loaded.problems));
   const { config } = loaded;
-  const gateway = new Gateway(config, { guard: (server) => guard(server, config, {}) });
+  const gateway = new Gateway(config, { guard: (server) => guard(server, config, options) });
   await gateway.start();
   const http = await serve(createHttpHandler(gateway.server, { auth: frontDoor(config.security.auth!) }), {
     port: 0,

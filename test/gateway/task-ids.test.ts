@@ -147,3 +147,82 @@ test('an id naming no known upstream, or without a tag, is not one the gateway m
   const ids = new TaskIds(key(), '__');
   assert.equal(await ids.read('files__9f2c', '', known), undefined);
 });
+
+/** A keyring of `secrets`, newest first, as the gateway's Redis keyring hands them over. */
+const ring = (secrets: readonly Uint8Array[]) => ({ keys: () => secrets });
+
+test('with a key list: an id made under any key in it is read back; under a key outside it, never', async () => {
+  const known = (n: string) => n === 'files';
+  await fc.assert(
+    fc.asyncProperty(
+      fc.integer({ min: 1, max: 4 }),
+      fc.nat(),
+      fc.string(),
+      fc.string({ minLength: 1 }),
+      async (size, pick, principal, id) => {
+        const secrets = Array.from({ length: size }, key);
+        const reader = new TaskIds(ring(secrets), '__');
+        const parts = { upstream: 'files', id };
+        // Made by a node whose newest key is any one of the list (another node, or this one before).
+        const maker = new TaskIds(secrets[pick % size]!, '__');
+        assert.deepEqual(await reader.read(await maker.show(principal, parts), principal, known), parts);
+        const outsider = new TaskIds(ring([key(), ...secrets]), '__');
+        assert.equal(await reader.read(await outsider.show(principal, parts), principal, known), undefined);
+      },
+    ),
+  );
+});
+
+test('with a key list: ids are made under the newest (first) key', async () => {
+  const known = (n: string) => n === 'files';
+  await fc.assert(
+    fc.asyncProperty(fc.integer({ min: 2, max: 4 }), fc.string({ minLength: 1 }), async (size, id) => {
+      const secrets = Array.from({ length: size }, key);
+      const shown = await new TaskIds(ring(secrets), '__').show('alice', { upstream: 'files', id });
+      assert.deepEqual(await new TaskIds(secrets[0]!, '__').read(shown, 'alice', known), {
+        upstream: 'files',
+        id,
+      });
+      for (const older of secrets.slice(1)) {
+        assert.equal(await new TaskIds(older, '__').read(shown, 'alice', known), undefined);
+      }
+    }),
+  );
+});
+
+test('an id no key reads: the keyring is asked to read its keys again, and the id tried once more', async () => {
+  const known = (n: string) => n === 'files';
+  const mine = key();
+  const theirs = key();
+  let secrets = [mine];
+  let misses = 0;
+  const reader = new TaskIds(
+    {
+      keys: () => secrets,
+      missed: async () => {
+        misses++;
+        // What another node holds arrives with this read.
+        secrets = [theirs, mine];
+        return true;
+      },
+    },
+    '__',
+  );
+  const parts = { upstream: 'files', id: 't1' };
+  assert.deepEqual(
+    await reader.read(await new TaskIds(mine, '__').show('alice', parts), 'alice', known),
+    parts,
+  );
+  assert.equal(misses, 0, 'an id a held key reads asks for nothing');
+  assert.deepEqual(
+    await reader.read(await new TaskIds(theirs, '__').show('alice', parts), 'alice', known),
+    parts,
+  );
+  assert.equal(misses, 1);
+  // Another caller's id stays unknown, keys read again or not.
+  assert.equal(
+    await reader.read(await new TaskIds(theirs, '__').show('bob', parts), 'alice', known),
+    undefined,
+  );
+  assert.equal(misses, 2);
+});
