@@ -21,7 +21,6 @@
  * Anyone who can read this Redis can read the keys and so make task ids for any caller: keep Redis
  * private to the cluster.
  */
-import type { TaskIdKeyring } from '../gateway/task-ids.js';
 import { base64UrlToBytes, bytesToBase64Url } from '../util/base64.js';
 import type { RedisConnection } from './connection.js';
 
@@ -61,7 +60,11 @@ interface Held {
   readonly secret: Uint8Array;
 }
 
-export class RedisTaskIdKeys implements TaskIdKeyring {
+/**
+ * The gateway's `TaskIdKeyring` (gateway/task-ids.ts) kept in Redis: it has that shape, and is
+ * not declared to implement it, as redis/ sits below gateway/ in the layers.
+ */
+export class RedisTaskIdKeys {
   /** Newest first. */
   #held: readonly Held[] = [];
   #secrets: readonly Uint8Array[] = [];
