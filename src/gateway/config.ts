@@ -39,6 +39,11 @@ interface UpstreamCommon {
    * handshake); past it the attempt fails, the upstream is reported failing and tried again later.
    */
   readonly connectTimeoutMs: number;
+  /**
+   * How often the gateway pings its own session with the upstream when no call was started to it
+   * since the last time (a server gone away while idle would otherwise look up); `0`: never.
+   */
+  readonly healthCheckIntervalMs: number;
   /** Most sessions open with it for legacy downstream clients at once (stdio: one process each). */
   readonly maxSessions: number;
   /** Connect at start-up (`eager`) or at the first request that needs it (`lazy`). */
@@ -80,6 +85,8 @@ export interface GatewayOptions {
   readonly timeoutMs: number;
   /** The servers' default `connectTimeoutMs`. */
   readonly connectTimeoutMs: number;
+  /** The servers' default `healthCheckIntervalMs`. */
+  readonly healthCheckIntervalMs: number;
   /** The servers' default `maxSessions`. */
   readonly maxSessionsPerUpstream: number;
   /**
@@ -106,6 +113,7 @@ export const DEFAULT_OPTIONS: GatewayOptions = Object.freeze({
   collisions: 'rename',
   timeoutMs: 60_000,
   connectTimeoutMs: 10_000,
+  healthCheckIntervalMs: 30_000,
   maxSessionsPerUpstream: 32,
   upstreamSessionIdleMs: 5 * 60_000,
   startup: 'eager',
@@ -165,6 +173,7 @@ const SERVER_KEYS = new Set([
   'exclude',
   'timeoutMs',
   'connectTimeoutMs',
+  'healthCheckIntervalMs',
   'maxSessions',
   'startup',
   'disabled',
@@ -190,6 +199,7 @@ const OPTION_KEYS = new Set([
   'collisions',
   'timeoutMs',
   'connectTimeoutMs',
+  'healthCheckIntervalMs',
   'maxSessionsPerUpstream',
   'upstreamSessionIdleMs',
   'startup',
@@ -375,6 +385,9 @@ class ConfigReader {
     const connectTimeoutMs =
       this.integer(member(node, 'connectTimeoutMs'), 'connectTimeoutMs', 1, 86_400_000) ??
       DEFAULT_OPTIONS.connectTimeoutMs;
+    const healthCheckIntervalMs =
+      this.interval(member(node, 'healthCheckIntervalMs'), 'healthCheckIntervalMs') ??
+      DEFAULT_OPTIONS.healthCheckIntervalMs;
     const startup =
       this.oneOf(member(node, 'startup'), 'startup', ['eager', 'lazy']) ?? DEFAULT_OPTIONS.startup;
     const maxSessionsPerUpstream =
@@ -394,6 +407,7 @@ class ConfigReader {
       collisions,
       timeoutMs,
       connectTimeoutMs,
+      healthCheckIntervalMs,
       maxSessionsPerUpstream,
       upstreamSessionIdleMs,
       startup,
@@ -420,6 +434,9 @@ class ConfigReader {
       connectTimeoutMs:
         this.integer(member(node, 'connectTimeoutMs'), 'connectTimeoutMs', 1, 86_400_000) ??
         options.connectTimeoutMs,
+      healthCheckIntervalMs:
+        this.interval(member(node, 'healthCheckIntervalMs'), 'healthCheckIntervalMs') ??
+        options.healthCheckIntervalMs,
       maxSessions:
         this.integer(member(node, 'maxSessions'), 'maxSessions', 1, 10_000) ?? options.maxSessionsPerUpstream,
       startup: this.oneOf(member(node, 'startup'), 'startup', ['eager', 'lazy']) ?? options.startup,
@@ -646,6 +663,25 @@ class ConfigReader {
       this.source.reportAt(
         node,
         `"${key}" must be a whole number from ${min} to ${max}.`,
+        node.type === 'string' && /^\d+$/.test(value) ? `Remove the quotes: ${value}.` : undefined,
+      );
+      return undefined;
+    }
+    return value as number;
+  }
+
+  /**
+   * A period in milliseconds that `0` turns off: `0`, or 100 ms to a day (a shorter one would ping
+   * a server more often than any of its calls could tell anything new).
+   */
+  private interval(node: Node | undefined, key: string): number | undefined {
+    if (node === undefined) return undefined;
+    const value = node.value;
+    if (node.type === 'number' && value === 0) return 0;
+    if (node.type !== 'number' || !Number.isInteger(value) || value < 100 || value > 86_400_000) {
+      this.source.reportAt(
+        node,
+        `"${key}" must be 0 (off) or a whole number from 100 to 86400000.`,
         node.type === 'string' && /^\d+$/.test(value) ? `Remove the quotes: ${value}.` : undefined,
       );
       return undefined;

@@ -124,8 +124,10 @@ const RESERVED_META = 'io.modelcontextprotocol/';
 function passDown<T>(result: T): T {
   const record = result as Record<string, unknown>;
   if (record === null || typeof record !== 'object') return result;
-  // `complete` is the gateway's to say; an extension's (tasks: `task`) is passed on.
-  if (record.resultType === 'complete' || record.resultType === 'input_required') delete record.resultType;
+  // `_meta` before `resultType`: a 2026-07-28 answer ends `"resultType":...,"_meta":{...}}`, and
+  // deleting an object's last property undoes it (the object keeps its fast shape), where deleting
+  // any other turns it into a dictionary, which every later read and the downstream serialization
+  // pay for (measured in docs/benchmarks.md, "The gateway hop").
   const meta = record._meta as Record<string, unknown> | undefined;
   if (meta !== undefined && meta !== null && typeof meta === 'object') {
     let left = 0;
@@ -135,6 +137,8 @@ function passDown<T>(result: T): T {
     }
     if (left === 0) delete record._meta;
   }
+  // `complete` is the gateway's to say; an extension's (tasks: `task`) is passed on.
+  if (record.resultType === 'complete' || record.resultType === 'input_required') delete record.resultType;
   return result;
 }
 
@@ -203,6 +207,15 @@ function failedTool(upstream: Upstream, error: unknown): Promise<CallToolResult>
   } catch (thrown) {
     return Promise.reject(thrown);
   }
+}
+
+/**
+ * An upstream call that failed before it was sent (no session): recorded, and thrown on. A function
+ * of its own rather than a closure made on every call, for the few calls that need it.
+ */
+function failedBefore(record: UpstreamCallRecord, error: unknown): never {
+  record.end(error);
+  throw error;
 }
 
 /** The requests about one task, by its id (`tasks/list` is answered apart). */
@@ -487,8 +500,12 @@ export class Forwarding {
     const first = this.forwardOnce(upstream, method, ctx, send);
     if (!SAFE_TO_REPEAT.has(method)) return first;
     // A read whose session died under it goes again, once, on a new session (a tool call never does).
+    // A Streamable HTTP session does not die under a call: a stream that broke is a failed exchange
+    // (never sent again, see `failedAt`), and a session closed under a call is the gateway's own,
+    // closed because the upstream stopped answering (`Upstream.suspect`): the call fails naming it.
     return first.catch((error: unknown) => {
-      if (!lostConnection(error) || ctx.link.finished) throw lostUnder(upstream, error);
+      if (!lostConnection(error) || ctx.link.finished || upstream.config.transport === 'http')
+        throw lostUnder(upstream, error);
       this.logger.warn(`gateway: ${method} on "${upstream.name}" lost its connection; trying once more`);
       return this.forwardOnce(upstream, method, ctx, send).catch((again: unknown) => {
         throw lostUnder(upstream, again);
@@ -498,25 +515,22 @@ export class Forwarding {
 
   private forwardOnce<T>(upstream: Upstream, method: string, ctx: RequestContext, send: Send<T>): Promise<T> {
     const record = this.telemetry.upstreamCall(upstream.name, method, ctx);
-    const failed = (error: unknown): never => {
-      record.end(error);
-      throw error;
-    };
     const id = ctx.link.legacy?.session.id;
     if (id !== undefined) {
       const open = this.sessions.get(id)?.get(upstream.name)?.open;
       if (open) return this.run(upstream, open, ctx, send, record);
       return this.sessionFor(upstream, ctx, id).then(
         (session) => this.run(upstream, session, ctx, send, record),
-        failed,
+        (error: unknown) => failedBefore(record, error),
       );
     }
     const catalog = upstream.openCatalog();
     if (catalog) return this.onCatalog(upstream, catalog, method, ctx, send, record);
     // The catalog is (re)connecting: the session it comes to decides, as when it is open.
-    return upstream
-      .catalog()
-      .then((session) => this.onCatalog(upstream, session, method, ctx, send, record), failed);
+    return upstream.catalog().then(
+      (session) => this.onCatalog(upstream, session, method, ctx, send, record),
+      (error: unknown) => failedBefore(record, error),
+    );
   }
 
   /** A 2026-07-28 request, once the catalog session (and so the upstream's era) is known. */
@@ -547,10 +561,7 @@ export class Forwarding {
         );
         return done;
       },
-      (error: unknown) => {
-        record.end(error);
-        throw error;
-      },
+      (error: unknown) => failedBefore(record, error),
     );
   }
 

@@ -180,6 +180,23 @@ function cancellationOf(ctx: RequestContext): Cancellable {
 }
 
 /**
+ * The calls to one upstream, over all its sessions, as its health check reads them: whether one
+ * began since the last tick, and how many run now. Two field writes per call, no clock read.
+ */
+export class CallActivity {
+  /** A call began since the last {@link idle} check. */
+  started = false;
+  inFlight = 0;
+
+  /** Whether no call began since the last check and none runs now (and starts the next period). */
+  idle(): boolean {
+    const idle = !this.started && this.inFlight === 0;
+    this.started = false;
+    return idle;
+  }
+}
+
+/**
  * Which downstream request a server→client message on an upstream session belongs to. A session of
  * one downstream client gives it to that client's latest call (any of them reaches the right
  * person). The shared catalog session serves requests of many clients, so it routes only when
@@ -192,18 +209,26 @@ export class CallRouter {
   /** Sweeps in a row that found the session without calls. */
   private idleSweeps = 0;
 
-  constructor(readonly shared: boolean) {}
+  constructor(
+    readonly shared: boolean,
+    /** The upstream's calls over all its sessions (see {@link Upstream} health checks). */
+    private readonly activity?: CallActivity,
+  ) {}
 
   begin(ctx: RequestContext): ForwardedCall {
     // A 2026-07-28 request's upstream call stops when the request needs input first (see `ask`).
     const call = new ForwardedCall(ctx, this.shared || ctx.era === 'modern');
     this.used = true;
     this.calls.add(call);
+    if (this.activity) {
+      this.activity.started = true;
+      this.activity.inFlight++;
+    }
     return call;
   }
 
   end(call: ForwardedCall): void {
-    this.calls.delete(call);
+    if (this.calls.delete(call) && this.activity) this.activity.inFlight--;
   }
 
   /**
@@ -279,8 +304,12 @@ export class Upstream {
   private clientSessions = 0;
   /** A first connection was tried (see {@link started}). */
   private tried = false;
-  /** The catalog session is being pinged after a failed exchange (see {@link suspect}). */
+  /** The catalog session is being pinged (a failed exchange, or the health check: see {@link suspect}). */
   private probing = false;
+  /** The calls to it over all its sessions, which the health check reads (see {@link checkHealth}). */
+  private readonly activity = new CallActivity();
+  /** Ticks every `healthCheckIntervalMs` while it is up (see {@link checkHealth}). */
+  private healthTimer: ReturnType<typeof setInterval> | undefined;
   /** How the HTTP channel names this upstream in its errors (`data.url`): its origin and a slash. */
   private readonly origin: string | undefined;
 
@@ -378,7 +407,7 @@ export class Upstream {
     onClosed: () => void,
   ): Promise<UpstreamSession> {
     if (this.stopped || this.state === 'failing' || this.state === 'circuit-open') throw this.unavailable();
-    const router = new CallRouter(false);
+    const router = new CallRouter(false, this.activity);
     // Every log message comes to the gateway, which passes on what the client's level lets through.
     const client = this.client(router, capabilities, 'debug');
     await this.connect(client, onClosed);
@@ -424,28 +453,72 @@ export class Upstream {
   }
 
   /**
-   * A call's HTTP exchange failed (see {@link failedExchange}): the catalog session is pinged, once
-   * at a time. An upstream that does not answer is failing, as when its catalog session dies:
-   * `/readyz` says so, calls fail at once naming it, and it is reconnected with a backoff (its
-   * downstream clients' own sessions stay, reopened by the channel when the upstream forgot them).
-   * An HTTP connection is no process: only a failed exchange tells the gateway it went away.
+   * A call's HTTP exchange failed (see {@link failedExchange}), or the health check found the
+   * upstream idle (see {@link checkHealth}): the catalog session is pinged, once at a time. An
+   * upstream that does not answer is failing, as when its catalog session dies: `/readyz` says so,
+   * calls fail at once naming it, and it is reconnected with a backoff (its downstream clients' own
+   * sessions stay, reopened by the channel when the upstream forgot them). A 2026-07-28 session is
+   * asked `server/discover` instead, which that revision's servers must answer (it has no `ping`).
+   * A ping answered with method-not-found is answered: the server is there, it only does not
+   * implement `ping` (some do not).
    */
   suspect(): void {
     const client = this.catalogClient;
     if (this.probing || this.state !== 'up' || this.stopped || client === undefined) return;
     this.probing = true;
-    client
-      .ping({ timeoutMs: this.config.connectTimeoutMs })
+    const { connectTimeoutMs } = this.config;
+    const method = client.era === 'modern' ? 'server/discover' : 'ping';
+    const probe =
+      method === 'ping'
+        ? client.ping({ timeoutMs: connectTimeoutMs })
+        : client.request(method, {}, { timeoutMs: connectTimeoutMs });
+    probe
       .catch((error: unknown) => {
+        if (error instanceof ProtocolError && error.code === ErrorCode.MethodNotFound) return;
         if (this.catalogClient !== client || this.state !== 'up') return;
         this.catalogClient = undefined;
         this.catalogOpen = undefined;
-        this.failed(error);
+        // The limit in play is the connect time, not a call's timeoutMs: say so.
+        this.failed(
+          error instanceof SwitchboardError && error.code === 'TIMEOUT'
+            ? new Error(
+                `it did not answer ${method} within ${connectTimeoutMs} ms (connectTimeoutMs); it may be hung or overloaded`,
+              )
+            : error,
+        );
         void client.close();
       })
       .finally(() => {
         this.probing = false;
       });
+  }
+
+  /**
+   * One tick of the health check: an upstream that had no call started since the last tick, and
+   * none running, is pinged (see {@link suspect}). An HTTP connection is no process the gateway can
+   * watch, and a stdio server may hang without exiting: without this, only a failed call would
+   * tell. A call that ran tells as much itself (a failed exchange is suspected, a hang times out),
+   * and pinging under a running call could time out behind it on a server that serves one request
+   * at a time.
+   */
+  private checkHealth(): void {
+    if (this.activity.idle()) this.suspect();
+  }
+
+  /** The health check runs while the catalog session is up; never keeps the process alive. */
+  private startHealthChecks(): void {
+    this.stopHealthChecks();
+    const every = this.config.healthCheckIntervalMs;
+    if (every === 0 || this.stopped) return;
+    // A period starts now: a call before the upstream came up says nothing about this session.
+    this.activity.started = false;
+    this.healthTimer = setInterval(() => this.checkHealth(), every);
+    this.healthTimer.unref?.();
+  }
+
+  private stopHealthChecks(): void {
+    clearInterval(this.healthTimer);
+    this.healthTimer = undefined;
   }
 
   /** Closes every session (stdio servers get stdin → SIGTERM → SIGKILL) and stops reconnecting. */
@@ -454,6 +527,7 @@ export class Upstream {
     this.leases.close(() => this.unavailable());
     this.state = 'stopped';
     clearTimeout(this.retryTimer);
+    this.stopHealthChecks();
     await Promise.allSettled([...this.open].map((client) => client.close()));
   }
 
@@ -467,15 +541,17 @@ export class Upstream {
 
   private async connectCatalog(): Promise<UpstreamSession> {
     this.state = 'starting';
-    const router = new CallRouter(true);
+    const router = new CallRouter(true, this.activity);
     // The catalog answers for any client: it declares every kind of input and routes each question.
     const client = this.client(router, EVERY_INPUT);
     try {
-      await this.connect(client, () => {
+      await this.connect(client, (why) => {
         if (this.catalogClient !== client) return;
         this.catalogClient = undefined;
         this.catalogOpen = undefined;
-        this.failed(new Error('the connection closed'));
+        // The channel's own account (an HTTP+SSE stream that ended, a process that exited with its
+        // stderr) is what `/readyz` shows until the reconnect says more.
+        this.failed(why ?? new Error('the connection closed'));
       });
     } catch (error) {
       this.tried = true;
@@ -491,6 +567,7 @@ export class Upstream {
     this.state = 'up';
     this.failures = 0;
     this.lastError = undefined;
+    this.startHealthChecks();
     this.hooks.catalogChanged(this);
     return { client, router };
   }
@@ -498,6 +575,8 @@ export class Upstream {
   /** The catalog failed: report it, and try again after a backoff that doubles up to 30 s. */
   private failed(error: unknown): void {
     this.catalogSession = undefined;
+    // Reconnecting is its own check: the next session starts the ticks again once up.
+    this.stopHealthChecks();
     if (this.stopped) return;
     this.failures++;
     this.lastError = failureText(error);
@@ -601,7 +680,8 @@ export class Upstream {
     return client;
   }
 
-  private async connect(client: Client, onClosed: () => void): Promise<void> {
+  /** `onClosed` is told why the session ended when its channel says (undefined: closed by the gateway, or no reason). */
+  private async connect(client: Client, onClosed: (why?: Error) => void): Promise<void> {
     let last: Channel | undefined;
     let connected = false;
     this.open.add(client);
@@ -618,11 +698,11 @@ export class Upstream {
       last = channel;
       return new CloseWatch(
         channel,
-        (unexpected) => {
+        (unexpected, why) => {
           if (!connected || last !== channel) return;
           this.open.delete(client);
           if (unexpected && !this.stopped) this.lost();
-          onClosed();
+          onClosed(unexpected ? why : undefined);
         },
         () => {
           if (connected && last === channel) this.reopened(client);
@@ -716,8 +796,9 @@ const UNSENT_SAMPLE: CreateMessageResult = {
 
 /**
  * A channel that also tells `onClosed` when it closes, for whatever reason (`unexpected` when it
- * closed on its own rather than by `close()`: a server that exited, a connection that dropped), and
- * `onRenewed` when it replaced its session with the server by a new one.
+ * closed on its own rather than by `close()`: a server that exited, a connection that dropped, with
+ * the channel's error if it gave one), and `onRenewed` when it replaced its session with the server
+ * by a new one.
  */
 export class CloseWatch extends ChannelDecorator {
   #told = false;
@@ -725,7 +806,7 @@ export class CloseWatch extends ChannelDecorator {
 
   constructor(
     inner: Channel,
-    private readonly onClosed: (unexpected: boolean) => void,
+    private readonly onClosed: (unexpected: boolean, error?: Error) => void,
     private readonly onRenewed: () => void = () => {},
   ) {
     super(inner);
@@ -737,7 +818,7 @@ export class CloseWatch extends ChannelDecorator {
   }
 
   protected override closed(error: Error | undefined, sink: ChannelSink): void {
-    this.tell();
+    this.tell(error);
     super.closed(error, sink);
   }
 
@@ -746,9 +827,9 @@ export class CloseWatch extends ChannelDecorator {
     super.renewed(sink);
   }
 
-  private tell(): void {
+  private tell(error?: Error): void {
     if (this.#told) return;
     this.#told = true;
-    this.onClosed(!this.#closing);
+    this.onClosed(!this.#closing, error);
   }
 }

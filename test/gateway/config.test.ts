@@ -48,6 +48,7 @@ describe('gateway config', () => {
       collisions: 'skip',
       timeoutMs: 60_000,
       connectTimeoutMs: 10_000,
+      healthCheckIntervalMs: 30_000,
       maxSessionsPerUpstream: 32,
       upstreamSessionIdleMs: 300_000,
       startup: 'eager',
@@ -70,6 +71,67 @@ describe('gateway config', () => {
     assert.equal(files.connectTimeoutMs, 10_000);
     assert.ok(old?.transport === 'sse');
     assert.equal(old.startup, 'lazy');
+  });
+
+  test("healthCheckIntervalMs: 30 s by default, the gateway-wide one, a server's own, 0 for off; out of range refused where it is", () => {
+    const read = (text: string) => ok(parseGatewayConfig('mcp.json', text, { env: ENV }));
+    const plain = read(
+      '{ "mcpServers": { "a": { "command": "x" }, "b": { "url": "http://127.0.0.1:1/mcp" } } }',
+    );
+    assert.equal(plain.options.healthCheckIntervalMs, 30_000);
+    assert.deepEqual(
+      plain.upstreams.map((u) => u.healthCheckIntervalMs),
+      [30_000, 30_000],
+    );
+    const set = read(`{
+  "mcpServers": {
+    "a": { "command": "x" },
+    "b": { "url": "http://127.0.0.1:1/mcp", "healthCheckIntervalMs": 0 },
+    "c": { "type": "sse", "url": "http://127.0.0.1:1/sse", "healthCheckIntervalMs": 100 },
+    "d": { "url": "http://127.0.0.1:1/mcp", "healthCheckIntervalMs": 86400000 }
+  },
+  "gateway": { "healthCheckIntervalMs": 5000 }
+}`);
+    assert.equal(set.options.healthCheckIntervalMs, 5000);
+    assert.deepEqual(
+      set.upstreams.map((u) => [u.name, u.healthCheckIntervalMs]),
+      [
+        ['a', 5000],
+        ['b', 0],
+        ['c', 100],
+        ['d', 86_400_000],
+      ],
+    );
+    assert.equal(
+      read('{ "mcpServers": { "a": { "command": "x" } }, "gateway": { "healthCheckIntervalMs": 0 } }')
+        .upstreams[0]?.healthCheckIntervalMs,
+      0,
+    );
+    const range = '"healthCheckIntervalMs" must be 0 (off) or a whole number from 100 to 86400000.';
+    assert.deepEqual(
+      problems(`{
+  "mcpServers": {
+    "a": { "command": "x", "healthCheckIntervalMs": 99 },
+    "b": { "command": "x", "healthCheckIntervalMs": 86400001 },
+    "c": { "command": "x", "healthCheckIntervalMs": -1 },
+    "d": { "command": "x", "healthCheckIntervalMs": 1.5 },
+    "e": { "command": "x", "healthCheckIntervalMs": "500" }
+  },
+  "gateway": { "healthCheckIntervalMs": 1 }
+}`),
+      [
+        `mcp.json:3:53: ${range}`,
+        `mcp.json:4:53: ${range}`,
+        `mcp.json:5:53: ${range}`,
+        `mcp.json:6:53: ${range}`,
+        `mcp.json:7:53: ${range} Remove the quotes: 500.`,
+        `mcp.json:9:41: ${range}`,
+      ],
+    );
+    // A near miss of the key is caught like any other.
+    assert.deepEqual(problems('{ "mcpServers": { "a": { "command": "x", "healthCheckIntervalMS": 0 } } }'), [
+      'mcp.json:1:42: Unknown key "healthCheckIntervalMS" in the server "a". Did you mean "healthCheckIntervalMs"?',
+    ]);
   });
 
   test("reads VS Code's servers + inputs, with ${input:id} from the environment", () => {

@@ -1,7 +1,7 @@
 /**
  * The gateway with a legacy HTTP+SSE upstream, and when upstreams fail: never start, crash mid-call,
- * hang, speak garbage, answer too slowly; and whether every process it started is gone after
- * close() (no child of this process is left, zombie or not).
+ * hang, speak garbage, answer too slowly, hang while idle (found by the health check); and whether
+ * every process it started is gone after close() (no child of this process is left, zombie or not).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
@@ -128,6 +128,48 @@ describe('gateway: faults', () => {
       await started.close();
     }
     await noChildren('after a slow upstream');
+  });
+
+  test('a stdio server that hangs without exiting (stopped) fails its health check: stopped, started again, up', async () => {
+    const started = await startGateway({
+      local: {
+        command: process.execPath,
+        args: [UPSTREAM],
+        env: { UPSTREAM_LABEL: 'local' },
+        healthCheckIntervalMs: 200,
+        connectTimeoutMs: 2000,
+      },
+    });
+    const state = () => started.gateway.health().find((h) => h.name === 'local')?.state;
+    // A 2026-07-28 client's call runs on the gateway's own session: its process is the one checked.
+    const modern = await switchboardClient(started.url, 'hal');
+    let hung: number | undefined;
+    try {
+      hung = pidOf(await modern.client.callTool('local__whoami'));
+      // Alive, but answering nothing: no exit tells the gateway, only its check can.
+      process.kill(hung, 'SIGSTOP');
+      await until(() => state() !== 'up', 'the hung upstream reported down');
+      assert.match(
+        started.gateway.health().find((h) => h.name === 'local')?.lastError ?? '',
+        /did not answer server\/discover within 2000 ms \(connectTimeoutMs\)/,
+      );
+      await assertExited([hung], 'the hung upstream, stopped by the gateway');
+      await until(() => state() === 'up', 'the upstream started again');
+      const again = pidOf(await modern.client.callTool('local__whoami'));
+      assert.notEqual(again, hung);
+    } finally {
+      // Should the gateway not have stopped it, it must not stay stopped either.
+      if (hung !== undefined) {
+        try {
+          process.kill(hung, 'SIGCONT');
+        } catch {
+          // Gone already.
+        }
+      }
+      await modern.client.close();
+      await started.close();
+    }
+    await noChildren('after a hung upstream');
   });
 
   test('close() stops every upstream process it started, the catalog and the per-client ones', async () => {

@@ -18,7 +18,7 @@ import {
   startDevAuthorizationServer,
 } from '../../examples/auth/dev-authorization-server.js';
 import { freePort } from '../../examples/cluster/services.js';
-import { Client } from '../../src/extensions/client.js';
+import { Client, type ClientOptions } from '../../src/extensions/client.js';
 import { Server } from '../../src/extensions/server.js';
 import { nodeFetch } from '../../src/node/fetch.js';
 import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
@@ -51,6 +51,19 @@ describe('switchboard gateway: OAuth front door, token exchange upstream (real a
   let stop: () => Promise<unknown>;
   /** What the authorization server exchanged: the subject tokens it got, the tokens it issued. */
   const exchanged: Array<{ subject: string; issued: string }> = [];
+
+  /** A Switchboard client of the gateway that sends `bearer` (a user's access token, or an API key). */
+  async function signedInClient(bearer: string, name: string, options: ClientOptions = {}) {
+    const client = new Client({ name, version: '1.0.0' }, options);
+    await client.connect(
+      new StreamableHttpClientChannel(gatewayUrl, {
+        fetch: nodeFetch,
+        rememberEra: false,
+        headers: { authorization: `Bearer ${bearer}` },
+      }),
+    );
+    return client;
+  }
 
   before(async () => {
     as = await startDevAuthorizationServer({
@@ -174,14 +187,7 @@ describe('switchboard gateway: OAuth front door, token exchange upstream (real a
 
   test("a signed-in user's calls reach the upstream with a token exchanged for them, exchanged once per caller", async () => {
     const user = await authorizationCode(as.issuer, gatewayUrl, 'mcp');
-    const client = new Client({ name: 'signed-in', version: '1.0.0' });
-    await client.connect(
-      new StreamableHttpClientChannel(gatewayUrl, {
-        fetch: nodeFetch,
-        rememberEra: false,
-        headers: { authorization: `Bearer ${user.access_token}` },
-      }),
-    );
+    const client = await signedInClient(user.access_token, 'signed-in');
     try {
       assert.deepEqual(
         (await client.listTools()).tools.map((t) => t.name),
@@ -209,14 +215,7 @@ describe('switchboard gateway: OAuth front door, token exchange upstream (real a
 
   test("a signed-in user's task is polled upstream with the token exchanged for them", async () => {
     const user = await authorizationCode(as.issuer, gatewayUrl, 'mcp');
-    const client = new Client({ name: 'signed-in-tasks', version: '1.0.0' }, { tasks: true });
-    await client.connect(
-      new StreamableHttpClientChannel(gatewayUrl, {
-        fetch: nodeFetch,
-        rememberEra: false,
-        headers: { authorization: `Bearer ${user.access_token}` },
-      }),
-    );
+    const client = await signedInClient(user.access_token, 'signed-in-tasks', { tasks: true });
     try {
       const task = await client.callToolAsTask('up__later', {});
       assert.match(task.taskId!, /^up__/);
@@ -250,14 +249,7 @@ describe('switchboard gateway: OAuth front door, token exchange upstream (real a
       await v2.close();
     }
     // An API key holder has no token to exchange: the server that needs one says so.
-    const ci = new Client({ name: 'ci', version: '1.0.0' });
-    await ci.connect(
-      new StreamableHttpClientChannel(gatewayUrl, {
-        fetch: nodeFetch,
-        rememberEra: false,
-        headers: { authorization: `Bearer ${KEY}` },
-      }),
-    );
+    const ci = await signedInClient(KEY, 'ci');
     try {
       await assert.rejects(ci.callTool('up__whoami', {}), /signed in without an OAuth token/);
     } finally {

@@ -16,7 +16,7 @@ import { Client } from '../../src/extensions/client.js';
 import { nodeFetch } from '../../src/node/fetch.js';
 import { StreamableHttpClientChannel } from '../../src/transports/http/client/streamable-channel.js';
 import { CLI_ENV, runCli } from '../cli/run-cli.js';
-import { ENVELOPE } from '../http/server/helpers.js';
+import { ENVELOPE, initializeRequest } from '../http/server/helpers.js';
 import { type GatewayCli, protocolFailure, startGatewayCli, UPSTREAM } from './helpers.js';
 
 const ALICE = randomBytes(32).toString('base64url');
@@ -332,16 +332,7 @@ describe('switchboard gateway: the front door', () => {
 
   test("a legacy session belongs to the principal that opened it: another's key gets the unknown-session answer", async () => {
     const open = async (key: string) => {
-      const reply = await rawPost(gateway.url, bearer(key), {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-11-25',
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '1' },
-        },
-      });
+      const reply = await rawPost(gateway.url, bearer(key), initializeRequest(1, '2025-11-25', 'raw'));
       await reply.text();
       return reply.headers.get('mcp-session-id')!;
     };

@@ -27,6 +27,13 @@ const config = fc
 const node = fc.option(fc.stringMatching(/^[0-9a-f]{8}$/), { nil: undefined });
 const partsOf = (upstream: string, id: string, at: string | undefined): TaskIdParts =>
   at === undefined ? { upstream, id } : { upstream, node: at, id };
+/** A task shown to a caller: who, the upstream it runs on, its upstream id, and its node (a local server's). */
+const shownTask = fc.record({
+  principal: fc.string(),
+  upstream: fc.constantFrom('files', 'mail'),
+  id: fc.string({ minLength: 1 }),
+  at: node,
+});
 
 test('a shown task id parses back as what it was made of, for any upstream id', () => {
   fc.assert(
@@ -48,16 +55,10 @@ test('a task id is read back for the caller it was shown to, whatever its upstre
   const ids = new TaskIds(key(), '__');
   const known = (n: string) => n === 'files' || n === 'mail';
   await fc.assert(
-    fc.asyncProperty(
-      fc.string(),
-      fc.constantFrom('files', 'mail'),
-      fc.string({ minLength: 1 }),
-      node,
-      async (principal, upstream, id, at) => {
-        const parts = partsOf(upstream, id, at);
-        assert.deepEqual(await ids.read(await ids.show(principal, parts), principal, known), parts);
-      },
-    ),
+    fc.asyncProperty(shownTask, async ({ principal, upstream, id, at }) => {
+      const parts = partsOf(upstream, id, at);
+      assert.deepEqual(await ids.read(await ids.show(principal, parts), principal, known), parts);
+    }),
   );
 });
 
@@ -68,14 +69,11 @@ test('another caller, upstream, node, id or tag, or another key: not an id the g
   const field = fc.constantFrom('principal', 'upstream', 'node', 'id', 'tag', 'key');
   await fc.assert(
     fc.asyncProperty(
-      fc.string(),
-      fc.constantFrom('files', 'mail'),
-      fc.string({ minLength: 1 }),
-      node,
+      shownTask,
       field,
       fc.string({ minLength: 1 }),
       fc.nat(),
-      async (principal, upstream, id, at, changed, other, where) => {
+      async ({ principal, upstream, id, at }, changed, other, where) => {
         const parts = partsOf(upstream, id, at);
         const shown = await ids.show(principal, parts);
         const parsed = parseTaskId(shown, '__', known)!;

@@ -360,6 +360,16 @@ export function rawRequest(
   });
 }
 
+/** A legacy `initialize` request at `revision`, from a client named `name`, with no capabilities. */
+export function initializeRequest(id: number, revision: string, name = 'raw-legacy') {
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion: revision, capabilities: {}, clientInfo: { name, version: '1.0.0' } },
+  };
+}
+
 /** Legacy initialize over raw fetch; returns the session id and the initialize reply. */
 export async function initialize(
   url: string,
@@ -368,16 +378,7 @@ export async function initialize(
 ): Promise<{ sessionId: string; reply: Exchange }> {
   const reply = await post(
     url,
-    {
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: revision,
-        capabilities: {},
-        clientInfo: { name: 'raw-legacy', version: '1.0.0' },
-      },
-    },
+    initializeRequest(0, revision),
     { 'content-type': 'application/json', accept: ACCEPT_BOTH },
     wire,
   );

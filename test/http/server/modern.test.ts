@@ -13,6 +13,7 @@ import {
   ACCEPT_BOTH,
   assertError,
   EventReader,
+  initializeRequest,
   MODERN,
   makeServer,
   modernHeaders,
@@ -475,20 +476,10 @@ describe('response modes and keep-alives', () => {
   test('legacySessions: false answers initialize with -32022 and the modern versions; GET → 405', async () => {
     const server = await startServer(makeServer(), { legacySessions: false });
     try {
-      const reply = await post(
-        server.url,
-        {
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-11-25',
-            capabilities: {},
-            clientInfo: { name: 'old', version: '1' },
-          },
-        },
-        { 'content-type': 'application/json', accept: ACCEPT_BOTH },
-      );
+      const reply = await post(server.url, initializeRequest(1, '2025-11-25', 'old'), {
+        'content-type': 'application/json',
+        accept: ACCEPT_BOTH,
+      });
       assertError(reply, 400, -32022, /server\/discover/);
       assert.deepEqual(reply.json.error.data, { supported: [MODERN], requested: '2025-11-25' });
       const get = await fetch(server.url, {
