@@ -19,7 +19,7 @@ import {
   ProtocolError,
   SwitchboardError,
 } from '../protocol/errors.js';
-import type { Params } from '../protocol/jsonrpc.js';
+import type { Params, RequestId } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
 import type { KnownMethod, ParamsOf, ResultOf } from '../protocol/method-map.js';
 import { checkMeta, methodSpec } from '../protocol/methods.js';
@@ -74,7 +74,7 @@ import {
   type MethodResult,
   userMethodEntry,
 } from './methods.js';
-import { Mrtr, type MrtrRound } from './mrtr.js';
+import { Mrtr } from './mrtr.js';
 import { checkName } from './names.js';
 import { type Audience, NotificationHub, updateLegacySubscription } from './notifications.js';
 import { compareKeys, paginate } from './pagination.js';
@@ -310,6 +310,8 @@ export class ServerCore {
   private readonly mrtr: Mrtr;
   /** @internal Server-wide settings every request context uses. */
   readonly services: ContextServices;
+  /** The options of a request's context without an input round: one object for every request. */
+  private readonly contextOptions: { readonly services: ContextServices };
   /** How each kind of item is registered (see handles.ts). */
   private readonly kinds = {
     tool: {
@@ -436,6 +438,7 @@ export class ServerCore {
       urlElicitations: this.urlElicitations,
       reportError: (error) => this.reportError(error),
     };
+    this.contextOptions = Object.freeze({ services: this.services });
     this.defineBuiltIns();
   }
 
@@ -875,86 +878,118 @@ export class ServerCore {
    * @internal Serves one request: admits it (era, revision, method, capability, params), runs the
    * middleware chain and the method's handler, and encodes the result for the request's revision.
    */
-  async serve(request: ServedRequest, link: RequestLink): Promise<unknown> {
-    this.serving = true;
-    const { method, id: requestId } = request;
-    const params = request.params ?? EMPTY_PARAMS;
-    const session = link.legacy?.session;
-    checkMeta(params, method);
-    const meta = params._meta as Meta | undefined;
-    let revision: Revision;
-    let client: ClientView;
-    let negotiated: ServerCapabilities | undefined;
-    if (meta !== undefined && META.protocolVersion in meta) {
-      ({ revision, client } = this.admitModern(meta));
-    } else if (session) {
-      ({ revision, client } = session);
-      negotiated = session.capabilities;
-    } else {
-      throw invalidParams(
-        `'${method}' arrived before the connection was initialized and without _meta["${META.protocolVersion}"]: ` +
-          `legacy clients must send initialize first; 2026-07-28 clients must send the _meta envelope on every request.`,
+  serve(request: ServedRequest, link: RequestLink): Promise<unknown> {
+    // Not async: the common request (no 2026-07-28 input round) is the middleware chain's promise
+    // and one `then` that encodes its result, where an async function cost a promise of its own and
+    // an await per request. Every failure is still a rejection, never a throw.
+    try {
+      this.serving = true;
+      const { method, id: requestId } = request;
+      const params = request.params ?? EMPTY_PARAMS;
+      const session = link.legacy?.session;
+      checkMeta(params, method);
+      const meta = params._meta as Meta | undefined;
+      let revision: Revision;
+      let client: ClientView;
+      let negotiated: ServerCapabilities | undefined;
+      if (meta !== undefined && META.protocolVersion in meta) {
+        ({ revision, client } = this.admitModern(meta));
+      } else if (session) {
+        ({ revision, client } = session);
+        negotiated = session.capabilities;
+      } else {
+        throw invalidParams(
+          `'${method}' arrived before the connection was initialized and without _meta["${META.protocolVersion}"]: ` +
+            `legacy clients must send initialize first; 2026-07-28 clients must send the _meta envelope on every request.`,
+        );
+      }
+      const entry = this.methods.get(method);
+      if (entry) {
+        if (!entry.inRevision(revision)) {
+          throw methodNotFound(method, `It is not part of protocol revision ${revision}`);
+        }
+        const capability = entry.capability;
+        if (capability && !this.offered()[capability] && !negotiated?.[capability]) {
+          throw methodNotFound(method, `This server does not offer ${capability}`);
+        }
+        entry.checkParams?.(params, method);
+      } else if (!this.methods.hasFallback) {
+        throw methodNotFound(method);
+      }
+      const f = featuresOf(revision);
+      if (f.modern && entry?.inputRequired) {
+        return this.serveRound(method, requestId, revision, client, meta, params, link, entry, f);
+      }
+      const ctx = new RequestContext(method, requestId, revision, client, meta, link, this.contextOptions);
+      this.noteViewer(link, ctx);
+      return Promise.resolve(this.chain(method, params, ctx)).then((result) =>
+        this.encoded(entry, result, ctx),
       );
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const entry = this.methods.get(method);
-    if (entry) {
-      if (!entry.inRevision(revision)) {
-        throw methodNotFound(method, `It is not part of protocol revision ${revision}`);
-      }
-      const capability = entry.capability;
-      if (capability && !this.offered()[capability] && !negotiated?.[capability]) {
-        throw methodNotFound(method, `This server does not offer ${capability}`);
-      }
-      entry.checkParams?.(params, method);
-    } else if (!this.methods.hasFallback) {
-      throw methodNotFound(method);
-    }
-    const f = featuresOf(revision);
-    // 2026-07-28 input (MRTR): a retry's requestState must be verified first; a first run's round is
-    // opened synchronously and allocates nothing unless the handler asks for input.
-    let round: MrtrRound | undefined;
-    if (f.modern && entry?.inputRequired) {
-      round =
-        typeof params.requestState === 'string'
-          ? await this.mrtr.resume(
-              method,
-              params as Params & { requestState: string },
-              link,
-              f,
-              client.capabilities,
-            )
-          : this.mrtr.open(method, params, link, f, client.capabilities);
-    }
+  }
+
+  /**
+   * The rest of {@link serve} for a 2026-07-28 request that may answer `input_required` (MRTR): a
+   * retry's requestState is verified first; a first run's round is opened synchronously and
+   * allocates nothing unless the handler asks for input.
+   */
+  private async serveRound(
+    method: string,
+    requestId: RequestId | undefined,
+    revision: Revision,
+    client: ClientView,
+    meta: Meta | undefined,
+    params: Params,
+    link: RequestLink,
+    entry: MethodEntry,
+    f: RevisionFeatures,
+  ): Promise<unknown> {
+    const round =
+      typeof params.requestState === 'string'
+        ? await this.mrtr.resume(
+            method,
+            params as Params & { requestState: string },
+            link,
+            f,
+            client.capabilities,
+          )
+        : this.mrtr.open(method, params, link, f, client.capabilities);
     const ctx = new RequestContext(method, requestId, revision, client, meta, link, {
       round,
       services: this.services,
     });
-    // Who the session's list changes are judged for (see flushListChanges).
+    this.noteViewer(link, ctx);
+    // If the handler asked for input it did not have, that is the answer, however the handler
+    // settled (even if its code caught the InputRequiredError, or a tool turned it into an error
+    // result).
+    let result: unknown;
+    let failure: { error: unknown } | undefined;
+    try {
+      result = await this.chain(method, params, ctx);
+    } catch (error) {
+      failure = { error };
+    }
+    const inputRequired = round.idle ? undefined : await this.mrtr.finish(round);
+    if (inputRequired) result = inputRequired;
+    else if (failure) throw failure.error;
+    return this.encoded(entry, result, ctx);
+  }
+
+  /** Who the session's list changes are judged for (see flushListChanges). */
+  private noteViewer(link: RequestLink, ctx: RequestContext): void {
     if (link.legacy !== undefined && (this.scoped || this.listFilters.size > 0)) {
       link.legacy.session.viewer = ctx;
     }
-    let result: unknown;
-    if (round === undefined) {
-      result = await this.chain(method, params, ctx);
-    } else {
-      // A request that may answer input_required: if the handler asked for input it did not have,
-      // that is the answer, however the handler settled (even if its code caught the
-      // InputRequiredError, or a tool turned it into an error result). Inline rather than a helper
-      // of its own: one promise layer less on every tools/call.
-      let failure: { error: unknown } | undefined;
-      try {
-        result = await this.chain(method, params, ctx);
-      } catch (error) {
-        failure = { error };
-      }
-      const inputRequired = round.idle ? undefined : await this.mrtr.finish(round);
-      if (inputRequired) result = inputRequired;
-      else if (failure) throw failure.error;
-    }
+  }
+
+  /** A served request's result, fitted to its revision (see encodeResult). */
+  private encoded(entry: MethodEntry | undefined, result: unknown, ctx: RequestContext): unknown {
     return encodeResult(entry, result, ctx, {
       // The whole Implementation once, where the client reads it (discover); name and version,
       // which is what the spec asks of serverInfo, on every other result.
-      serverInfo: method === 'server/discover' ? this.info : this.briefInfo,
+      serverInfo: ctx.method === 'server/discover' ? this.info : this.briefInfo,
       cache: entry?.cacheable ? this.cacheHintFor(entry, ctx) : undefined,
     });
   }
