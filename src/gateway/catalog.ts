@@ -77,12 +77,16 @@ class Coalesced {
 interface Entry {
   readonly mirrors: Record<Kind, Map<string, Mirrored>>;
   readonly refreshes: Record<List, Coalesced>;
+  /** Its items were taken off because its circuit opened, and are not read back yet. */
+  hidden: boolean;
 }
 
 export class Catalog {
   private readonly entries = new Map<Upstream, Entry>();
   /** Per catalog session: its `list_changed` subscription, acknowledged. */
   private readonly listening = new WeakMap<Client, Promise<void>>();
+  /** The reads that bring back the items of upstreams up again after their circuit opened. */
+  private readonly restorations = new Set<Promise<void>>();
   private closed = false;
 
   constructor(
@@ -104,6 +108,7 @@ export class Catalog {
     this.entries.set(upstream, {
       mirrors: { tool: new Map(), prompt: new Map(), resource: new Map(), template: new Map() },
       refreshes: { tools: refresh('tools'), prompts: refresh('prompts'), resources: refresh('resources') },
+      hidden: false,
     });
   }
 
@@ -125,7 +130,25 @@ export class Catalog {
   refresh(upstream: Upstream, lists: readonly List[] = LISTS): Promise<void> {
     const entry = this.entries.get(upstream);
     if (!entry) return Promise.resolve();
-    return Promise.all(lists.map((list) => entry.refreshes[list].request())).then(() => undefined);
+    const read = Promise.all(lists.map((list) => entry.refreshes[list].request())).then(() => undefined);
+    if (entry.hidden && upstream.health().state === 'up') {
+      // Up again (its /readyz says so) while its items are still off the lists: until they are read
+      // back, a list would miss them (and a 2026-07-28 client keep that list for its ttlMs) and a
+      // call of one would be answered "Unknown tool". Such requests wait for this read.
+      entry.hidden = false;
+      const restoring = read.finally(() => this.restorations.delete(restoring));
+      this.restorations.add(restoring);
+    }
+    return read;
+  }
+
+  /**
+   * Settles once the items of every upstream that came back after its circuit opened are mirrored
+   * again; undefined when none is being read back (the usual case: nothing to wait for).
+   */
+  restoring(): Promise<void> | undefined {
+    if (this.restorations.size === 0) return undefined;
+    return Promise.all(this.restorations).then(() => undefined);
   }
 
   /** Connects the catalogs of `upstreams` and waits for their lists to be mirrored. */
@@ -174,6 +197,8 @@ export class Catalog {
       // upstream is unavailable); once its circuit opens they disappear (clients get list_changed)
       // until it is back.
       if (state === 'circuit-open' || state === 'stopped') {
+        const entry = this.entries.get(upstream);
+        if (entry) entry.hidden = true;
         for (const kind of KINDS_OF[list]) this.apply(upstream, kind, []);
         if (list === 'resources') this.skills.remove(upstream);
       }

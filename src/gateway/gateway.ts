@@ -87,6 +87,32 @@ function appToolCalls(routes: Routes): Middleware<RequestContext> {
   };
 }
 
+/** The methods that read or use the mirrored items (see {@link restoredFirst}). */
+const CATALOG_METHODS = new Set([
+  'tools/list',
+  'tools/call',
+  'prompts/list',
+  'prompts/get',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'completion/complete',
+]);
+
+/**
+ * An upstream is up again (so `/readyz` says) a moment before the catalog read its lists back
+ * after its circuit opened: a list or a call in that moment waits for the read, so it sees the
+ * items back instead of a list without them or "Unknown tool". Nothing waits otherwise.
+ */
+function restoredFirst(catalog: Catalog): Middleware<RequestContext> {
+  return (next) => (method, params, ctx) => {
+    const restoring = CATALOG_METHODS.has(method) ? catalog.restoring() : undefined;
+    return restoring === undefined
+      ? next(method, params, ctx)
+      : restoring.then(() => next(method, params, ctx));
+  };
+}
+
 /** An upstream that is not up, and why (its last error, or what it is doing). */
 export interface NotUp {
   readonly name: string;
@@ -166,6 +192,7 @@ export class Gateway {
       };
       this.pins.onerror = (error) => logger.warn(`gateway: the shared tool pins: ${error.message}`);
     }
+    this.server.use(restoredFirst(this.catalog));
     // Before the front door's checks, which then judge the tool it stands for.
     this.server.use(appToolCalls(this.routes));
     const first = options.guard?.(this.server);

@@ -19,7 +19,7 @@ import { ProtocolError } from '../../src/protocol/errors.js';
 import { LEGACY_REVISIONS } from '../../src/protocol/revisions.js';
 import type { CallToolResult } from '../../src/protocol/types.js';
 import { createHttpHandler, type HttpHandler } from '../../src/transports/http/server/handler.js';
-import { until } from '../helpers/wait.js';
+import { gate, until } from '../helpers/wait.js';
 import { assertExited } from '../interop/helpers/processes.js';
 import {
   healthServedGateway,
@@ -205,5 +205,56 @@ describe('gateway: sessions that heal', () => {
       await started.close();
     }
     await noChildren('after upstreams that died mid-call');
+  });
+
+  test('an upstream up again after its circuit opened: a list or a call sent before its items are read back waits for them, never "Unknown tool"', async () => {
+    const build = (label: string) => {
+      const server = new Server({ name: 'circuit-upstream', version: '1.0.0' });
+      server.registerTool('whoami', { description: 'Names this run.' }, () => label);
+      return server;
+    };
+    let handler: HttpHandler = createHttpHandler(build('first'));
+    const http = await listen(toNodeListener(handler));
+    // A 2026-07-28 upstream: only the health check can find it down.
+    const started = await healthServedGateway({ up: { url: http.url, healthCheckIntervalMs: 100 } });
+    const modern = await switchboardClient(started.url, 'cy');
+    try {
+      assert.equal(textOf(await modern.client.callTool('up__whoami')), 'first');
+      // Down: every request answered 503 until its circuit opens and its items are taken off.
+      http.swap((_req, res) => {
+        res.writeHead(503).end();
+      });
+      await until(async () => (await started.readyz()).state === 'circuit-open', 'the circuit to open');
+      await until(
+        async () =>
+          !(await modern.client.listTools({ fresh: true })).tools.some((t) => t.name === 'up__whoami'),
+        'its tools taken off',
+      );
+      // Back, its tools/list held: the gateway says it is up before it has read its tools back.
+      const listing = gate();
+      const held = gate();
+      const server = build('second');
+      server.intercept('tools/list', async (params, _ctx, next) => {
+        listing.open();
+        await held.wait;
+        return next(params);
+      });
+      await handler.close();
+      handler = createHttpHandler(server);
+      http.swap(toNodeListener(handler));
+      await until(async () => (await started.readyz()).state === 'up', 'the upstream up again');
+      await listing.wait;
+      const call = modern.client.callTool('up__whoami');
+      const list = modern.client.listTools({ fresh: true });
+      held.open();
+      assert.equal(textOf(await call), 'second');
+      assert.ok((await list).tools.some((t) => t.name === 'up__whoami'));
+      modern.assertClean();
+    } finally {
+      await modern.client.close();
+      await started.close();
+      await handler.close();
+      await http.close();
+    }
   });
 });
