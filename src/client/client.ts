@@ -802,50 +802,81 @@ export class ClientCore {
     return this.call(method, params, options) as Promise<ResultOf<M>>;
   }
 
-  private async send(
+  /**
+   * Not async: a call answered at once (almost every one) is the peer's promise and one `then` that
+   * checks the result, not an async function's frame kept across an await (the largest object a
+   * gateway made per forwarded call). A result asking for input goes on in {@link answerRounds}.
+   * Never throws: whatever goes wrong before the request is sent is a rejection, as it was.
+   */
+  private send(
     method: string,
     params: Params,
     options: RequestCallOptions<SchemaLike | undefined>,
   ): Promise<Record<string, unknown>> {
-    const facts = this.facts;
-    const modern = featuresOf(facts.revision).modern;
-    const spec = methodSpec(method);
-    const carry = modern ? options.carryInput : undefined;
-    // A retry's result is never cached (nor is a first run's that may come back as questions).
-    const cacheable = modern && this.cache !== undefined && spec?.cacheable === true && carry === undefined;
-    const cacheKey = cacheable ? ResultCache.key(method, params) : '';
-    if (cacheable && !options.fresh) {
-      const hit = this.cache!.get(cacheKey);
-      if (hit) return hit;
-    }
-    const extra = options.meta;
-    if (carry !== undefined) params = withCarriedInput(params, carry);
-    let wire = params;
-    // Most calls add nothing to the envelope: the peer splices its JSON, serialized once, into the
-    // request rather than copying its object into a fresh `_meta` and serializing it again per call.
-    let envelope: SerializedMeta | undefined;
-    if (modern) {
-      const plain = extra === undefined && params._meta === undefined;
-      if (plain && options.onBehalfOf === undefined) {
-        envelope = this.envelope;
-      } else if (plain && this.envelope !== undefined) {
-        envelope = this.onBehalfEnvelope(options, this.envelope);
-      } else {
-        const meta = { ...(params._meta as Meta | undefined), ...extra, ...this.envelopeFor(options) };
-        wire = { ...params, _meta: meta };
+    try {
+      const facts = this.facts;
+      const modern = featuresOf(facts.revision).modern;
+      const spec = methodSpec(method);
+      const carry = modern ? options.carryInput : undefined;
+      // A retry's result is never cached (nor is a first run's that may come back as questions).
+      const cacheable = modern && this.cache !== undefined && spec?.cacheable === true && carry === undefined;
+      const cacheKey = cacheable ? ResultCache.key(method, params) : '';
+      if (cacheable && !options.fresh) {
+        const hit = this.cache!.get(cacheKey);
+        if (hit) return Promise.resolve(hit);
       }
-    } else if (extra !== undefined) {
-      wire = { ...params, _meta: { ...(params._meta as Meta | undefined), ...extra } };
+      const extra = options.meta;
+      if (carry !== undefined) params = withCarriedInput(params, carry);
+      let wire = params;
+      // Most calls add nothing to the envelope: the peer splices its JSON, serialized once, into the
+      // request rather than copying its object into a fresh `_meta` and serializing it again per call.
+      let envelope: SerializedMeta | undefined;
+      if (modern) {
+        const plain = extra === undefined && params._meta === undefined;
+        if (plain && options.onBehalfOf === undefined) {
+          envelope = this.envelope;
+        } else if (plain && this.envelope !== undefined) {
+          envelope = this.onBehalfEnvelope(options, this.envelope);
+        } else {
+          const meta = { ...(params._meta as Meta | undefined), ...extra, ...this.envelopeFor(options) };
+          wire = { ...params, _meta: meta };
+        }
+      } else if (extra !== undefined) {
+        wire = { ...params, _meta: { ...(params._meta as Meta | undefined), ...extra } };
+      }
+      // CallOptions carries the Peer's RequestOptions fields under the same names (listen requests, see
+      // subscriptions.ts, add their id callback and cancellation policy): passed as is rather than
+      // copied into a new object per call.
+      const asks = modern && spec?.inputRequired === true;
+      return this.peer!.request(method, wire, options as RequestOptions, envelope).then((result) =>
+        asks && result.resultType === 'input_required'
+          ? this.answerRounds(method, params, wire, result, options, carry !== undefined, cacheable, cacheKey)
+          : this.accepted(method, result, options, cacheable, cacheKey),
+      );
+    } catch (error) {
+      return Promise.reject(error);
     }
-    // CallOptions carries the Peer's RequestOptions fields under the same names (listen requests, see
-    // subscriptions.ts, add their id callback and cancellation policy): passed as is rather than
-    // copied into a new object per call.
-    const call = options as RequestOptions;
-    let result = await this.peer!.request(method, wire, call, envelope);
+  }
+
+  /**
+   * A 2026-07-28 result asking for input (`input_required`, for a method that may): its questions
+   * answered and the request sent again, round after round, up to `maxInputRounds`. Carried
+   * (`carryInput`): the questions are the proxy's client's, returned unanswered.
+   */
+  private async answerRounds(
+    method: string,
+    params: Params,
+    wire: Params,
+    first: Record<string, unknown>,
+    options: RequestCallOptions<SchemaLike | undefined>,
+    carried: boolean,
+    cacheable: boolean,
+    cacheKey: string,
+  ): Promise<Record<string, unknown>> {
+    if (carried) return first;
+    let result = first;
     let rounds = 0;
-    // Carried: the questions are the proxy's client's, returned unanswered.
-    if (carry !== undefined && result.resultType === 'input_required' && spec?.inputRequired) return result;
-    while (result.resultType === 'input_required' && modern && spec?.inputRequired) {
+    while (result.resultType === 'input_required') {
       if (++rounds > (this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS)) {
         throw new SwitchboardError(
           'INPUT_ROUNDS_EXCEEDED',
@@ -855,13 +886,24 @@ export class ClientCore {
       result = await this.peer!.request(
         method,
         await this.nextRound(method, params, wire, result, options),
-        call,
+        options as RequestOptions,
       );
     }
-    this.checkResultType(method, result);
-    if (!options.unchecked) spec?.checkResult?.(result, method);
     // Retries carry inputResponses/requestState: their results are never cached.
-    if (cacheable && rounds === 0) this.cache!.put(cacheKey, result);
+    return this.accepted(method, result, options, cacheable && rounds === 0, cacheKey);
+  }
+
+  /** A request's final result, checked (and cached, when `cache`) before it is returned. */
+  private accepted(
+    method: string,
+    result: Record<string, unknown>,
+    options: RequestCallOptions<SchemaLike | undefined>,
+    cache: boolean,
+    cacheKey: string,
+  ): Record<string, unknown> {
+    this.checkResultType(method, result);
+    if (!options.unchecked) methodSpec(method)?.checkResult?.(result, method);
+    if (cache) this.cache!.put(cacheKey, result);
     return result;
   }
 

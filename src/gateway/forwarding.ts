@@ -213,8 +213,10 @@ function failedTool(upstream: Upstream, error: unknown): Promise<CallToolResult>
  * An upstream call that failed before it was sent (no session): recorded, and thrown on. A function
  * of its own rather than a closure made on every call, for the few calls that need it.
  */
-function failedBefore(record: UpstreamCallRecord, error: unknown): never {
+function failedBefore(record: UpstreamCallRecord, error: unknown, tool?: Upstream): CallToolResult {
   record.end(error);
+  // A tool call's (see `forward`): the tool's error result, or the rejection toolFailure leaves.
+  if (tool) return toolFailure(tool, error);
   throw error;
 }
 
@@ -305,18 +307,19 @@ export class Forwarding {
     ) {
       return this.callToolAsTask(route, args, ctx);
     }
-    let sent: Promise<CallToolResult>;
+    // `tool`: the result shown and a failure made the tool's error result in the forwarded call's
+    // own `then`, not in a second promise layer (its promise, reaction and two closures per call).
     try {
-      sent = this.forward(upstream, 'tools/call', ctx, (client, options) =>
-        client.callTool(route.name, args, options),
+      return this.forward(
+        upstream,
+        'tools/call',
+        ctx,
+        (client, options) => client.callTool(route.name, args, options),
+        true,
       );
     } catch (error) {
       return failedTool(upstream, error);
     }
-    return sent.then(
-      (result) => this.shownResult(upstream, result),
-      (error: unknown) => toolFailure(upstream, error),
-    );
   }
 
   /** A `tools/call` whose upstream task, if it makes one, goes to the client as it is. */
@@ -496,9 +499,17 @@ export class Forwarding {
    * Runs `send` on the upstream session of the client that made `ctx`'s request: its own session
    * for a legacy client, the gateway's catalog session (or a leased one) for a 2026-07-28 request.
    */
-  private forward<T>(upstream: Upstream, method: string, ctx: RequestContext, send: Send<T>): Promise<T> {
-    const first = this.forwardOnce(upstream, method, ctx, send);
-    if (!SAFE_TO_REPEAT.has(method)) return first;
+  private forward<T>(
+    upstream: Upstream,
+    method: string,
+    ctx: RequestContext,
+    send: Send<T>,
+    tool = false,
+  ): Promise<T> {
+    // `tool` (a `tools/call`, never repeated): its answer is the tool's as shown downstream, and a
+    // failure the tool's error result, or the rejection `toolFailure` leaves (see `run`).
+    if (!SAFE_TO_REPEAT.has(method)) return this.forwardOnce(upstream, method, ctx, send, tool);
+    const first = this.forwardOnce(upstream, method, ctx, send, false);
     // A read whose session died under it goes again, once, on a new session (a tool call never does).
     // A Streamable HTTP session does not die under a call: a stream that broke is a failed exchange
     // (never sent again, see `failedAt`), and a session closed under a call is the gateway's own,
@@ -507,29 +518,35 @@ export class Forwarding {
       if (!lostConnection(error) || ctx.link.finished || upstream.config.transport === 'http')
         throw lostUnder(upstream, error);
       this.logger.warn(`gateway: ${method} on "${upstream.name}" lost its connection; trying once more`);
-      return this.forwardOnce(upstream, method, ctx, send).catch((again: unknown) => {
+      return this.forwardOnce(upstream, method, ctx, send, false).catch((again: unknown) => {
         throw lostUnder(upstream, again);
       });
     });
   }
 
-  private forwardOnce<T>(upstream: Upstream, method: string, ctx: RequestContext, send: Send<T>): Promise<T> {
+  private forwardOnce<T>(
+    upstream: Upstream,
+    method: string,
+    ctx: RequestContext,
+    send: Send<T>,
+    tool: boolean,
+  ): Promise<T> {
     const record = this.telemetry.upstreamCall(upstream.name, method, ctx);
     const id = ctx.link.legacy?.session.id;
     if (id !== undefined) {
       const open = this.sessions.get(id)?.get(upstream.name)?.open;
-      if (open) return this.run(upstream, open, ctx, send, record);
+      if (open) return this.run(upstream, open, ctx, send, record, tool);
       return this.sessionFor(upstream, ctx, id).then(
-        (session) => this.run(upstream, session, ctx, send, record),
-        (error: unknown) => failedBefore(record, error),
+        (session) => this.run(upstream, session, ctx, send, record, tool),
+        (error: unknown) => failedBefore(record, error, tool ? upstream : undefined) as T,
       );
     }
     const catalog = upstream.openCatalog();
-    if (catalog) return this.onCatalog(upstream, catalog, method, ctx, send, record);
+    if (catalog) return this.onCatalog(upstream, catalog, method, ctx, send, record, tool);
     // The catalog is (re)connecting: the session it comes to decides, as when it is open.
     return upstream.catalog().then(
-      (session) => this.onCatalog(upstream, session, method, ctx, send, record),
-      (error: unknown) => failedBefore(record, error),
+      (session) => this.onCatalog(upstream, session, method, ctx, send, record, tool),
+      (error: unknown) => failedBefore(record, error, tool ? upstream : undefined) as T,
     );
   }
 
@@ -541,15 +558,18 @@ export class Forwarding {
     ctx: RequestContext,
     send: Send<T>,
     record: UpstreamCallRecord,
+    tool: boolean,
   ): Promise<T> {
     if (catalog.client.era !== 'legacy' || !MAY_ASK.has(method)) {
-      return this.run(upstream, catalog, ctx, send, record);
+      return this.run(upstream, catalog, ctx, send, record, tool);
     }
     // A legacy upstream asks its questions with requests of its own: on a session held by this
     // call alone, so every question is this client's.
     return upstream.lease(ctx).then(
       (leased) => {
-        const done = this.run(upstream, leased, ctx, send, record);
+        // Given back or discarded by how the upstream call itself ended, so not made a tool's
+        // result in it (`tool`) but after.
+        const done = this.run(upstream, leased, ctx, send, record, false);
         // Reused only once the upstream answered: a call that timed out or was cancelled may
         // still log, ask or report progress there, which must not reach the next holder.
         done.then(
@@ -559,9 +579,13 @@ export class Forwarding {
               ? upstream.giveBack(leased)
               : upstream.discard(leased),
         );
-        return done;
+        if (!tool) return done;
+        return done.then(
+          (result) => this.shownResult(upstream, result as CallToolResult) as T,
+          (error: unknown) => toolFailure(upstream, error) as T,
+        );
       },
-      (error: unknown) => failedBefore(record, error),
+      (error: unknown) => failedBefore(record, error, tool ? upstream : undefined) as T,
     );
   }
 
@@ -571,6 +595,7 @@ export class Forwarding {
     ctx: RequestContext,
     send: Send<T>,
     record: UpstreamCallRecord,
+    tool: boolean,
   ): Promise<T> {
     const call: ForwardedCall = session.router.begin(ctx);
     const options: CallOptions = call.cancellation();
@@ -587,7 +612,7 @@ export class Forwarding {
         } catch (error) {
           session.router.end(call);
           record.end(error);
-          return Promise.reject(error);
+          return tool ? (failedTool(upstream, error) as Promise<T>) : Promise.reject(error);
         }
       }
     }
@@ -606,24 +631,33 @@ export class Forwarding {
     } catch (error) {
       session.router.end(call);
       record.end(error);
-      return Promise.reject(error);
+      return tool ? (failedTool(upstream, error) as Promise<T>) : Promise.reject(error);
     }
     return sent.then(
       (result) => {
         session.router.end(call);
         record.end();
-        if (call.inputRequired) throw call.inputRequired;
-        if (options.carryInput !== undefined) {
-          const answer = result as Record<string, unknown>;
-          if (answer.resultType === 'input_required') throw passOn(upstream, answer, ctx);
+        let shown: T;
+        try {
+          if (call.inputRequired) throw call.inputRequired;
+          if (options.carryInput !== undefined) {
+            const answer = result as Record<string, unknown>;
+            if (answer.resultType === 'input_required') throw passOn(upstream, answer, ctx);
+          }
+          shown = passDown(result);
+        } catch (error) {
+          if (tool) return toolFailure(upstream, error) as T;
+          throw error;
         }
-        return passDown(result);
+        return tool ? (this.shownResult(upstream, shown as CallToolResult) as T) : shown;
       },
       (error: unknown) => {
         session.router.end(call);
         // A question for the downstream client (2026-07-28) is no failure of the upstream.
         record.end(call.inputRequired ? undefined : error);
-        throw call.inputRequired ?? failedAt(upstream, error);
+        const failure = call.inputRequired ?? failedAt(upstream, error);
+        if (tool) return toolFailure(upstream, failure) as T;
+        throw failure;
       },
     );
   }
