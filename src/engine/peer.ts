@@ -172,6 +172,13 @@ class Inbound implements InboundRequest {
   /** Its handler was called (it may have waited for a turn first, see `inboundLimit`). */
   running = false;
   private controller: AbortController | undefined;
+  /**
+   * The first listener still registered, in a field of its own: a request has one (the upstream
+   * call a gateway forwards it as) far more often than more, and an array per request (grown to 16
+   * slots at its first push) and a splice to take it off were most of what a listener cost.
+   */
+  private cancelListener: ((reason: unknown) => void) | undefined;
+  /** Listeners registered while {@link cancelListener} was taken, in order. */
   private cancelListeners: Array<(reason: unknown) => void> | undefined;
   private cancelReason: unknown;
   private whenSettled: Deferred | undefined;
@@ -200,6 +207,12 @@ class Inbound implements InboundRequest {
       queueMicrotask(() => listener(this.cancelReason));
       return () => {};
     }
+    if (this.cancelListener === undefined && this.cancelListeners === undefined) {
+      this.cancelListener = listener;
+      return () => {
+        if (this.cancelListener === listener) this.cancelListener = undefined;
+      };
+    }
     this.cancelListeners ??= [];
     this.cancelListeners.push(listener);
     return () => {
@@ -213,8 +226,11 @@ class Inbound implements InboundRequest {
     this.cancelled = true;
     this.cancelReason = reason;
     this.controller?.abort(reason);
+    const first = this.cancelListener;
     const listeners = this.cancelListeners;
+    this.cancelListener = undefined;
     this.cancelListeners = undefined;
+    first?.(reason);
     if (listeners) for (const listener of listeners) listener(reason);
     this.whenSettled?.resolve();
   }
