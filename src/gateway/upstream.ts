@@ -110,6 +110,9 @@ export class ForwardedCall implements Cancellable {
   inputRequired: InputRequiredError | undefined;
   #stopped = false;
   #reason: unknown;
+  /** The first listener still registered (the upstream call's, the only one as a rule): no array per call. */
+  #listener: ((reason: unknown) => void) | undefined;
+  /** Listeners registered while {@link #listener} was taken, in order. */
   #listeners: ((reason: unknown) => void)[] | undefined;
 
   constructor(
@@ -131,6 +134,12 @@ export class ForwardedCall implements Cancellable {
       queueMicrotask(() => listener(reason));
       return () => {};
     }
+    if (this.#listener === undefined && this.#listeners === undefined) {
+      this.#listener = listener;
+      return () => {
+        if (this.#listener === listener) this.#listener = undefined;
+      };
+    }
     this.#listeners ??= [];
     this.#listeners.push(listener);
     return () => {
@@ -144,8 +153,11 @@ export class ForwardedCall implements Cancellable {
     if (this.#stopped) return;
     this.#stopped = true;
     this.#reason = reason;
+    const first = this.#listener;
     const listeners = this.#listeners;
+    this.#listener = undefined;
     this.#listeners = undefined;
+    first?.(reason);
     if (listeners) for (const listener of listeners) listener(reason);
   }
 
