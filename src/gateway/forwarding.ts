@@ -598,8 +598,7 @@ export class Forwarding {
     tool: boolean,
   ): Promise<T> {
     const call: ForwardedCall = session.router.begin(ctx);
-    const options: CallOptions = call.cancellation();
-    options.timeoutMs = upstream.config.timeoutMs;
+    const options: CallOptions = call.cancellation(upstream.config.timeoutMs);
     if (ctx.era === 'modern') {
       // The shared session asks for what this client can answer and the logs it wants.
       options.onBehalfOf = {
